@@ -1,0 +1,14 @@
+"""ascend-mla: an MLIR compiler for DeepSeek Multi-head Latent Attention on Ascend NPUs.
+
+    import ascend_mla
+    ascend_mla.ops.npu_mla_prolog_v2(...)      # eager ops (API.md section 2)
+    ascend_mla.format_cast(w, ascend_mla.FRACTAL_NZ)
+"""
+from .errors import VerificationError
+from .compiler import CompileError, Program, compile
+from .runtime.backend import get_backend, set_backend
+from .runtime.formats import FRACTAL_NZ, ND, NZTensor, format_cast, get_format
+from . import ops
+
+__all__ = ["compile", "Program", "CompileError", "VerificationError", "set_backend", "get_backend", "ND", "FRACTAL_NZ", "NZTensor",
+           "format_cast", "get_format", "ops"]

@@ -1,0 +1,138 @@
+"""Eager execution of one mla op: the machinery behind `ascend_mla.ops`.
+
+A call builds a one-op `mla` module from the arguments' types, verifies it (the same rules and
+messages as in IR), checks the rules that need tensor data, then runs the op's kernel. Nothing
+is written before every check has passed, so a rejected call leaves the caches untouched.
+Verified signatures are remembered, so a decode loop pays for verification once.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import func
+
+from .errors import VerificationError
+from .dialect.dialect import make_context, verify_ops
+from .dialect.diagnostics import DiagnosticCollector
+from .dialect.opdef import VARIADIC, OpDef, StructuralError
+from .dialect.types import FRACTAL_NZ, ND, TensorInfo, dtype_name, tensor_type
+from .runtime.backend import run_kernel
+from .runtime.formats import NZTensor
+from . import interop
+
+_verified: dict = {}   # signature -> inferred result infos
+_context: Optional[ir.Context] = None
+
+
+def _shared_context() -> ir.Context:
+    global _context
+    if _context is None:
+        _context = make_context()
+    return _context
+
+
+def tensor_info(param: str, value) -> TensorInfo:
+    """The type of an eager argument (NumPy array or NZTensor)."""
+    try:
+        dtype = dtype_name(value.dtype)
+    except (AttributeError, ValueError):
+        raise VerificationError(
+            f"{param}: expected a tensor with a supported element type "
+            f"(bf16, f16, f32, int8, uint8, int32, int64, bool), got {type(value).__name__}"
+            + (f" of {value.dtype}" if hasattr(value, "dtype") else "")) from None
+    fmt = FRACTAL_NZ if isinstance(value, NZTensor) else ND
+    return TensorInfo(tuple(int(d) for d in value.shape), dtype, fmt)
+
+
+def call(opdef: OpDef, operands: Mapping[str, Any], attributes: Mapping[str, Any], *,
+         profile: Optional[str] = None, api_name: str = ""):
+    """Verify and run `opdef` on the given arguments; returns its results as a tuple."""
+    arrays, back_to_torch = interop.to_numpy_arguments(operands)
+    infos = {}
+    for spec in opdef.operands:
+        value = arrays.get(spec.name)
+        if spec.kind == VARIADIC:
+            infos[spec.name] = [tensor_info(f"{spec.name}[{i}]", v) for i, v in enumerate(value or [])]
+        elif value is not None:
+            infos[spec.name] = tensor_info(spec.name, value)
+    attrs = {k: v for k, v in attributes.items() if v is not None}
+    snapshot = opdef.snapshot_from_parts(infos, attrs)
+
+    results = _verify_signature(opdef, snapshot, infos, attrs, profile)
+    data_verdict = opdef.check(snapshot.with_values(arrays), profile=profile, phase="runtime")
+    if not data_verdict.ok:
+        _raise(opdef, data_verdict.errors)
+
+    outputs = run_kernel(opdef.name, {s.name: arrays.get(s.name) for s in opdef.operands},
+                         snapshot.attributes)
+    outputs = tuple(outputs)
+    if len(outputs) != len(results):
+        raise AssertionError(f"{opdef.name} kernel returned {len(outputs)} results")
+    # In-out buffers: hand back the caller's own object (the kernel wrote into its memory).
+    final = []
+    for name, out in zip(opdef.result_names, outputs):
+        if name in opdef.inplace:
+            final.append(operands[opdef.inplace[name]])
+        else:
+            final.append(back_to_torch(out))
+    return tuple(final)
+
+
+def _raise(opdef: OpDef, findings):
+    raise VerificationError("\n".join(f.text(opdef.name) for f in findings), findings)
+
+
+def _signature(opdef, infos, attrs, profile):
+    def key(v):
+        if isinstance(v, list):
+            return tuple(key(x) for x in v)
+        return v if not isinstance(v, TensorInfo) else (v.shape, v.dtype, v.format)
+    return (opdef.name, profile, tuple(sorted((k, key(v)) for k, v in infos.items())),
+            tuple(sorted((k, key(v)) for k, v in attrs.items())))
+
+
+def _verify_signature(opdef: OpDef, snapshot, infos, attrs, profile) -> dict:
+    sig = _signature(opdef, infos, attrs, profile)
+    if sig in _verified:
+        return _verified[sig]
+    # 1. Operand and attribute rules (result rules wait for the inferred types).
+    verdict = opdef.check(snapshot, profile=profile)
+    if not verdict.ok:
+        _raise(opdef, verdict.errors)
+    results = opdef.result_infos(snapshot)
+    # 2. The one-op module, verified as IR (IRDL structure + every static rule).
+    _verify_as_ir(opdef, infos, attrs, results, profile)
+    _verified[sig] = results
+    return results
+
+
+def _verify_as_ir(opdef: OpDef, infos, attrs, results, profile):
+    ctx = _shared_context()
+    with ctx, ir.Location.name(f"eager {opdef.name}"), DiagnosticCollector(ctx) as diags:
+        module = ir.Module.create()
+        flat = []
+        for spec in opdef.operands:
+            value = infos.get(spec.name)
+            flat.extend(value if isinstance(value, list) else ([value] if value is not None else []))
+        arg_types = [tensor_type(i.shape, i.dtype, i.format) for i in flat]
+        result_types = [tensor_type(results[r].shape, results[r].dtype, results[r].format)
+                        for r in opdef.result_names]
+        with ir.InsertionPoint(module.body):
+            fn = func.FuncOp("eager", (arg_types, result_types))
+            block = fn.add_entry_block()
+        args = iter(block.arguments)
+        values = {}
+        for spec in opdef.operands:
+            value = infos.get(spec.name)
+            if isinstance(value, list):
+                values[spec.name] = [next(args) for _ in value]
+            elif value is not None:
+                values[spec.name] = next(args)
+        with ir.InsertionPoint(block):
+            op = opdef.build(values, attrs, result_types)
+            func.ReturnOp(op.results)
+        ok = module.operation.verify() and verify_ops(module.operation, profile=profile)
+        if not ok:
+            raise VerificationError("\n".join(d.message for d in diags.diagnostics if d.severity == "error"))

@@ -1,0 +1,13 @@
+"""Exceptions of the public API."""
+
+
+class VerificationError(ValueError):
+    """A call or an op violates a documented constraint.
+
+    The message is the verifier's diagnostic: `'mla.<op>' op <parameter>: <rule> [<rule id>]`.
+    Nothing has been executed or written when it is raised.
+    """
+
+    def __init__(self, message: str, findings=()):
+        super().__init__(message)
+        self.findings = list(findings)

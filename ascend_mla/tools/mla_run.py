@@ -1,0 +1,89 @@
+"""mla-run: execute a function of an mla module on the selected backend.
+
+    mla-run FILE [--function NAME] [--inputs IN.npz | --seed N] [-o OUT.npz]
+            [--pass-pipeline 'builtin.module(...)'] [--backend cpu|npu|auto]
+
+Inputs come from an .npz (arrays in argument order, or named arg0, arg1, ...) or are seeded
+random values of the argument types. Outputs are summarised on stdout and saved with -o.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+from mlir import ir
+
+from ..compiler import CompileError, compile
+from ..dialect.types import describe_type, numpy_dtype
+from ..errors import VerificationError
+from ..runtime.backend import set_backend
+from ..runtime.formats import FRACTAL_NZ, NZTensor, format_cast
+from ..runtime.interpreter import InterpreterError, find_function
+
+
+def random_value(info, rng):
+    dtype = numpy_dtype(info.dtype)
+    if np.issubdtype(dtype, np.floating) or info.dtype == "bf16":
+        value = (rng.standard_normal(info.shape) * 0.5).astype(dtype)
+    elif info.dtype == "i1":
+        value = rng.integers(0, 2, info.shape).astype(bool)
+    else:
+        value = rng.integers(0, 2, info.shape).astype(dtype)
+    return value
+
+
+def argument_infos(program, function):
+    with program.context:
+        fn = find_function(program.module, function)
+        return [describe_type(a.type) for a in fn.regions[0].blocks[0].arguments]
+
+
+def load_inputs(path, infos):
+    data = np.load(path)
+    names = [f"arg{i}" for i in range(len(infos))]
+    keys = names if all(n in data.files for n in names) else data.files
+    if len(keys) != len(infos):
+        raise SystemExit(f"mla-run: error: {path} holds {len(keys)} arrays, the function takes {len(infos)}")
+    return [data[k] for k in keys]
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="mla-run", description=__doc__.splitlines()[0])
+    p.add_argument("input", help="the .mlir file")
+    p.add_argument("--function", help="function to run (default: the first one)")
+    p.add_argument("--inputs", help=".npz file with the inputs")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (without --inputs)")
+    p.add_argument("-o", dest="output", help="save the outputs to this .npz")
+    p.add_argument("--pass-pipeline", default="builtin.module(verify)")
+    p.add_argument("--backend", default="auto", choices=("cpu", "npu", "auto"))
+    args = p.parse_args(argv)
+    try:
+        set_backend(args.backend)
+        source = open(args.input, encoding="utf-8").read()
+        program = compile(source, pipeline=args.pass_pipeline, source_name=args.input)
+        infos = argument_infos(program, args.function)
+        values = (load_inputs(args.inputs, infos) if args.inputs
+                  else [random_value(i, np.random.default_rng(args.seed + n)) for n, i in enumerate(infos)])
+        values = [format_cast(v, FRACTAL_NZ) if info.is_nz and not isinstance(v, NZTensor) else v
+                  for v, info in zip(values, infos)]
+        outputs = program(*values, function=args.function)
+    except (CompileError, VerificationError, InterpreterError, RuntimeError) as e:
+        print(f"mla-run: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"mla-run: error: cannot read {e.filename}: {e.strerror}", file=sys.stderr)
+        return 1
+    for i, out in enumerate(outputs):
+        arr = out.to_nd() if isinstance(out, NZTensor) else np.asarray(out)
+        f = arr.astype(np.float64)
+        stats = f"min {f.min():.6g} max {f.max():.6g} mean {f.mean():.6g}" if arr.size else "empty"
+        print(f"output {i}: {arr.shape} {arr.dtype}  {stats}")
+    if args.output:
+        np.savez(args.output, **{f"out{i}": (o.to_nd() if isinstance(o, NZTensor) else o)
+                                 for i, o in enumerate(outputs)})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

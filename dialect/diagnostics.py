@@ -1,0 +1,111 @@
+"""Collecting MLIR diagnostics (and the verifier's warnings) and printing them like mlir-opt.
+
+MLIR's Python bindings can emit errors at a location (`Location.emit_error`) but not warnings or
+remarks, so advisory findings of the Python verifier are appended to the active collector
+directly. Everything a tool prints goes through `Diagnostic.format`.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Optional
+
+from mlir import ir
+
+_SEVERITY = {"DiagnosticSeverity.ERROR": "error", "DiagnosticSeverity.WARNING": "warning",
+             "DiagnosticSeverity.NOTE": "note", "DiagnosticSeverity.REMARK": "remark"}
+
+
+@dataclass
+class Diagnostic:
+    severity: str          # error | warning | note | remark
+    message: str
+    line: Optional[int]    # 1-based; None for an unknown location
+    col: Optional[int]
+    notes: list = field(default_factory=list)
+
+    def format(self, filename: str) -> str:
+        where = f"{filename}:{self.line}:{self.col}" if self.line is not None else f"{filename}"
+        text = f"{where}: {self.severity}: {self.message}"
+        for note in self.notes:
+            text += "\n" + note.format(filename)
+        return text
+
+
+def file_position(loc: ir.Location) -> tuple[Optional[int], Optional[int]]:
+    """(line, col) of the first file location inside `loc` (fused/callsite/name unwrap)."""
+    try:
+        if loc.is_a_file():
+            return loc.start_line, loc.start_col
+        if loc.is_a_name():
+            return file_position(loc.child_loc)
+        if loc.is_a_callsite():
+            return file_position(loc.callee)
+        if loc.is_a_fused():
+            for inner in loc.locations:
+                pos = file_position(inner)
+                if pos[0] is not None:
+                    return pos
+    except Exception:  # an exotic location kind: report without a position
+        pass
+    return None, None
+
+
+def _is_printed_op_note(message: str) -> bool:
+    # The bindings attach the failing op's text as a note; mlir-opt does not print it in
+    # --verify-diagnostics mode and neither do we.
+    return message.startswith("see current operation")
+
+
+def from_mlir(d) -> Diagnostic:
+    """Convert an ir.Diagnostic or ir.DiagnosticInfo."""
+    line, col = file_position(d.location)
+    notes = [from_mlir(n) for n in d.notes if not _is_printed_op_note(n.message)]
+    return Diagnostic(_SEVERITY.get(str(d.severity), "error"), d.message, line, col, notes)
+
+
+_active: list["DiagnosticCollector"] = []
+
+
+class DiagnosticCollector:
+    """Captures every diagnostic of a context while active (a context manager)."""
+
+    def __init__(self, context: ir.Context):
+        self.context = context
+        self.diagnostics: list[Diagnostic] = []
+        self._handler = None
+
+    def __enter__(self):
+        self._handler = self.context.attach_diagnostic_handler(self._handle)
+        _active.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _active.remove(self)
+        self._handler.detach()
+        return False
+
+    def _handle(self, d) -> bool:
+        self.diagnostics.append(from_mlir(d))
+        return True
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity == "error" for d in self.diagnostics)
+
+
+def emit_warning(loc: ir.Location, message: str):
+    line, col = file_position(loc)
+    if _active:
+        _active[-1].diagnostics.append(Diagnostic("warning", message, line, col))
+    else:
+        warnings.warn(message, stacklevel=2)
+
+
+def record_mlir_error(error: ir.MLIRError) -> list[Diagnostic]:
+    """Hand the diagnostics an MLIRError carries (MLIR catches them during parse and pass-manager
+    runs) to the active collector; returns them."""
+    found = [from_mlir(d) for d in error.error_diagnostics] or [Diagnostic("error", str(error), None, None)]
+    if _active:
+        _active[-1].diagnostics.extend(found)
+    return found

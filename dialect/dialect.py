@@ -1,0 +1,111 @@
+"""The `mla` dialect: its op table, its IRDL module, the context factory and IR verification."""
+from __future__ import annotations
+
+from typing import Optional
+
+from mlir import ir
+from mlir.dialects import irdl
+
+from .diagnostics import emit_warning
+from .opdef import OpDef, Verdict
+
+
+class Dialect:
+    def __init__(self, name: str, attribute_irdl: str = ""):
+        self.name = name
+        self.ops: dict[str, OpDef] = {}
+        self._attribute_irdl = attribute_irdl
+
+    def add(self, opdef: OpDef) -> OpDef:
+        if opdef.dialect_name != self.name:
+            raise ValueError(f"{opdef.name} does not belong to dialect {self.name}")
+        if opdef.name in self.ops:
+            raise ValueError(f"{opdef.name} is declared twice")
+        self.ops[opdef.name] = opdef
+        return opdef
+
+    def irdl(self) -> str:
+        body = [self._attribute_irdl] if self._attribute_irdl else []
+        body += [op.irdl() for op in self.ops.values()]
+        return f"irdl.dialect @{self.name} {{\n" + "\n".join(body) + "\n}\n"
+
+    def load(self, context: ir.Context):
+        """Load this dialect's IRDL into `context`, once."""
+        if not self.ops or context.is_registered_operation(next(iter(self.ops))):
+            return
+        with context, ir.Location.unknown():
+            irdl.load_dialects(ir.Module.parse(self.irdl()))
+
+
+MLA = Dialect("mla", attribute_irdl="""\
+  // #mla.format<"FRACTAL_NZ">: the storage format of a tensor, as its encoding.
+  irdl.attribute @format {
+    %0 = irdl.base "#builtin.string"
+    irdl.parameters(value: %0)
+  }""")
+
+
+def irdl_module_text() -> str:
+    """The IRDL of every dialect this package defines (what `mla-opt --emit-irdl` prints)."""
+    _load_op_modules()
+    return MLA.irdl()
+
+
+def _load_op_modules():
+    # Importing an op module declares its ops in MLA. One line per op module.
+    from . import primitive  # noqa: F401
+
+
+def load_dialects(context: ir.Context):
+    """Load the mla dialect into `context`, once."""
+    _load_op_modules()
+    MLA.load(context)
+
+
+def make_context() -> ir.Context:
+    """A new MLIR context with the upstream dialects and `mla` loaded."""
+    context = ir.Context()
+    load_dialects(context)
+    return context
+
+
+_EXTRA_DIALECTS: list[Dialect] = []   # e.g. test dialects, verified like mla
+
+
+def register_dialect(dialect: Dialect):
+    """Make verify_ops know another Python-declared dialect (load it with dialect.load)."""
+    if dialect not in _EXTRA_DIALECTS:
+        _EXTRA_DIALECTS.append(dialect)
+
+
+def opdef_of(op) -> Optional[OpDef]:
+    _load_op_modules()
+    name = op.operation.name
+    for dialect in (MLA, *_EXTRA_DIALECTS):
+        if name in dialect.ops:
+            return dialect.ops[name]
+    return None
+
+
+def verify_ops(root, *, profile: Optional[str] = None) -> bool:
+    """Run the Python verifier on every mla op under `root` (inclusive).
+
+    Each failed rule is an MLIR error diagnostic at the op's location; advisory findings are
+    warnings. Returns True when no error was found.
+    """
+    ok = True
+
+    def visit(op):
+        nonlocal ok
+        opdef = opdef_of(op)
+        if opdef is not None:
+            verdict: Verdict = opdef.verify(op, profile=profile)
+            for finding in verdict.errors:
+                op.location.emit_error(finding.text(opdef.name))
+                ok = False
+            for finding in verdict.warnings:
+                emit_warning(op.location, finding.text(opdef.name))
+        return ir.WalkResult.ADVANCE
+
+    root.operation.walk(visit)
+    return ok

@@ -1,0 +1,421 @@
+"""One declarative Python definition per op, and everything derived from it.
+
+    RmsNorm = OpDef("mla.rms_norm",
+        operands=[operand("x"), operand("gamma")],
+        attributes=[f64("epsilon", default=1e-5)],
+        results=["y"],
+        rules=rms_norm_rules, symbols={...}, infer_results=...)
+
+From that one object come: the IRDL text (`Dialect.irdl()`), the generic builder
+(`RmsNorm.build(...)`, operandSegmentSizes handled), named accessors (`RmsNorm.wrap(op).gamma`),
+the snapshot the rules read (`OpSnapshot`), and the eager call's signature
+(ascend_mla/eager.py). Nothing else lists an op's operands.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from mlir import ir
+
+from .rules import RuleSet, Symbols, UnknownResult, Verdict, Finding, run_rules
+from .types import TensorInfo, TypeDescriptionError, describe_type
+
+SINGLE, OPTIONAL, VARIADIC = "single", "optional", "variadic"
+
+
+@dataclass(frozen=True)
+class Operand:
+    name: str
+    kind: str = SINGLE
+
+
+def operand(name: str) -> Operand:
+    return Operand(name, SINGLE)
+
+
+def optional(name: str) -> Operand:
+    return Operand(name, OPTIONAL)
+
+
+def variadic(name: str) -> Operand:
+    return Operand(name, VARIADIC)
+
+
+# --- attributes --------------------------------------------------------------------------
+
+_NO_DEFAULT = object()
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A host parameter. kind: f64 | i64 | i1 | str | i64_array. `default=None` on an
+    i64_array means "absent" (an optional host list); required attributes have no default."""
+    name: str
+    kind: str
+    default: Any = _NO_DEFAULT
+
+    @property
+    def required(self) -> bool:
+        return self.default is _NO_DEFAULT
+
+    # IRDL base constraints: structural only (the attribute kind).
+    _IRDL_BASE = {"f64": "#builtin.float", "i64": "#builtin.integer", "i1": "#builtin.integer",
+                  "str": "#builtin.string", "i64_array": "#builtin.dense_array"}
+
+    def irdl_base(self) -> str:
+        return self._IRDL_BASE[self.kind]
+
+    def to_mlir(self, value) -> ir.Attribute:
+        if self.kind == "f64":
+            return ir.FloatAttr.get(ir.F64Type.get(), float(value))
+        if self.kind == "i64":
+            return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
+        if self.kind == "i1":
+            return ir.BoolAttr.get(bool(value))
+        if self.kind == "str":
+            return ir.StringAttr.get(str(value))
+        if self.kind == "i64_array":
+            return ir.DenseI64ArrayAttr.get([int(v) for v in value])
+        raise AssertionError(self.kind)
+
+    def from_mlir(self, attr: ir.Attribute):
+        """The Python value of an attribute; TypeError naming the expected kind otherwise."""
+        # The bindings return attributes already downcast to their concrete class.
+        if self.kind == "f64" and isinstance(attr, ir.FloatAttr):
+            return attr.value
+        if self.kind == "i64" and isinstance(attr, ir.IntegerAttr):
+            return attr.value
+        if self.kind == "i1" and isinstance(attr, ir.BoolAttr):
+            return attr.value
+        if self.kind == "str" and isinstance(attr, ir.StringAttr):
+            return attr.value
+        if self.kind == "i64_array" and isinstance(attr, ir.DenseI64ArrayAttr):
+            return list(attr)
+        raise TypeError(f"expected {self.describe_kind()}, got {attr}")
+
+    def describe_kind(self) -> str:
+        return {"f64": "an f64 float attribute", "i64": "an i64 integer attribute",
+                "i1": "a boolean (i1) attribute", "str": "a string attribute",
+                "i64_array": "an array<i64: ...> attribute"}[self.kind]
+
+
+def f64(name, default=_NO_DEFAULT):
+    return Attribute(name, "f64", default)
+
+
+def i64(name, default=_NO_DEFAULT):
+    return Attribute(name, "i64", default)
+
+
+def i1(name, default=_NO_DEFAULT):
+    return Attribute(name, "i1", default)
+
+
+def string(name, default=_NO_DEFAULT):
+    return Attribute(name, "str", default)
+
+
+def i64_array(name, default=None):
+    return Attribute(name, "i64_array", default)
+
+
+# --- the snapshot rules read ---------------------------------------------------------------
+
+class OpSnapshot:
+    """An op as plain Python: `snap.weight_uk` is a TensorInfo (None if absent; a list for a
+    variadic operand), `snap.cache_mode` the attribute's value (default applied), results by
+    name. `snap.present("x")` tells whether an optional operand or attribute was given."""
+
+    def __init__(self, opdef: "OpDef", operands: dict, attributes: dict, results: Optional[dict],
+                 given_attributes: frozenset):
+        self.opdef = opdef
+        self.name = opdef.name
+        self._operands = operands
+        self._attributes = attributes
+        self._results = results
+        self._given = given_attributes
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in self._operands:
+            return self._operands[name]
+        if name in self._attributes:
+            return self._attributes[name]
+        if name in self.opdef.result_names:
+            if self._results is None:
+                raise UnknownResult(name)
+            return self._results[name]
+        raise AttributeError(f"{self.name} has no operand, attribute or result {name!r}")
+
+    def present(self, name: str) -> bool:
+        if name in self._operands:
+            value = self._operands[name]
+            return bool(value) if isinstance(value, list) else value is not None
+        return name in self._given
+
+    @property
+    def operands(self) -> dict:
+        return dict(self._operands)
+
+    @property
+    def attributes(self) -> dict:
+        return dict(self._attributes)
+
+    def with_values(self, values: Mapping[str, Any]) -> "OpSnapshot":
+        """A copy whose operands carry tensor data (for runtime rules)."""
+        operands = {}
+        for name, info in self._operands.items():
+            value = values.get(name)
+            if isinstance(info, list):
+                operands[name] = [i.with_value(v) for i, v in zip(info, value or [None] * len(info))]
+            elif info is not None and value is not None:
+                operands[name] = info.with_value(value)
+            else:
+                operands[name] = info
+        return OpSnapshot(self.opdef, operands, self._attributes, self._results, self._given)
+
+
+class StructuralError(Exception):
+    """An op whose operands/attributes cannot even be described (wrong attribute kind...)."""
+
+    def __init__(self, param: str, message: str):
+        super().__init__(message)
+        self.param = param
+        self.message = message
+
+
+# --- the op definition ---------------------------------------------------------------------
+
+class OpDef:
+    def __init__(self, name: str, *, operands: Sequence[Operand], attributes: Sequence[Attribute] = (),
+                 results: Sequence[str], rules: RuleSet | None = None,
+                 symbols: Mapping[str, Callable] | None = None,
+                 infer_results: Callable | None = None,
+                 profiles: Sequence[str] = (), inplace: Mapping[str, str] | None = None,
+                 summary: str = ""):
+        self.name = name
+        self.dialect_name, self.op_name = name.split(".", 1)
+        self.operands = tuple(operands)
+        self.attributes = tuple(attributes)
+        self.result_names = tuple(results)
+        self.rules = rules if rules is not None else RuleSet()
+        self.symbols = dict(symbols or {})
+        self.infer_results = infer_results
+        # Profiles select rule variants (e.g. "V2" for the aclnn op, "PT" for the torch_npu
+        # call); the first one is what IR is verified against.
+        self.profiles = tuple(profiles)
+        self.default_profile = self.profiles[0] if self.profiles else None
+        # result name -> operand name, for in-out buffers (paged caches): value semantics in
+        # IR, the caller's own buffer at run time.
+        self.inplace = dict(inplace or {})
+        self.summary = summary
+        names = [o.name for o in self.operands] + [a.name for a in self.attributes] + list(self.result_names)
+        duplicated = {n for n in names if names.count(n) > 1}
+        if duplicated:
+            raise ValueError(f"{name}: names used twice: {sorted(duplicated)}")
+        self.attribute_by_name = {a.name: a for a in self.attributes}
+        self.operand_by_name = {o.name: o for o in self.operands}
+        self._wrapper = _make_wrapper_class(self)
+
+    def __repr__(self):
+        return f"OpDef({self.name})"
+
+    @property
+    def has_segments(self) -> bool:
+        return any(o.kind != SINGLE for o in self.operands)
+
+    # IRDL ------------------------------------------------------------------------------------
+    def irdl(self, indent: str = "  ") -> str:
+        lines = [f"irdl.operation @{self.op_name} {{"]
+        counter = 0
+
+        def constraint(base: str) -> str:
+            # One constraint value per slot: IRDL treats a shared value as "same type".
+            nonlocal counter
+            counter += 1
+            lines.append(f'  %{counter} = irdl.base "{base}"')
+            return f"%{counter}"
+
+        slots = []
+        for o in self.operands:
+            c = constraint("!builtin.tensor")
+            prefix = {SINGLE: "", OPTIONAL: "optional ", VARIADIC: "variadic "}[o.kind]
+            slots.append(f"{o.name}: {prefix}{c}")
+        lines.append(f"  irdl.operands({', '.join(slots)})")
+        # IRDL attributes are mandatory, so only attributes without a default are listed; the
+        # kinds of the defaulted ones are checked by the Python verifier.
+        required = [a for a in self.attributes if a.required]
+        if required:
+            entries = ", ".join(f'"{a.name}" = {constraint(a.irdl_base())}' for a in required)
+            lines.append(f"  irdl.attributes {{{entries}}}")
+        results = [f"{r}: {constraint('!builtin.tensor')}" for r in self.result_names]
+        lines.append(f"  irdl.results({', '.join(results)})")
+        lines.append("}")
+        return "\n".join(indent + line for line in lines)
+
+    # Snapshots -------------------------------------------------------------------------------
+    def snapshot(self, op: ir.Operation) -> OpSnapshot:
+        """Describe an MLIR op for the rules. Raises StructuralError naming the parameter."""
+        op = op.operation
+        groups = self.operand_groups(op)
+        operands = {}
+        for spec, values in zip(self.operands, groups):
+            infos = [_describe(spec.name, v.type) for v in values]
+            operands[spec.name] = infos if spec.kind == VARIADIC else (infos[0] if infos else None)
+        attributes, given = self._attribute_values(
+            {name: op.attributes[name] for name in self.attribute_by_name if name in op.attributes})
+        results = {name: _describe(name, r.type) for name, r in zip(self.result_names, op.results)}
+        return OpSnapshot(self, operands, attributes, results, given)
+
+    def snapshot_from_parts(self, operands: Mapping[str, Any], attributes: Mapping[str, Any],
+                            results: Optional[Mapping[str, TensorInfo]] = None) -> OpSnapshot:
+        """A snapshot from TensorInfos and Python attribute values (eager calls, builders)."""
+        ops = {}
+        for spec in self.operands:
+            value = operands.get(spec.name)
+            if spec.kind == VARIADIC:
+                value = list(value) if value is not None else []
+            ops[spec.name] = value
+        given = frozenset(k for k, v in attributes.items() if v is not None)
+        values = {}
+        for a in self.attributes:
+            values[a.name] = attributes[a.name] if attributes.get(a.name) is not None else (
+                None if a.required else a.default)
+        return OpSnapshot(self, ops, values, dict(results) if results is not None else None, given)
+
+    def _attribute_values(self, mlir_attrs: Mapping[str, ir.Attribute]):
+        values, given = {}, set()
+        for a in self.attributes:
+            if a.name in mlir_attrs:
+                try:
+                    values[a.name] = a.from_mlir(mlir_attrs[a.name])
+                except TypeError as e:
+                    raise StructuralError(a.name, str(e)) from None
+                given.add(a.name)
+            else:
+                values[a.name] = None if a.required else a.default
+        return values, frozenset(given)
+
+    def operand_groups(self, op: ir.Operation) -> list[list[ir.Value]]:
+        """Operands grouped per declared operand, using operandSegmentSizes when present."""
+        op = op.operation
+        values = list(op.operands)
+        if "operandSegmentSizes" in op.attributes:
+            sizes = list(op.attributes["operandSegmentSizes"])
+        else:
+            fixed = sum(1 for o in self.operands if o.kind == SINGLE)
+            sizes = [1 if o.kind == SINGLE else len(values) - fixed for o in self.operands]
+        groups, start = [], 0
+        for size in sizes:
+            groups.append(values[start:start + size])
+            start += size
+        return groups
+
+    # Verification ----------------------------------------------------------------------------
+    def check(self, snapshot: OpSnapshot, *, profile: Optional[str] = None,
+              phase: str = "static") -> Verdict:
+        """Run the rules of `phase` ("static", "runtime" or "all") on a snapshot."""
+        symbols = Symbols(self.symbols, snapshot)
+        return run_rules(self.rules, snapshot, symbols, profile=profile or self.default_profile,
+                         phase=phase)
+
+    def result_infos(self, snapshot: OpSnapshot) -> dict:
+        """Result types inferred from operands and attributes (for builders and eager calls)."""
+        if self.infer_results is None:
+            raise TypeError(f"{self.name} cannot infer its result types")
+        return self.infer_results(snapshot, Symbols(self.symbols, snapshot))
+
+    def verify(self, op: ir.Operation, *, profile: Optional[str] = None) -> Verdict:
+        try:
+            snapshot = self.snapshot(op)
+        except StructuralError as e:
+            return Verdict(errors=[Finding(None, e.param, e.message)])
+        return self.check(snapshot, profile=profile)
+
+    # Building --------------------------------------------------------------------------------
+    def build(self, operands: Mapping[str, Any], attributes: Mapping[str, Any] | None = None,
+              result_types: Sequence[ir.Type] | None = None, *, loc=None, ip=None) -> ir.Operation:
+        """Create the op. `operands` maps names to Values (None/absent for an optional one, a
+        list for a variadic one); attributes equal to their default are omitted."""
+        attributes = dict(attributes or {})
+        unknown = set(operands) - set(self.operand_by_name) | set(attributes) - set(self.attribute_by_name)
+        if unknown:
+            raise TypeError(f"{self.name}: unknown operands/attributes {sorted(unknown)}")
+        flat, sizes = [], []
+        for spec in self.operands:
+            value = operands.get(spec.name)
+            if spec.kind == SINGLE:
+                if value is None:
+                    raise TypeError(f"{self.name}: operand {spec.name} is required")
+                group = [value]
+            elif spec.kind == OPTIONAL:
+                group = [] if value is None else [value]
+            else:
+                group = list(value or [])
+            flat.extend(group)
+            sizes.append(len(group))
+        attrs = {}
+        for a in self.attributes:
+            value = attributes.get(a.name)
+            if value is None:
+                continue
+            if not a.required and a.default is not None and _same(value, a.default):
+                continue
+            attrs[a.name] = a.to_mlir(value)
+        if self.has_segments:
+            attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get(sizes)
+        if result_types is None:
+            raise TypeError(f"{self.name}: result types are required")
+        return ir.Operation.create(self.name, results=list(result_types), operands=flat,
+                                   attributes=attrs, loc=loc, ip=ip)
+
+    def wrap(self, op) -> "OpAdaptor":
+        """Named accessors on an MLIR op: `.weight_dq` (Value or None), `.cache_mode`..."""
+        return self._wrapper(self, op)
+
+
+def _same(a, b) -> bool:
+    return list(a) == list(b) if isinstance(b, (list, tuple)) else a == b
+
+
+def _describe(param: str, t: ir.Type) -> TensorInfo:
+    try:
+        return describe_type(t)
+    except TypeDescriptionError as e:
+        raise StructuralError(param, str(e)) from None
+
+
+class OpAdaptor:
+    def __init__(self, opdef: OpDef, op):
+        self.opdef = opdef
+        self.operation = op.operation
+        if self.operation.name != opdef.name:
+            raise TypeError(f"expected a {opdef.name} op, got {self.operation.name}")
+
+    def __repr__(self):
+        return f"<{self.opdef.name} adaptor>"
+
+
+def _make_wrapper_class(opdef: OpDef):
+    """A class with one property per operand, attribute and result of the op."""
+    props = {}
+    for index, spec in enumerate(opdef.operands):
+        def get(self, index=index, kind=spec.kind):
+            group = self.opdef.operand_groups(self.operation)[index]
+            if kind == VARIADIC:
+                return group
+            return group[0] if group else None
+        props[spec.name] = property(get)
+    for a in opdef.attributes:
+        def get(self, a=a):
+            attrs = self.operation.attributes
+            if a.name in attrs:
+                return a.from_mlir(attrs[a.name])
+            return None if a.required else a.default
+        props[a.name] = property(get)
+    for index, r in enumerate(opdef.result_names):
+        props[r] = property(lambda self, index=index: self.operation.results[index])
+    class_name = "".join(p.capitalize() for p in opdef.op_name.split("_")) + "Adaptor"
+    return type(class_name, (OpAdaptor,), props)

@@ -1,0 +1,1 @@
+"""ascend_mla.runtime"""

@@ -1,0 +1,97 @@
+"""Tensor storage formats: ND and FRACTAL_NZ (ACL format enums 2 and 29).
+
+FRACTAL_NZ stores an (H, W) matrix (leading batch dims pass through) padded with zeros to
+(ceil16(H), ceilC0(W)) and cut into 16 x C0 fractals, fractal-column-major:
+    ND (h, w)  ->  NZ [w // C0, h // 16, h % 16, w % C0]
+with C0 = 32 bytes / itemsize (16 for bf16/fp16, 32 for int8). See spec/numerics.md.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+ND = 2
+FRACTAL_NZ = 29
+FORMAT_NAMES = {ND: "ND", FRACTAL_NZ: "FRACTAL_NZ"}
+
+
+def c0_for(dtype) -> int:
+    """Fractal width in elements: one fractal row is 32 bytes."""
+    return 32 // np.dtype(dtype).itemsize
+
+
+def nz_physical_shape(shape, dtype) -> tuple[int, ...]:
+    *batch, h, w = shape
+    c0 = c0_for(dtype)
+    return (*batch, -(-w // c0), -(-h // 16), 16, c0)
+
+
+def nd_to_nz(nd: np.ndarray) -> np.ndarray:
+    """Pack a (..., H, W) array into its (..., W/C0, H/16, 16, C0) fractal form, zero padded."""
+    *batch, h, w = nd.shape
+    c0 = c0_for(nd.dtype)
+    hp, wp = -(-h // 16) * 16, -(-w // c0) * c0
+    padded = np.zeros((*batch, hp, wp), dtype=nd.dtype)
+    padded[..., :h, :w] = nd
+    # (..., H/16, 16, W/C0, C0) -> (..., W/C0, H/16, 16, C0)
+    tiled = padded.reshape(*batch, hp // 16, 16, wp // c0, c0)
+    nb = len(batch)
+    axes = (*range(nb), nb + 2, nb + 0, nb + 1, nb + 3)
+    return np.ascontiguousarray(tiled.transpose(axes))
+
+
+def nz_to_nd(nz: np.ndarray, logical_shape) -> np.ndarray:
+    """Inverse of nd_to_nz: drop the padding and return the logical (..., H, W) array."""
+    *batch, h, w = logical_shape
+    nb = len(batch)
+    w1, h1, _, c0 = nz.shape[nb:]
+    axes = (*range(nb), nb + 1, nb + 2, nb + 0, nb + 3)
+    full = nz.transpose(axes).reshape(*batch, h1 * 16, w1 * c0)
+    return np.ascontiguousarray(full[..., :h, :w])
+
+
+class NZTensor:
+    """A tensor in FRACTAL_NZ format, as `torch_npu.npu_format_cast(x, 29)` gives.
+
+    `.shape` is the logical (ND) shape, `.dtype` the element type and `.data` the physical
+    fractal array. Kernels that need the matrix in another form cache it on the object
+    (`kernel_cache`), so a weight set is converted once, not on every call.
+    """
+
+    __slots__ = ("shape", "dtype", "data", "kernel_cache", "__weakref__")
+
+    def __init__(self, data: np.ndarray, logical_shape):
+        self.data = data
+        self.shape = tuple(int(s) for s in logical_shape)
+        self.dtype = data.dtype
+        self.kernel_cache: dict = {}
+        if tuple(data.shape) != nz_physical_shape(self.shape, self.dtype):
+            raise ValueError(
+                f"NZ data shape {tuple(data.shape)} does not match logical shape {self.shape}")
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def to_nd(self) -> np.ndarray:
+        return nz_to_nd(self.data, self.shape)
+
+    def __repr__(self) -> str:
+        return f"NZTensor(shape={self.shape}, dtype={self.dtype}, physical={self.data.shape})"
+
+
+def format_cast(x, fmt: int):
+    """Mirror of torch_npu.npu_format_cast: 29 packs to FRACTAL_NZ, 2 returns ND."""
+    if fmt == FRACTAL_NZ:
+        if isinstance(x, NZTensor):
+            return x
+        nd = np.asarray(x)
+        if nd.ndim < 2:
+            raise ValueError(f"format_cast: FRACTAL_NZ needs a tensor of rank >= 2, got shape {nd.shape}")
+        return NZTensor(nd_to_nz(nd), nd.shape)
+    if fmt == ND:
+        return x.to_nd() if isinstance(x, NZTensor) else x
+    raise ValueError(f"format_cast: unsupported format {fmt} (expected 2 = ND or 29 = FRACTAL_NZ)")
+
+
+def get_format(x) -> int:
+    return FRACTAL_NZ if isinstance(x, NZTensor) else ND

@@ -1,0 +1,63 @@
+"""The CPU interpreter: runs a function of a verified module, one registered kernel per op.
+
+Values are NumPy arrays (NZTensor for a FRACTAL_NZ operand). Before each op runs, its
+data-dependent rules (kind="runtime") are checked on the actual values, so a bad cache index
+stops the program before anything is written.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from mlir import ir
+
+from ..dialect.dialect import opdef_of
+from ..dialect.opdef import VARIADIC
+from ..errors import VerificationError
+from .backend import run_kernel
+
+
+class InterpreterError(RuntimeError):
+    pass
+
+
+def find_function(module: ir.Module, name: str | None):
+    functions = [op for op in module.body.operations if op.operation.name == "func.func"]
+    if not functions:
+        raise InterpreterError("the module has no func.func to run")
+    if name is None:
+        return functions[0]
+    for fn in functions:
+        if fn.attributes["sym_name"].value == name:
+            return fn
+    raise InterpreterError(f"no function @{name} in the module")
+
+
+def run_function(fn, inputs: Sequence) -> list:
+    block = fn.regions[0].blocks[0]
+    if len(inputs) != len(block.arguments):
+        raise InterpreterError(f"@{fn.attributes['sym_name'].value} takes {len(block.arguments)} "
+                               f"inputs, got {len(inputs)}")
+    env = {arg: value for arg, value in zip(block.arguments, inputs)}
+    for op in block.operations:
+        name = op.operation.name
+        if name == "func.return":
+            return [env[v] for v in op.operands]
+        opdef = opdef_of(op)
+        if opdef is None:
+            raise InterpreterError(f"the CPU interpreter cannot run {name} "
+                                   f"(supported: func.return and the mla ops)")
+        groups = opdef.operand_groups(op)
+        operands = {}
+        for spec, values in zip(opdef.operands, groups):
+            if spec.kind == VARIADIC:
+                operands[spec.name] = [env[v] for v in values]
+            else:
+                operands[spec.name] = env[values[0]] if values else None
+        snapshot = opdef.snapshot(op)
+        verdict = opdef.check(snapshot.with_values(operands), phase="runtime")
+        if not verdict.ok:
+            raise VerificationError("\n".join(f.text(name) for f in verdict.errors), verdict.errors)
+        results = run_kernel(name, operands, snapshot.attributes)
+        for result, value in zip(op.results, results):
+            env[result] = value
+    raise InterpreterError("function body has no func.return")

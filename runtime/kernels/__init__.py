@@ -1,0 +1,34 @@
+"""CPU kernels, one registered function per `mla` op (the interpreter's op table).
+
+A kernel is called with each operand by its declared name (a NumPy array, an NZTensor for a
+FRACTAL_NZ operand, None for an absent optional operand, a list for a variadic one) and
+each attribute by name (defaults applied). It returns the op's results as a tuple, in the
+declared order. In-out operands (paged caches) are updated in place and returned.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+KERNELS: dict[str, Callable] = {}
+
+
+def kernel(op_name: str):
+    def register(fn):
+        if op_name in KERNELS:
+            raise ValueError(f"a kernel for {op_name} is already registered")
+        KERNELS[op_name] = fn
+        return fn
+    return register
+
+
+def get_kernel(op_name: str) -> Callable:
+    _load_all()
+    try:
+        return KERNELS[op_name]
+    except KeyError:
+        raise NotImplementedError(f"no CPU kernel for {op_name}") from None
+
+
+def _load_all():
+    # Importing the modules registers their kernels.
+    from . import primitive  # noqa: F401

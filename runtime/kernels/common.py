@@ -1,0 +1,117 @@
+"""Numeric helpers shared by the CPU kernels (spec/numerics.md)."""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def bf16(x) -> np.ndarray:
+    """Round to bfloat16 (half to even) and return the value as float32 again."""
+    return np.asarray(x, dtype=np.float32).astype(bfloat16).astype(np.float32)
+
+
+def f32(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float32)
+
+
+def saturate_int8(x) -> np.ndarray:
+    """round-half-even then saturate to [-128, 127]."""
+    return np.clip(np.rint(x), -128, 127).astype(np.int8)
+
+
+def round_to(x, dtype) -> np.ndarray:
+    """Round to `dtype` (bfloat16 or float16: half to even) and return the value as float32."""
+    return np.asarray(x, dtype=np.float32).astype(dtype).astype(np.float32)
+
+
+# --- MLA helpers: RmsNorm, RoPE, rounding, paged caches (spec/numerics.md, "MLA prolog") ---
+
+def rms_norm(x, gamma, eps: float) -> np.ndarray:
+    """x / sqrt(mean(x^2) + eps) * gamma over the last axis, in float32 (numerics 3)."""
+    x = f32(x)
+    mean_square = np.mean(x * x, axis=-1, keepdims=True)
+    return x / np.sqrt(mean_square + np.float32(eps)) * f32(gamma)
+
+
+def rope_deinterleaved(x, cos, sin) -> np.ndarray:
+    """RoPE of interleaved pairs (x[2i], x[2i+1]), output in de-interleaved order (numerics 4).
+
+    out[i] = x[2i] cos[i] - x[2i+1] sin[i],  out[h+i] = x[2i+1] cos[h+i] + x[2i] sin[h+i],
+    h = Dr/2; cos and sin are full Dr-wide rows that broadcast against x. float32.
+    """
+    x, cos, sin = f32(x), f32(cos), f32(sin)
+    h = x.shape[-1] // 2
+    even, odd = x[..., 0::2], x[..., 1::2]
+    first = even * cos[..., :h] - odd * sin[..., :h]
+    second = odd * cos[..., h:] + even * sin[..., h:]
+    return np.concatenate([first, second], axis=-1)
+
+
+def round_half_away(x) -> np.ndarray:
+    """Round to the nearest integer, ties away from zero (exact: no `floor(x + 0.5)`)."""
+    x = np.asarray(x)
+    whole = np.trunc(x)
+    return np.where(np.abs(x - whole) == 0.5, whole + np.sign(x), np.rint(x))
+
+
+def nz_slot_offsets(slots, block_size: int, head_dim: int, dtype) -> np.ndarray:
+    """Flat element offsets of the rows of `slots` in a PA_NZ paged cache (numerics 5).
+
+    The cache has logical shape (BlockNum, BlockSize, 1, H); each block is stored as
+    [H / C0, BlockSize, C0] with C0 = 32 bytes / itemsize (16 bf16, 32 int8). Element h of slot
+    p = block * BlockSize + offset lives at
+        block * BlockSize * H + (h // C0) * BlockSize * C0 + offset * C0 + h % C0.
+    Returns an int64 array of shape (len(slots), H).
+    """
+    c0 = 32 // np.dtype(dtype).itemsize
+    p = np.asarray(slots, dtype=np.int64).reshape(-1, 1)
+    h = np.arange(head_dim, dtype=np.int64).reshape(1, -1)
+    block, offset = p // block_size, p % block_size
+    return block * block_size * head_dim + (h // c0) * block_size * c0 + offset * c0 + h % c0
+
+
+def _flat_view(cache: np.ndarray) -> np.ndarray:
+    flat = cache.reshape(-1)
+    if flat.size and not np.shares_memory(flat, cache):
+        raise ValueError("a PA_NZ cache must be C-contiguous: its memory is addressed in NZ order")
+    return flat
+
+
+def scatter_paged_cache(cache: np.ndarray, slots, rows, cache_mode: str) -> None:
+    """Write rows[i] (length H) into slot slots[i] of a (BlockNum, BlockSize, 1, H) cache, in place.
+
+    The caller has removed skipped (negative) slots and resolved duplicates; `rows` already has
+    the cache's dtype. cache_mode "PA_BSND": plain row-major slots; "PA_NZ": NZ blocks.
+    """
+    slots = np.asarray(slots, dtype=np.int64)
+    if slots.size == 0:
+        return
+    _, block_size, _, head_dim = cache.shape
+    if cache_mode == "PA_NZ":
+        _flat_view(cache)[nz_slot_offsets(slots, block_size, head_dim, cache.dtype)] = rows
+    else:
+        cache[slots // block_size, slots % block_size, 0, :] = rows
+
+
+def gather_paged_cache(cache: np.ndarray, slots, cache_mode: str) -> np.ndarray:
+    """The logical rows (len(slots), H) of the given slots of a paged cache (inverse of scatter)."""
+    slots = np.asarray(slots, dtype=np.int64)
+    _, block_size, _, head_dim = cache.shape
+    if cache_mode == "PA_NZ":
+        return _flat_view(cache)[nz_slot_offsets(slots, block_size, head_dim, cache.dtype)]
+    return cache[slots // block_size, slots % block_size, 0, :]
+
+
+def paged_cache_blocks(cache: np.ndarray, cache_mode: str) -> np.ndarray:
+    """All blocks of a paged cache in logical order, shape (BlockNum, BlockSize, H).
+
+    PA_BSND returns a view; PA_NZ returns a copy un-permuted from [H/C0, BlockSize, C0] blocks.
+    """
+    block_num, block_size, _, head_dim = cache.shape
+    if cache_mode != "PA_NZ":
+        return cache[:, :, 0, :]
+    c0 = 32 // cache.dtype.itemsize
+    nz = _flat_view(cache).reshape(block_num, head_dim // c0, block_size, c0)
+    return np.ascontiguousarray(nz.transpose(0, 2, 1, 3)).reshape(block_num, block_size, head_dim)
