@@ -38,23 +38,33 @@ class Program:
     __call__ = run
 
 
+def parse_and_transform(source: str, pipeline: str | Sequence | None, *,
+                        print_ir_after_all: bool = False) -> ir.Module | None:
+    """Parse, verify, run the pipeline, verify again. Needs an active context and a
+    DiagnosticCollector, which receives every error; returns None when there was one."""
+    try:
+        module = ir.Module.parse(source)
+    except ir.MLIRError as error:
+        record_mlir_error(error)
+        return None
+    if not verify_ops(module.operation):
+        return None
+    if pipeline:
+        try:
+            build_pass_manager(pipeline, print_ir_after_all=print_ir_after_all).run(module.operation)
+        except ir.MLIRError as error:
+            record_mlir_error(error)
+            return None
+        if not verify_ops(module.operation):
+            return None
+    return module
+
+
 def compile(source: str, *, pipeline: str | Sequence = "builtin.module(verify)",
             source_name: str = "<source>") -> Program:
     context = make_context()
     with context, ir.Location.unknown(), DiagnosticCollector(context) as diags:
-        module = None
-        try:
-            module = ir.Module.parse(source)
-        except ir.MLIRError as error:
-            record_mlir_error(error)
-        ok = module is not None and verify_ops(module.operation)
-        if ok and pipeline:
-            try:
-                build_pass_manager(pipeline).run(module.operation)
-            except ir.MLIRError as error:
-                record_mlir_error(error)
-                ok = False
-            ok = ok and verify_ops(module.operation)
-    if not ok or diags.has_errors:
+        module = parse_and_transform(source, pipeline)
+    if module is None or diags.has_errors:
         raise CompileError("\n".join(d.format(source_name) for d in diags.diagnostics if d.severity == "error"))
     return Program(context, module)

@@ -15,8 +15,9 @@ import sys
 
 from mlir import ir
 
-from ..dialect.dialect import irdl_module_text, make_context, verify_ops
-from ..dialect.diagnostics import DiagnosticCollector, record_mlir_error
+from ..compiler import parse_and_transform
+from ..dialect.dialect import irdl_module_text, make_context
+from ..dialect.diagnostics import DiagnosticCollector
 from ..passes import registry
 from .verify_diagnostics import AnnotationError, check, parse_expectations
 
@@ -86,20 +87,8 @@ def process_chunk(first_line: int, chunk: str, args, filename: str, steps, out, 
     # Blank lines in front keep line numbers those of the whole file.
     padded = "\n" * (first_line - 1) + chunk
     with context, ir.Location.unknown(), DiagnosticCollector(context) as diags:
-        module = None
-        try:
-            module = ir.Module.parse(padded)
-        except ir.MLIRError as e:
-            record_mlir_error(e)
-        ok = module is not None and verify_ops(module.operation)
-        if ok and steps:
-            pm = registry.build_pass_manager(steps, print_ir_after_all=args.mlir_print_ir_after_all)
-            try:
-                pm.run(module.operation)
-            except ir.MLIRError as e:
-                record_mlir_error(e)
-                ok = False
-            ok = ok and verify_ops(module.operation)
+        module = parse_and_transform(padded, steps, print_ir_after_all=args.mlir_print_ir_after_all)
+        ok = module is not None
         if ok:
             out.append(module.operation.get_asm(print_generic_op_form=args.mlir_print_op_generic,
                                                 assume_verified=True) + "\n")
