@@ -7,13 +7,14 @@ Verified signatures are remembered, so a decode loop pays for verification once.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Mapping, Optional
 
 import numpy as np
 from mlir import ir
 from mlir.dialects import func
 
-from .errors import VerificationError
+from .errors import VerificationError, VerificationWarning
 from .dialect.dialect import make_context, verify_ops
 from .dialect.diagnostics import DiagnosticCollector
 from .dialect.opdef import VARIADIC, OpDef, StructuralError
@@ -57,13 +58,14 @@ def call(opdef: OpDef, operands: Mapping[str, Any], attributes: Mapping[str, Any
             infos[spec.name] = [tensor_info(f"{spec.name}[{i}]", v) for i, v in enumerate(value or [])]
         elif value is not None:
             infos[spec.name] = tensor_info(spec.name, value)
-    attrs = {k: v for k, v in attributes.items() if v is not None}
+    attrs = _host_parameters(opdef, attributes)
     snapshot = opdef.snapshot_from_parts(infos, attrs)
 
     results = _verify_signature(opdef, snapshot, infos, attrs, profile)
     data_verdict = opdef.check(snapshot.with_values(arrays), profile=profile, phase="runtime")
     if not data_verdict.ok:
         _raise(opdef, data_verdict.errors)
+    _warn(opdef, data_verdict.warnings)
 
     outputs = run_kernel(opdef.name, {s.name: arrays.get(s.name) for s in opdef.operands},
                          snapshot.attributes)
@@ -80,6 +82,27 @@ def call(opdef: OpDef, operands: Mapping[str, Any], attributes: Mapping[str, Any
     return tuple(final)
 
 
+def _host_parameters(opdef: OpDef, attributes: Mapping[str, Any]) -> dict:
+    """Given host parameters, checked for presence and kind before any rule reads them."""
+    values = {}
+    for name, value in attributes.items():
+        spec = opdef.attribute_by_name[name]
+        if value is None:
+            if spec.required:
+                raise VerificationError(f"'{opdef.name}' op {name}: is required, got None")
+            continue
+        try:
+            values[name] = spec.from_python(value)
+        except TypeError as e:
+            raise VerificationError(f"'{opdef.name}' op {name}: {e}") from None
+    return values
+
+
+def _warn(opdef: OpDef, findings):
+    for finding in findings:
+        warnings.warn(finding.text(opdef.name), VerificationWarning, stacklevel=4)
+
+
 def _raise(opdef: OpDef, findings):
     raise VerificationError("\n".join(f.text(opdef.name) for f in findings), findings)
 
@@ -88,7 +111,9 @@ def _signature(opdef, infos, attrs, profile):
     def key(v):
         if isinstance(v, list):
             return tuple(key(x) for x in v)
-        return v if not isinstance(v, TensorInfo) else (v.shape, v.dtype, v.format)
+        if isinstance(v, TensorInfo):
+            return (v.shape, v.dtype, v.format)
+        return (type(v).__name__, v)   # 40 and 40.0 are different signatures
     return (opdef.name, profile, tuple(sorted((k, key(v)) for k, v in infos.items())),
             tuple(sorted((k, key(v)) for k, v in attrs.items())))
 
@@ -101,6 +126,13 @@ def _verify_signature(opdef: OpDef, snapshot, infos, attrs, profile) -> dict:
     verdict = opdef.check(snapshot, profile=profile)
     if not verdict.ok:
         _raise(opdef, verdict.errors)
+    _warn(opdef, verdict.warnings)
+    for name, value in attrs.items():
+        if opdef.attribute_by_name[name].kind == "i64_array":
+            try:
+                opdef.attribute_by_name[name].integral_elements(value)
+            except TypeError as e:
+                raise VerificationError(f"'{opdef.name}' op {name}: {e}") from None
     results = opdef.result_infos(snapshot)
     # 2. The one-op module, verified as IR (IRDL structure + every static rule).
     _verify_as_ir(opdef, infos, attrs, results, profile)

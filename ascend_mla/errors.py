@@ -11,3 +11,7 @@ class VerificationError(ValueError):
     def __init__(self, message: str, findings=()):
         super().__init__(message)
         self.findings = list(findings)
+
+
+class VerificationWarning(UserWarning):
+    """An advisory rule found something worth knowing (the call still runs)."""

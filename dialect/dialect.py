@@ -54,6 +54,7 @@ def irdl_module_text() -> str:
 def _load_op_modules():
     # Importing an op module declares its ops in MLA. One line per op module.
     from . import primitive  # noqa: F401
+    from . import nsa  # noqa: F401
 
 
 def load_dialects(context: ir.Context):

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+import numpy as np
 from mlir import ir
 
 from .rules import RuleSet, Symbols, UnknownResult, Verdict, Finding, run_rules
@@ -93,6 +94,41 @@ class Attribute:
         if self.kind == "i64_array" and isinstance(attr, ir.DenseI64ArrayAttr):
             return list(attr)
         raise TypeError(f"expected {self.describe_kind()}, got {attr}")
+
+    def from_python(self, value):
+        """A Python host value as this attribute's value: numbers of the right kind, a list for
+        an i64_array (from a list, tuple, NumPy array or tensor; its elements are checked by
+        `integral_elements` once the op's own rules have had their say). TypeError otherwise."""
+        if self.kind == "i64_array":
+            if hasattr(value, "tolist"):
+                value = value.tolist()
+            if isinstance(value, (list, tuple)):
+                return list(value)
+        elif self.kind == "f64":
+            if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+                return float(value)
+        elif self.kind == "i64":
+            if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+                return int(value)
+        elif self.kind == "i1":
+            if isinstance(value, (bool, np.bool_)):
+                return bool(value)
+        elif self.kind == "str":
+            if isinstance(value, str):
+                return value
+        raise TypeError(f"expected {self.describe_python_kind()}, got {value!r}")
+
+    def integral_elements(self, value: list):
+        """TypeError unless every element of an i64_array value is an integer."""
+        for index, v in enumerate(value):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"expected a list of integers, got {v!r} at index {index}")
+            if not -2**63 <= v < 2**63:
+                raise TypeError(f"expected a list of 64-bit integers, got {v} at index {index}")
+
+    def describe_python_kind(self) -> str:
+        return {"f64": "a float", "i64": "an integer", "i1": "a bool", "str": "a string",
+                "i64_array": "a list of integers"}[self.kind]
 
     def describe_kind(self) -> str:
         return {"f64": "an f64 float attribute", "i64": "an i64 integer attribute",

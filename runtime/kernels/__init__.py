@@ -32,3 +32,4 @@ def get_kernel(op_name: str) -> Callable:
 def _load_all():
     # Importing the modules registers their kernels.
     from . import primitive  # noqa: F401
+    from . import nsa  # noqa: F401

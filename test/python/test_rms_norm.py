@@ -50,3 +50,13 @@ def test_torch_tensors_in_torch_tensors_out():
     assert isinstance(y, torch.Tensor) and y.dtype == torch.bfloat16
     expected = reference_rms_norm(x.float().numpy(), g.float().numpy(), 1e-5)
     np.testing.assert_allclose(y.float().numpy(), expected, rtol=2**-7, atol=1e-6)
+
+
+def test_host_parameters_are_checked_for_kind_before_any_rule():
+    x, g = np.ones((2, 8), np.float32), np.ones(8, np.float32)
+    with pytest.raises(VerificationError, match=r"'mla.rms_norm' op epsilon: expected a float, got 'small'"):
+        ascend_mla.ops.rms_norm(x, g, epsilon="small")
+    with pytest.raises(VerificationError, match=r"epsilon: expected a float, got True"):
+        ascend_mla.ops.rms_norm(x, g, epsilon=True)
+    # NumPy scalars are host numbers too.
+    assert ascend_mla.ops.rms_norm(x, g, epsilon=np.float32(1e-6)).shape == (2, 8)
