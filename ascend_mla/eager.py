@@ -16,11 +16,11 @@ from mlir.dialects import func
 
 from .errors import VerificationError, VerificationWarning
 from .dialect.dialect import make_context, verify_ops
-from .dialect.diagnostics import DiagnosticCollector
+from .dialect.diagnostics import DiagnosticCollector, record_mlir_error
 from .dialect.opdef import VARIADIC, OpDef, StructuralError
-from .dialect.types import FRACTAL_NZ, ND, TensorInfo, dtype_name, tensor_type
+from .dialect.types import TensorInfo, tensor_type
 from .runtime.backend import run_kernel
-from .runtime.formats import NZTensor
+from .runtime.formats import describe_value
 from . import interop
 
 _verified: dict = {}   # signature -> inferred result infos
@@ -35,16 +35,10 @@ def _shared_context() -> ir.Context:
 
 
 def tensor_info(param: str, value) -> TensorInfo:
-    """The type of an eager argument (NumPy array or NZTensor)."""
     try:
-        dtype = dtype_name(value.dtype)
-    except (AttributeError, ValueError):
-        raise VerificationError(
-            f"{param}: expected a tensor with a supported element type "
-            f"(bf16, f16, f32, int8, uint8, int32, int64, bool), got {type(value).__name__}"
-            + (f" of {value.dtype}" if hasattr(value, "dtype") else "")) from None
-    fmt = FRACTAL_NZ if isinstance(value, NZTensor) else ND
-    return TensorInfo(tuple(int(d) for d in value.shape), dtype, fmt)
+        return describe_value(param, value)
+    except ValueError as e:
+        raise VerificationError(str(e)) from None
 
 
 def call(opdef: OpDef, operands: Mapping[str, Any], attributes: Mapping[str, Any], *,
@@ -140,6 +134,19 @@ def _verify_signature(opdef: OpDef, snapshot, infos, attrs, profile) -> dict:
     return results
 
 
+def _list_type(param: str, infos: list) -> TensorInfo:
+    """The one IR type of a list operand's elements. IRDL gives all values of a variadic
+    operand one type, so dims that differ between elements become dynamic (`?`); the static
+    rules have already checked the exact shapes."""
+    first = infos[0]
+    for i, info in enumerate(infos[1:], 1):
+        if (info.rank, info.dtype, info.format) != (first.rank, first.dtype, first.format):
+            raise VerificationError(f"{param}[{i}]: the elements of a tensor list must share rank, "
+                                    f"element type and format: {first} vs {info}")
+    shape = tuple(d if all(i.shape[a] == d for i in infos) else None for a, d in enumerate(first.shape))
+    return TensorInfo(shape, first.dtype, first.format)
+
+
 def _verify_as_ir(opdef: OpDef, infos, attrs, results, profile):
     ctx = _shared_context()
     with ctx, ir.Location.name(f"eager {opdef.name}"), DiagnosticCollector(ctx) as diags:
@@ -147,7 +154,11 @@ def _verify_as_ir(opdef: OpDef, infos, attrs, results, profile):
         flat = []
         for spec in opdef.operands:
             value = infos.get(spec.name)
-            flat.extend(value if isinstance(value, list) else ([value] if value is not None else []))
+            if isinstance(value, list):
+                common = _list_type(spec.name, value)
+                flat.extend([common] * len(value))
+            elif value is not None:
+                flat.append(value)
         arg_types = [tensor_type(i.shape, i.dtype, i.format) for i in flat]
         result_types = [tensor_type(results[r].shape, results[r].dtype, results[r].format)
                         for r in opdef.result_names]
@@ -165,6 +176,10 @@ def _verify_as_ir(opdef: OpDef, infos, attrs, results, profile):
         with ir.InsertionPoint(block):
             op = opdef.build(values, attrs, result_types)
             func.ReturnOp(op.results)
-        ok = module.operation.verify() and verify_ops(module.operation, profile=profile)
+        try:
+            ok = module.operation.verify() and verify_ops(module.operation, profile=profile)
+        except ir.MLIRError as error:
+            record_mlir_error(error)
+            ok = False
         if not ok:
             raise VerificationError("\n".join(d.message for d in diags.diagnostics if d.severity == "error"))

@@ -55,6 +55,8 @@ def _load_op_modules():
     # Importing an op module declares its ops in MLA. One line per op module.
     from . import primitive  # noqa: F401
     from . import nsa  # noqa: F401
+    from . import prolog  # noqa: F401
+    from . import fia  # noqa: F401
 
 
 def load_dialects(context: ir.Context):

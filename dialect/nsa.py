@@ -52,14 +52,13 @@ has static shapes).
 """
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 
 from .dialect import MLA
 from .opdef import OpDef, f64, i64, i64_array, operand, optional, string
-from .rules import RuleSet, waive
+from .rules import RuleSet, dim, shape_text, waive
 from .types import TensorInfo
 
 FLOAT_TYPES = ("f16", "bf16")
@@ -80,33 +79,7 @@ INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
 rules = RuleSet()
 
 
-class DynamicDim(Exception):
-    """A rule read a dynamic dimension: it cannot be decided before the shape is known."""
-
-
-def dim(tensor: TensorInfo, axis: int) -> int:
-    size = tensor.shape[axis]
-    if size is None:
-        raise DynamicDim()
-    return size
-
-
-def rule(rule_id: str, param: str, **options):
-    """`rules.rule`, where a rule that meets a dynamic dimension holds for now."""
-    def add(check):
-        @functools.wraps(check)
-        def decided(op, s):
-            try:
-                return check(op, s)
-            except DynamicDim:
-                return None
-        rules.rule(rule_id, param, **options)(decided)
-        return check
-    return add
-
-
-def shape_text(shape) -> str:
-    return "(" + ", ".join("?" if d is None else str(d) for d in shape) + ")"
+rule = rules.rule
 
 
 # --- symbols -----------------------------------------------------------------------------

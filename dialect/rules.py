@@ -14,6 +14,8 @@ as TensorInfo), `s` the op's symbols (B, S, T, N, ...), bound once per verificat
 on first use. A rule returns None when it holds and the reason otherwise; the diagnostic reads
 `'mla.prolog_v2' op weight_uk: <reason> [MLA-117]`.
 
+A rule that reads a dynamic dimension through `dim()` holds until the shape is known.
+
 Rules run in declaration order and verification stops at the first failed error rule, as an
 ODS verifier does: each rule may rely on the rules before it (a shape rule after the rank rule),
 and every invalid op gets exactly one error. Warnings (advisory rules) never stop it.
@@ -63,6 +65,22 @@ class RuleSet(list):
 
 class UnknownResult(Exception):
     """A rule read a result that is not known yet (eager pre-check before result inference)."""
+
+
+class DynamicDim(Exception):
+    """A rule read a dynamic (`?`) dimension: it holds until the shape is known."""
+
+
+def dim(tensor, axis: int) -> int:
+    """`tensor.shape[axis]`, raising DynamicDim for a dynamic dimension."""
+    size = tensor.shape[axis]
+    if size is None:
+        raise DynamicDim()
+    return size
+
+
+def shape_text(shape) -> str:
+    return "(" + ", ".join("?" if d is None else str(d) for d in shape) + ")"
 
 
 class Symbols:
@@ -116,7 +134,7 @@ def run_rules(rules: Iterable[Rule], op, symbols: Symbols, *, profile: Optional[
             continue
         try:
             message = rule.check(op, symbols)
-        except UnknownResult:
+        except (UnknownResult, DynamicDim):
             continue
         if not message:
             continue

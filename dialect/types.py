@@ -30,6 +30,8 @@ NUMPY_DTYPES = {
     "i16": np.dtype(np.int16),
     "i32": np.dtype(np.int32),
     "i64": np.dtype(np.int64),
+    "ui64": np.dtype(np.uint64),   # FIA dequant scales: a float32 bit pattern in the low 32 bits
+    "i4": np.dtype(ml_dtypes.int4),
 }
 _DTYPE_NAMES = {v: k for k, v in NUMPY_DTYPES.items()}
 

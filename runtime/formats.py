@@ -95,3 +95,18 @@ def format_cast(x, fmt: int):
 
 def get_format(x) -> int:
     return FRACTAL_NZ if isinstance(x, NZTensor) else ND
+
+
+def describe_value(param: str, value):
+    """The TensorInfo (shape, element type, format) of a NumPy array or NZTensor; ValueError
+    naming `param` for anything else."""
+    from ..dialect.types import TensorInfo, dtype_name
+    try:
+        dtype = dtype_name(value.dtype)
+    except (AttributeError, ValueError, TypeError):
+        raise ValueError(
+            f"{param}: expected a tensor with a supported element type "
+            f"(bf16, f16, f32, int8, uint8, int32, int64, uint64, int4, bool), got {type(value).__name__}"
+            + (f" of {value.dtype}" if hasattr(value, "dtype") else "")) from None
+    fmt = "FRACTAL_NZ" if isinstance(value, NZTensor) else "ND"
+    return TensorInfo(tuple(int(d) for d in value.shape), dtype, fmt)

@@ -14,6 +14,7 @@ from ..dialect.dialect import opdef_of
 from ..dialect.opdef import VARIADIC
 from ..errors import VerificationError
 from .backend import run_kernel
+from .formats import describe_value
 
 
 class InterpreterError(RuntimeError):
@@ -30,6 +31,39 @@ def find_function(module: ir.Module, name: str | None):
         if fn.attributes["sym_name"].value == name:
             return fn
     raise InterpreterError(f"no function @{name} in the module")
+
+
+def _conforms(declared, actual) -> bool:
+    return (declared.dtype == actual.dtype and declared.format == actual.format
+            and declared.rank == actual.rank
+            and all(d is None or d == a for d, a in zip(declared.shape, actual.shape)))
+
+
+def _actual_snapshot(opdef, snapshot, operands, op_name):
+    """The snapshot with the values' exact types when the IR types leave dims dynamic (the
+    same snapshot otherwise). InterpreterError when a value does not fit its IR type."""
+    dynamic = False
+    exact = {}
+    for spec in opdef.operands:
+        declared, value = getattr(snapshot, spec.name), operands[spec.name]
+        if declared is None:
+            continue
+        pairs = zip(declared, value) if isinstance(declared, list) else [(declared, value)]
+        infos = []
+        for d, v in pairs:
+            try:
+                a = describe_value(spec.name, v)
+            except ValueError as e:
+                raise InterpreterError(f"{op_name}: {e}") from None
+            if not _conforms(d, a):
+                raise InterpreterError(f"{op_name}: operand {spec.name} has type {a}, the IR says {d}")
+            dynamic = dynamic or None in d.shape
+            infos.append(a)
+        exact[spec.name] = infos if isinstance(declared, list) else infos[0]
+    if not dynamic:
+        return snapshot
+    given = {name: getattr(snapshot, name) for name in opdef.attribute_by_name if snapshot.present(name)}
+    return opdef.snapshot_from_parts(exact, given, {r: getattr(snapshot, r) for r in opdef.result_names})
 
 
 def run_function(fn, inputs: Sequence) -> list:
@@ -54,7 +88,10 @@ def run_function(fn, inputs: Sequence) -> list:
             else:
                 operands[spec.name] = env[values[0]] if values else None
         snapshot = opdef.snapshot(op)
-        verdict = opdef.check(snapshot.with_values(operands), phase="runtime")
+        actual = _actual_snapshot(opdef, snapshot, operands, name)
+        # Data rules always; every rule again when the IR left a dimension dynamic.
+        phase = "all" if actual is not snapshot else "runtime"
+        verdict = opdef.check(actual.with_values(operands), phase=phase)
         if not verdict.ok:
             raise VerificationError("\n".join(f.text(name) for f in verdict.errors), verdict.errors)
         results = run_kernel(name, operands, snapshot.attributes)

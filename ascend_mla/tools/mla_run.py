@@ -18,7 +18,7 @@ from ..compiler import CompileError, compile
 from ..dialect.types import describe_type, numpy_dtype
 from ..errors import VerificationError
 from ..runtime.backend import set_backend
-from ..runtime.formats import FRACTAL_NZ, NZTensor, format_cast
+from ..runtime.formats import FRACTAL_NZ, NZTensor, c0_for, format_cast
 from ..runtime.interpreter import InterpreterError, find_function
 
 
@@ -33,6 +33,15 @@ def random_value(info, rng):
     return value
 
 
+def nz_input(value, info):
+    """An NZ argument from an ND array. A rank-4 NZ type whose inner dims are (16, C0) is the
+    storage form (W/C0, H/16, 16, C0) the prolog weights may use: the array already holds the
+    physical fractal data of the (H, W) matrix."""
+    if info.rank == 4 and info.shape[2] == 16 and info.shape[3] == c0_for(value.dtype):
+        return NZTensor(value, (info.shape[1] * 16, info.shape[0] * info.shape[3]))
+    return format_cast(value, FRACTAL_NZ)
+
+
 def argument_infos(program, function):
     with program.context:
         fn = find_function(program.module, function)
@@ -45,7 +54,21 @@ def load_inputs(path, infos):
     keys = names if all(n in data.files for n in names) else data.files
     if len(keys) != len(infos):
         raise SystemExit(f"mla-run: error: {path} holds {len(keys)} arrays, the function takes {len(infos)}")
-    return [data[k] for k in keys]
+    return [as_argument_type(data[k], info, k) for k, info in zip(keys, infos)]
+
+
+def as_argument_type(array, info, name):
+    """An .npz array as the argument's element type. NumPy saves bfloat16 as raw 2-byte
+    records (dtype V2): those are reinterpreted; other types must convert without loss."""
+    dtype = numpy_dtype(info.dtype)
+    if array.dtype == dtype:
+        return array
+    if array.dtype.kind == "V" and array.dtype.itemsize == dtype.itemsize:
+        return array.view(dtype)
+    if np.can_cast(array.dtype, dtype, "same_kind"):
+        return array.astype(dtype)
+    raise SystemExit(f"mla-run: error: input {name} has element type {array.dtype}, "
+                     f"the function takes {info.dtype}")
 
 
 def main(argv=None) -> int:
@@ -65,7 +88,7 @@ def main(argv=None) -> int:
         infos = argument_infos(program, args.function)
         values = (load_inputs(args.inputs, infos) if args.inputs
                   else [random_value(i, np.random.default_rng(args.seed + n)) for n, i in enumerate(infos)])
-        values = [format_cast(v, FRACTAL_NZ) if info.is_nz and not isinstance(v, NZTensor) else v
+        values = [nz_input(v, info) if info.is_nz and not isinstance(v, NZTensor) else v
                   for v, info in zip(values, infos)]
         outputs = program(*values, function=args.function)
     except (CompileError, VerificationError, InterpreterError, RuntimeError) as e:

@@ -33,3 +33,5 @@ def _load_all():
     # Importing the modules registers their kernels.
     from . import primitive  # noqa: F401
     from . import nsa  # noqa: F401
+    from . import fia  # noqa: F401
+    from . import prolog  # noqa: F401

@@ -1,10 +1,49 @@
 """Numeric helpers shared by the CPU kernels (spec/numerics.md)."""
 from __future__ import annotations
 
+import functools
+import os
+
 import ml_dtypes
 import numpy as np
 
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
+
+
+# --- which library runs the hot products -------------------------------------------------
+
+MATMUL_CHOICES = ("numpy", "torch", "auto")
+
+
+def matmul_choice() -> str:
+    """ASCEND_MLA_MATMUL = numpy | torch | auto (default), read on every call so tests can
+    switch it. Each kernel decides what "auto" means for its products."""
+    choice = os.environ.get("ASCEND_MLA_MATMUL", "auto").lower()
+    if choice not in MATMUL_CHOICES:
+        raise ValueError(f"ASCEND_MLA_MATMUL: expected one of {MATMUL_CHOICES}, got {choice!r}")
+    return choice
+
+
+@functools.lru_cache(maxsize=None)
+def torch_module():
+    """The torch module, or None when it is not installed (imported once, on first use)."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+@functools.lru_cache(maxsize=None)
+def native_bf16_cpu() -> bool:
+    """Does the CPU compute bf16 natively (x86 AVX512-BF16 / AMX-BF16, Arm BF16)? Read from
+    /proc/cpuinfo, so the check does not import torch."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            words = set(f.read().split())
+    except OSError:
+        return False
+    return bool(words & {"avx512_bf16", "amx_bf16", "bf16"})
 
 
 def bf16(x) -> np.ndarray:

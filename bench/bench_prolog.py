@@ -1,0 +1,175 @@
+"""Benchmark of the mla.prolog_v2 CPU kernel at DeepSeek-V3 decode shapes (not a test).
+
+    python bench/bench_prolog.py [--quick]
+
+He = 7168, N in {32, 128}, T in {8, 128}, bf16 (scenario NQ), PA_BSND. The kernel runs warm,
+its weights converted once (NZ weights in their kernel_cache, weight_uk read-only). It is set
+against, measured in the same run:
+  f32 mm     the four matmul products alone in NumPy float32 (the floor of the numpy backend);
+  torch      a PyTorch eager bf16 implementation of the same formulas (when torch is installed);
+  read       reading the bf16 weights once at the memory bandwidth measured here (np.copyto,
+             read + write bytes per second);
+  peak       the products' FLOPs at this machine's float32 GEMM peak (a 2048^3 sgemm).
+The kernel is bound by max(read, peak) at best; at small T a BLAS sgemm reaches only part of
+its peak (its micro-kernels want more rows), which is the gap to the read time on CPUs where
+the FLOPs, not the bytes, dominate.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import ml_dtypes
+import numpy as np
+
+from ascend_mla.runtime.formats import format_cast
+from ascend_mla.runtime.kernels import get_kernel
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+HE, HCQ, HCKV, D, DR = 7168, 1536, 512, 128, 64
+BLOCK_SIZE = 128
+
+
+def best_time(fn, repeats):
+    fn()                                            # warm: caches, page faults, thread pools
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def memory_bandwidth(repeats):
+    """Bytes moved per second by a 512 MB np.copyto (each byte read once and written once)."""
+    src = np.ones(128 * 2**20, np.float32)
+    dst = np.zeros_like(src)
+    return 2 * src.nbytes / best_time(lambda: np.copyto(dst, src), repeats)
+
+
+def sgemm_peak(repeats):
+    a = np.random.default_rng(0).standard_normal((2048, 2048), np.float32)
+    return 2 * 2048**3 / best_time(lambda: a @ a, repeats)
+
+
+def make_layer(heads, tokens, rng):
+    def matrix(rows, cols):
+        return (rng.standard_normal((rows, cols), np.float32) / np.sqrt(rows)).astype(BF16)
+    weight_uk = (rng.standard_normal((heads, D, HCKV), np.float32) / np.sqrt(D)).astype(BF16)
+    weight_uk.flags.writeable = False              # a constant: the kernel converts it once
+    angles = rng.uniform(0, 2 * np.pi, (tokens, DR // 2))
+    block_num = -(-tokens // BLOCK_SIZE) + 1
+    return dict(
+        token_x=rng.standard_normal((tokens, HE), np.float32).astype(BF16),
+        weight_dq=matrix(HE, HCQ), weight_uq_qr=matrix(HCQ, heads * (D + DR)), weight_uk=weight_uk,
+        weight_dkv_kr=matrix(HE, HCKV + DR),
+        rmsnorm_gamma_cq=np.ones(HCQ, BF16), rmsnorm_gamma_ckv=np.ones(HCKV, BF16),
+        rope_sin=np.sin(np.concatenate([angles, angles], -1)).astype(BF16),
+        rope_cos=np.cos(np.concatenate([angles, angles], -1)).astype(BF16),
+        cache_index=rng.permutation(block_num * BLOCK_SIZE)[:tokens].astype(np.int64),
+        kv_cache=np.zeros((block_num, BLOCK_SIZE, 1, HCKV), BF16),
+        kr_cache=np.zeros((block_num, BLOCK_SIZE, 1, DR), BF16))
+
+
+def kernel_call(layer):
+    operands = dict(layer, dequant_scale_x=None, dequant_scale_w_dq=None,
+                    dequant_scale_w_uq_qr=None, dequant_scale_w_dkv_kr=None, quant_scale_ckv=None,
+                    quant_scale_ckr=None, smooth_scales_cq=None, rmsnorm_epsilon_cq=1e-5,
+                    rmsnorm_epsilon_ckv=1e-5, cache_mode="PA_BSND")
+    for name in ("weight_dq", "weight_uq_qr", "weight_dkv_kr"):
+        operands[name] = format_cast(layer[name], 29)
+    kernel = get_kernel("mla.prolog_v2")
+    return lambda: kernel(**operands)
+
+
+def f32_matmuls(layer):
+    """The four products of the op, float32, nothing else."""
+    x = layer["token_x"].astype(np.float32)
+    dq, uq_qr, dkv_kr = (layer[k].astype(np.float32) for k in ("weight_dq", "weight_uq_qr", "weight_dkv_kr"))
+    uk = layer["weight_uk"].astype(np.float32)
+    heads, tokens = uk.shape[0], x.shape[0]
+
+    def run():
+        c_q = x @ dq
+        q = (c_q @ uq_qr).reshape(tokens, heads, D + DR)
+        np.matmul(np.ascontiguousarray(q[..., :D].transpose(1, 0, 2)), uk)
+        x @ dkv_kr
+    return run
+
+
+def torch_eager(layer):
+    """The same formulas in PyTorch eager, bf16 tensors, weights in nn.Linear (out, in) layout."""
+    import torch
+    import torch.nn.functional as F
+
+    def bf16(a):
+        return torch.from_numpy(np.ascontiguousarray(a).astype(np.float32)).to(torch.bfloat16)
+
+    x = bf16(layer["token_x"])
+    dq, uq_qr, dkv_kr = (bf16(layer[k].T) for k in ("weight_dq", "weight_uq_qr", "weight_dkv_kr"))
+    uk = bf16(layer["weight_uk"])
+    gamma_cq, gamma_ckv = bf16(layer["rmsnorm_gamma_cq"]).float(), bf16(layer["rmsnorm_gamma_ckv"]).float()
+    cos, sin = bf16(layer["rope_cos"]).float(), bf16(layer["rope_sin"]).float()
+    slots = torch.from_numpy(layer["cache_index"])
+    kv_cache = torch.zeros(layer["kv_cache"].shape, dtype=torch.bfloat16).view(-1, HCKV)
+    kr_cache = torch.zeros(layer["kr_cache"].shape, dtype=torch.bfloat16).view(-1, DR)
+    tokens, heads = x.shape[0], uk.shape[0]
+
+    def rms_norm(v, gamma):
+        v = v.float()
+        return v / torch.sqrt(v.pow(2).mean(-1, keepdim=True) + 1e-5) * gamma
+
+    def rope(v, c, s):
+        v = v.float()
+        xd = torch.cat([v[..., 0::2], v[..., 1::2]], -1)
+        return xd * c + torch.cat([-xd[..., DR // 2:], xd[..., :DR // 2]], -1) * s
+
+    def run():
+        c_q = rms_norm(F.linear(x, dq), gamma_cq).to(torch.bfloat16)
+        q = F.linear(c_q, uq_qr).view(tokens, heads, D + DR)
+        query = torch.einsum("tnd,ndc->tnc", q[..., :D], uk)
+        query_rope = rope(q[..., D:], cos[:, None], sin[:, None]).to(torch.bfloat16)
+        kv_kr = F.linear(x, dkv_kr)
+        kv_cache.index_copy_(0, slots, rms_norm(kv_kr[:, :HCKV], gamma_ckv).to(torch.bfloat16))
+        kr_cache.index_copy_(0, slots, rope(kv_kr[:, HCKV:], cos, sin).to(torch.bfloat16))
+        return query, query_rope
+    return run
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    args = parser.parse_args()
+    repeats = 2 if args.quick else 7
+    try:
+        import torch
+        torch_version = torch.__version__
+    except ImportError:
+        torch_version = None
+
+    bandwidth, peak = memory_bandwidth(repeats), sgemm_peak(repeats)
+    print(f"matmul backend: {os.environ.get('ASCEND_MLA_MATMUL', 'auto')}, torch: {torch_version}")
+    print(f"memory bandwidth {bandwidth / 1e9:.1f} GB/s (np.copyto, read+write), "
+          f"sgemm peak {peak / 1e9:.0f} GFLOP/s")
+    header = (f"{'N':>4} {'T':>4} | {'kernel':>8} {'f32 mm':>8} {'torch':>8} {'read':>7} {'peak':>7}"
+              f" | {'/f32 mm':>7} {'/torch':>7} {'/read':>6}   (ms; ratios = kernel / column)")
+    print(header)
+    print("-" * len(header))
+    rng = np.random.default_rng(0)
+    for heads in (32, 128):
+        for tokens in (8, 128):
+            layer = make_layer(heads, tokens, rng)
+            weight_bytes = sum(layer[k].nbytes for k in ("weight_dq", "weight_uq_qr", "weight_uk", "weight_dkv_kr"))
+            flops = 2 * tokens * (HE * HCQ + HCQ * heads * (D + DR) + heads * D * HCKV + HE * (HCKV + DR))
+            kernel = best_time(kernel_call(layer), repeats)
+            matmuls = best_time(f32_matmuls(layer), repeats)
+            eager = best_time(torch_eager(layer), repeats) if torch_version else float("nan")
+            read, compute = weight_bytes / bandwidth, flops / peak
+            print(f"{heads:>4} {tokens:>4} | {kernel * 1e3:8.2f} {matmuls * 1e3:8.2f} {eager * 1e3:8.2f}"
+                  f" {read * 1e3:7.2f} {compute * 1e3:7.2f} | {kernel / matmuls:7.2f}"
+                  f" {kernel / eager:7.2f} {kernel / read:6.2f}")
+
+
+if __name__ == "__main__":
+    main()

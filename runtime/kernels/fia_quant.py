@@ -1,0 +1,128 @@
+"""Quantization pieces of the FIA kernel (fia.py): KV antiquant, INT4 unpacking, full INT8
+quant of P.V, output post-quant. The SEED SILENT choices are listed in fia.py's docstring."""
+from __future__ import annotations
+
+import numpy as np
+
+from .common import round_to, saturate_int8
+
+# keyAntiquantMode / valueAntiquantMode values (section 1.18(b)); mode 0 is per-channel or,
+# with a one-element parameter, per-tensor.
+_SEPARATE_KINDS = {1: "token", 2: "head", 3: "token_head", 4: "pa_token", 5: "pa_token_head"}
+
+
+class KvDequant:
+    """The scale and offset of one side (key or value) and how they are indexed.
+
+    kind: "tensor" (one value), "channel" (KV_N, D), "head" (KV_N,), "token" (B, S'),
+    "token_head" (B, KV_N, S'), "pa_token" (block_num, block_size) and "pa_token_head"
+    (block_num, KV_N, block_size), the last two addressed through block_table.
+    """
+
+    def __init__(self, scale, offset, kind, kv_heads, block_table, block_size):
+        self.scale = np.asarray(scale, np.float32)
+        self.offset = None if offset is None else np.asarray(offset, np.float32)
+        self.kind = kind
+        self.kv_heads = kv_heads
+        self.table = None if block_table is None else np.asarray(block_table)
+        self.block_size = int(block_size)
+
+    @classmethod
+    def pair(cls, aq_scale, aq_offset, aq_mode, k_scale, k_offset, k_mode, v_scale, v_offset,
+             v_mode, *, incre, kv_heads, block_table, block_size):
+        """(key, value) dequant, or (None, None). Separate parameters win (S51)."""
+        def make(scale, offset, kind):
+            if kind is None:
+                kind = "tensor" if np.size(scale) == 1 else "channel"
+            return cls(scale, offset, kind, kv_heads, block_table, block_size)
+
+        if k_scale is not None:
+            return (make(k_scale, k_offset, _separate_kind(k_mode)),
+                    make(v_scale, v_offset, _separate_kind(v_mode)))
+        if aq_scale is not None:                       # leading dim 2: [key, value] (S43)
+            kind = "token" if incre and int(aq_mode) == 1 else None
+            return tuple(make(aq_scale[i], None if aq_offset is None else aq_offset[i], kind)
+                         for i in (0, 1))
+        return None, None
+
+    def term(self, param, b, lo, hi):
+        """The parameter for kv rows lo:hi of batch row b, broadcastable to (KV_N, L, D)."""
+        kind, kv = self.kind, self.kv_heads
+        if kind == "tensor":
+            return param.reshape(())
+        if kind == "channel":
+            return param.reshape(kv, 1, -1)
+        if kind == "head":
+            return param.reshape(kv, 1, 1)
+        if b is None:
+            raise NotImplementedError(f"{kind} antiquant of a shared prefix is not defined")
+        if kind == "token":
+            return param.reshape(-1, param.shape[-1])[b, lo:hi].reshape(1, -1, 1)
+        if kind == "token_head":
+            return param.reshape(-1, kv, param.shape[-1])[b, :, lo:hi, None]
+        ids = self.table[b, :-(-hi // self.block_size)]
+        if kind == "pa_token":
+            return param[ids].reshape(1, -1, 1)[:, lo:hi]
+        return param[ids].transpose(1, 0, 2).reshape(kv, -1, 1)[:, lo:hi]   # pa_token_head
+
+
+def _separate_kind(mode):
+    mode = int(mode)
+    if mode == 0:
+        return None
+    if mode not in _SEPARATE_KINDS:
+        raise NotImplementedError(f"antiquant mode {mode} (per-token-group) has no CPU kernel")
+    return _SEPARATE_KINDS[mode]
+
+
+def dequantize(raw, deq, b, lo, hi, compute_dtype):
+    """(x + offset) * scale in float32, rounded to the compute dtype (S42); raw if no deq."""
+    if deq is None:
+        return raw
+    x = raw.astype(np.float32)
+    if deq.offset is not None:
+        x = x + deq.term(deq.offset, b, lo, hi)
+    x = x * deq.term(deq.scale, b, lo, hi)
+    return x if compute_dtype is None else round_to(x, compute_dtype)
+
+
+def unpack_int4(packed):
+    """INT32 holding 8 signed INT4 -> int8 with an 8x longer last dim (S52)."""
+    shifts = np.arange(8, dtype=np.int32) * 4
+    nibbles = (packed[..., None] >> shifts) & 0xF
+    signed = np.where(nibbles >= 8, nibbles - 16, nibbles).astype(np.int8)
+    return signed.reshape(*packed.shape[:-1], packed.shape[-1] * 8)
+
+
+def scale_from_bits(x):
+    """A per-tensor dequant scale: float32, or uint64 whose low 32 bits are its bits (S36)."""
+    a = np.asarray(x).reshape(-1)[:1]
+    if a.dtype == np.uint64:
+        return (a & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.float32)[0]
+    return np.float32(a[0])
+
+
+def full_quant_pv(e, row_sum, v, quant):
+    """INT8 P.V: P8 = sat(rint(softmax * quant_scale1)) (S35), O = float(P8.V8) * deq2.
+
+    e, row_sum (Bg, N, S1, L / 1); v (Bg * KV_N, L, Dv) holding integers. -> (Bg, N, S1, Dv)
+    """
+    _, quant_scale1, dequant_scale2 = quant
+    p = e / np.maximum(row_sum, np.float32(1e-30))
+    p8 = saturate_int8(p * np.float32(quant_scale1)).astype(np.float64)
+    pairs, length = v.shape[0], v.shape[1]
+    o32 = np.matmul(p8.reshape(pairs, -1, length), v)       # exact integer sums
+    return (o32.astype(np.float32) * dequant_scale2).reshape(*e.shape[:-1], -1)
+
+
+def post_quantize(o, quant_scale2, quant_offset2):
+    """(B, N, S, D) float32 -> int8: sat(rint(o * scale + offset)), per tensor or channel."""
+    n, d = o.shape[1], o.shape[3]
+    scale = np.asarray(quant_scale2, np.float32)
+    offset = np.zeros((), np.float32) if quant_offset2 is None else \
+        np.asarray(quant_offset2, np.float32)
+    if scale.size > 1:                                  # per-channel, c = n * D + d
+        scale, offset = scale.reshape(1, n, 1, d), offset.reshape(1, n, 1, d)
+    else:
+        scale, offset = scale.reshape(()), offset.reshape(())
+    return saturate_int8(o * scale + offset)

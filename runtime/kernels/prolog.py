@@ -1,0 +1,318 @@
+"""CPU kernels of `mla.prolog` (aclnnMlaProlog) and `mla.prolog_v2` (aclnnMlaPrologV2WeightNz,
+torch_npu.npu_mla_prolog_v2): the MLA pre-processing of one layer, per token t and head n
+
+    query path  c_q = RmsNorm(x @ W_dq);  [q_c | q_r] = c_q @ W_uq_qr (per head: D then Dr columns)
+                query[t, n] = q_c[t, n] @ W_uk[n];  query_rope[t, n] = RoPE(q_r[t, n])
+    key path    [c_kv | k_r] = x @ W_dkv_kr;  kv = RmsNorm(c_kv);  k_rope = RoPE(k_r)
+                kv, k_rope -> paged caches at slot cache_index[t] (in place)
+
+with the rounding points of spec/numerics.md ("MLA prolog", points 1-9), which the code follows
+line by line. The quant scenario comes from the dtypes (spec A5.6): token_x int8 = full quant
+(FQ), weight_uq_qr int8 = partial quant (PQ, or FQ), kv_cache int8 = quantized kv cache (KVQ).
+The kernel assumes the verifier accepted the call; it only rejects a cache_index beyond the
+cache, before anything is written (numerics 5).
+
+Choices where numerics.md leaves the exact arithmetic open, after the Ascend kernels
+(ops-transformer mla_prolog, NON-SEED EVIDENCE):
+  - c_q is quantized per token as rint(z / s), s = max|z| / 127, z = c_q * smooth: the kernel's
+    float -> int8 cast rounds half to even. (numerics.md's division; the device multiplies by a
+    reciprocal, which can differ only within a float32 ulp of a rounding tie.)
+  - A quantized kv cache takes the float32 RmsNorm result; a quantized kr cache takes the
+    bf16-rounded RoPE result (the kernel ropes into a bf16 buffer, then quantizes).
+  - In FQ-KVQ a zero query row has dequant scale 0; the query_rope rescale then divides by 0
+    like the device's float unit (inf/nan): the seeds say nothing about that case.
+  - Duplicate cache_index values: the highest token wins. Negative values skip the token.
+
+Matmul backends (the hot bf16 products; env ASCEND_MLA_MATMUL=numpy|torch|auto, read per call):
+  numpy  float32 BLAS on float32 copies of the weights: bf16 values are exact in float32, the
+         accumulation is float32 and the caller rounds once to bf16 -- the rounding contract.
+  torch  torch bf16 matmul (oneDNN): bf16 inputs, float32 accumulation, one rounding (checked by
+         the tests). Fast only on CPUs with native bf16 (AVX512-BF16/AMX, Arm BF16).
+  auto   (default) torch when the CPU has native bf16 and torch imports, numpy otherwise. On an
+         AVX2-only CPU torch's bf16 GEMM runs 3-80x slower than float32 BLAS.
+int8 products are exact int32 accumulations in both backends (see `_int8_matmul`).
+
+Weights are converted once per weight set: the NZ weights into their `NZTensor.kernel_cache`,
+weight_uk (an ND array) into a module cache when the caller marks it read-only (a constant);
+a writeable weight_uk is converted on every call. The float32 copies take twice the bf16 bytes.
+"""
+from __future__ import annotations
+
+import warnings
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..formats import NZTensor
+from . import kernel
+from .common import (bf16, bfloat16, f32, matmul_choice, native_bf16_cpu, rms_norm,
+                     rope_deinterleaved, round_half_away, saturate_int8, scatter_paged_cache,
+                     torch_module)
+
+HCQ, HCKV, D, DR = 1536, 512, 128, 64
+
+
+# --------------------------------------------------------------------------------------------
+# the op
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Scenario:
+    full_quant: bool    # token_x, weight_dq, weight_dkv_kr int8 (FQ-KVNQ, FQ-KVQ)
+    uq_qr_int8: bool    # weight_uq_qr int8 (PQ-*, FQ-*)
+    kv_int8: bool       # kv cache quantized (PQ-KVQ: per channel, FQ-KVQ: per tensor)
+    kr_int8: bool       # kr cache quantized (PQ-KVQ only)
+
+    @property
+    def query_int8(self) -> bool:   # FQ-KVQ: dynamic per-(token, head) quant of the query
+        return self.full_quant and self.kv_int8
+
+
+def _scenario(token_x, weight_uq_qr, kv_cache, kr_cache) -> _Scenario:
+    return _Scenario(full_quant=token_x.dtype == np.int8, uq_qr_int8=weight_uq_qr.dtype == np.int8,
+                     kv_int8=kv_cache.dtype == np.int8, kr_int8=kr_cache.dtype == np.int8)
+
+
+@kernel("mla.prolog_v2")
+def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr, rmsnorm_gamma_cq,
+                  rmsnorm_gamma_ckv, rope_sin, rope_cos, cache_index, kv_cache, kr_cache,
+                  dequant_scale_x=None, dequant_scale_w_dq=None, dequant_scale_w_uq_qr=None,
+                  dequant_scale_w_dkv_kr=None, quant_scale_ckv=None, quant_scale_ckr=None,
+                  smooth_scales_cq=None, rmsnorm_epsilon_cq=1e-5, rmsnorm_epsilon_ckv=1e-5,
+                  cache_mode="PA_BSND"):
+    """Returns (query, query_rope, kv_cache, kr_cache, dequant_scale_q_nope); the caches are
+    the operands, updated in place."""
+    sc = _scenario(token_x, weight_uq_qr, kv_cache, kr_cache)
+    tokens = token_x.shape[:-1]                     # (T,) or (B, S): flattened row-major
+    x = f32(token_x.reshape(-1, token_x.shape[-1]))     # exact for bf16 and int8
+    t = x.shape[0]
+    slots = np.asarray(cache_index, dtype=np.int64).reshape(t)
+    _check_cache_index(slots, kv_cache)
+    cos = f32(rope_cos).reshape(t, DR)
+    sin = f32(rope_sin).reshape(t, DR)
+    x_scale = None if dequant_scale_x is None else f32(dequant_scale_x).reshape(t, 1)
+
+    # query path
+    mm1 = _down_projection(x, weight_dq, x_scale, dequant_scale_w_dq, sc)
+    c_q = rms_norm(mm1, rmsnorm_gamma_cq, rmsnorm_epsilon_cq)
+    mm2 = _up_projection(c_q, weight_uq_qr, dequant_scale_w_uq_qr, smooth_scales_cq, sc)
+    heads = mm2.reshape(t, weight_uk.shape[0], D + DR)
+    q_c = bf16(heads[..., :D])                      # rounded where it enters the bf16 W_uk matmul
+    # the bf16 results, each rounded once (astype bfloat16 is bf16() without the float32 copy)
+    query = _per_head_matmul(q_c, weight_uk).astype(bfloat16)
+    query_rope = rope_deinterleaved(heads[..., D:], cos[:, None, :], sin[:, None, :]).astype(bfloat16)
+
+    # key path
+    mm3 = _down_projection(x, weight_dkv_kr, x_scale, dequant_scale_w_dkv_kr, sc)
+    kv = rms_norm(mm3[:, :HCKV], rmsnorm_gamma_ckv, rmsnorm_epsilon_ckv)
+    k_rope = bf16(rope_deinterleaved(mm3[:, HCKV:], cos, sin))
+    _store_caches(kv, k_rope, slots, kv_cache, kr_cache, quant_scale_ckv, quant_scale_ckr,
+                  cache_mode, sc)
+
+    if sc.query_int8:           # FQ-KVQ (numerics 9)
+        query, dequant_scale_q_nope = _dynamic_quant_query(f32(query))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rescaled = f32(query_rope) * f32(quant_scale_ckv).flat[0] / dequant_scale_q_nope
+        query_rope = rescaled.astype(bfloat16)
+    else:
+        dequant_scale_q_nope = np.zeros((1,), np.float32)
+    n = weight_uk.shape[0]
+    return (query.reshape(*tokens, n, HCKV), query_rope.reshape(*tokens, n, DR),
+            kv_cache, kr_cache, dequant_scale_q_nope)
+
+
+@kernel("mla.prolog")
+def mla_prolog_v1(**operands):
+    """V1: no full-quant scenarios and no dequant_scale_q_nope result."""
+    return mla_prolog_v2(**operands)[:4]
+
+
+# --------------------------------------------------------------------------------------------
+# stages
+# --------------------------------------------------------------------------------------------
+
+def _down_projection(x, weight, x_scale, w_scale, sc):
+    """x @ W_dq or x @ W_dkv_kr (numerics 2, 7).
+
+    bf16: the product rounded to bf16. Full quant: the exact int8 product dequantized per token
+    and per channel, float(acc) * x_scale[t] * w_scale[c], left unrounded for RmsNorm / RoPE.
+    """
+    if sc.full_quant:
+        return _int8_matmul(x, weight) * x_scale * f32(w_scale).reshape(1, -1)
+    return bf16(_bf16_matmul(x, weight))
+
+
+def _up_projection(c_q, weight_uq_qr, w_scale, smooth, sc):
+    """c_q @ W_uq_qr (numerics 2, 8).
+
+    bf16: bf16(bf16(c_q) @ W). int8 weight: z = c_q (float32, not rounded) * smooth is quantized
+    per token, z_int8 = rint(z / s) with s = max|z| / 127, and the exact int8 product is
+    dequantized as float(acc) * s[t] * w_scale[c]. A zero row has s = 0 and z_int8 = 0.
+    """
+    if not sc.uq_qr_int8:
+        return bf16(_bf16_matmul(bf16(c_q), weight_uq_qr))
+    z = c_q if smooth is None else c_q * f32(smooth).reshape(1, -1)
+    scale = np.max(np.abs(z), axis=-1, keepdims=True) / np.float32(127)
+    z_int8 = saturate_int8(np.divide(z, scale, out=np.zeros_like(z), where=scale > 0))
+    return _int8_matmul(z_int8, weight_uq_qr) * scale * f32(w_scale).reshape(1, -1)
+
+
+def _dynamic_quant_query(query):
+    """Per (token, head) over Hckv (numerics 9): scale = max|q| / 127, q8 = round(q * 127 / max),
+    ties away from zero; an all-zero row gives scale 0 and zeros. Returns (int8, (T, N, 1))."""
+    row_max = np.max(np.abs(query), axis=-1, keepdims=True)
+    # q * 127 is exact in float32 (bf16 values), so the division rounds only once.
+    ratio = np.divide(query * np.float32(127), row_max, out=np.zeros_like(query), where=row_max > 0)
+    return (np.clip(round_half_away(ratio), -128, 127).astype(np.int8),
+            row_max / np.float32(127))
+
+
+def _check_cache_index(slots, kv_cache):
+    """An index >= BlockNum * BlockSize is undefined on the device: reject the call up front.
+    BlockNum = 0 (Skv = 0) means "caches not updated", so nothing is checked then (spec A7)."""
+    capacity = kv_cache.shape[0] * kv_cache.shape[1]
+    if capacity and slots.size and slots.max() >= capacity:
+        t = int(np.argmax(slots >= capacity))
+        raise ValueError(f"cache_index: value {int(slots[t])} of token {t} is outside "
+                         f"[0, BlockNum*BlockSize) = [0, {capacity}) (negative values skip a token)")
+
+
+def _store_caches(kv, k_rope, slots, kv_cache, kr_cache, quant_scale_ckv, quant_scale_ckr,
+                  cache_mode, sc):
+    """Scatter the token rows into the paged caches (numerics 5, 6). Skipped: negative slots,
+    every token when BlockNum = 0; of duplicate slots the highest token wins."""
+    if kv_cache.shape[0] == 0:
+        return
+    tokens = _last_writers(slots)
+    kv, k_rope, slots = kv[tokens], k_rope[tokens], slots[tokens]
+    if sc.kv_int8:      # FQ-KVQ: per tensor (the first element); PQ-KVQ: per channel
+        scale = f32(quant_scale_ckv)
+        scale = scale.flat[0] if sc.full_quant else scale.reshape(1, -1)
+        kv_rows = saturate_int8(kv * scale)
+    else:
+        kv_rows = kv.astype(bfloat16)
+    if sc.kr_int8:
+        kr_rows = saturate_int8(k_rope * f32(quant_scale_ckr).reshape(1, -1))
+    else:
+        kr_rows = k_rope.astype(bfloat16)
+    scatter_paged_cache(kv_cache, slots, kv_rows, cache_mode)
+    scatter_paged_cache(kr_cache, slots, kr_rows, cache_mode)
+
+
+def _last_writers(slots):
+    """Indices of the tokens that write: non-negative slots, the last token of each slot."""
+    reversed_slots = slots[::-1]
+    _, first_in_reversed = np.unique(reversed_slots, return_index=True)
+    last = len(slots) - 1 - first_in_reversed
+    return np.sort(last[slots[last] >= 0])
+
+
+# --------------------------------------------------------------------------------------------
+# matmuls
+# --------------------------------------------------------------------------------------------
+
+# float32 sums of int8 x int8 products are exact while every partial sum stays below 2**24 in
+# magnitude; a K-chunk of 1024 rows bounds it by 1024 * 128 * 128 = 2**24 whatever order BLAS
+# adds in. The chunk sums are then added in float64 (exact: |acc| < 2**31).
+_INT8_K_CHUNK = 1024
+
+
+def _int8_matmul(a, weight: NZTensor) -> np.ndarray:
+    """int8 a (T, K) @ int8 weight (K, N) with exact int32 accumulation, as float(acc): float32."""
+    w = _weight_f32(weight)
+    a = f32(a)                                  # exact: int8 values
+    acc = np.zeros((a.shape[0], w.shape[1]), np.float64)
+    for k in range(0, w.shape[0], _INT8_K_CHUNK):
+        acc += a[:, k:k + _INT8_K_CHUNK] @ w[k:k + _INT8_K_CHUNK]
+    return acc.astype(np.float32)
+
+
+def _bf16_matmul(a, weight: NZTensor) -> np.ndarray:
+    """bf16-valued a (T, K) @ bf16 weight (K, N): float32 accumulation. The numpy backend returns
+    it unrounded, torch already rounded once to bf16; the caller's bf16() completes both."""
+    if _backend() == "torch":
+        torch = torch_module()
+        w = _cached(weight.kernel_cache, "mla.prolog/torch_bf16_nk", lambda: _torch_bf16(
+            torch, np.ascontiguousarray(weight.to_nd().T)))
+        x = torch.from_numpy(np.ascontiguousarray(a)).to(torch.bfloat16)   # exact: bf16 values
+        return torch.nn.functional.linear(x, w).float().numpy()
+    return a @ _weight_f32(weight)
+
+
+def _per_head_matmul(q_c, weight_uk) -> np.ndarray:
+    """query[t, n] = q_c[t, n] @ weight_uk[n]: (T, N, D) x (N, D, Hckv) -> (T, N, Hckv), float32
+    accumulation (unrounded for numpy, rounded once for torch)."""
+    q_heads = np.ascontiguousarray(q_c.transpose(1, 0, 2))                 # (N, T, D)
+    if _backend() == "torch":
+        torch = torch_module()
+        w = _torch_bf16(torch, weight_uk)                                  # no copy
+        q = torch.from_numpy(q_heads).to(torch.bfloat16)
+        out = torch.matmul(q, w).float().numpy()
+    else:
+        w = _cached_constant(weight_uk, "f32", lambda a: a.astype(np.float32))
+        out = np.matmul(q_heads, w)
+    return out.transpose(1, 0, 2)
+
+
+def _weight_f32(weight: NZTensor) -> np.ndarray:
+    """The logical (K, N) matrix as float32 (exact for bf16 and int8), converted once."""
+    return _cached(weight.kernel_cache, "mla.prolog/f32", lambda: weight.to_nd().astype(np.float32))
+
+
+def _cached(cache: dict, key, build):
+    value = cache.get(key)
+    if value is None:
+        value = cache[key] = build()
+    return value
+
+
+# weight_uk conversions, keyed by id(array) while the array lives; only for frozen arrays.
+_CONSTANTS: dict = {}
+
+
+def _cached_constant(array: np.ndarray, key: str, build):
+    """build(array), cached while `array` lives if it cannot change: read-only, and so is every
+    array it views. A writeable array is converted on every call."""
+    if not _is_frozen(array):
+        return build(array)
+    # `build` must not keep a reference to `array`, or the entry would keep it alive.
+    entry_key = (id(array), key)
+    entry = _CONSTANTS.get(entry_key)
+    if entry is None or entry[0]() is not array:
+        ref = weakref.ref(array, lambda _, k=entry_key: _CONSTANTS.pop(k, None))
+        entry = _CONSTANTS[entry_key] = (ref, build(array))
+    return entry[1]
+
+
+def _is_frozen(array) -> bool:
+    while isinstance(array, np.ndarray):
+        if array.flags.writeable:
+            return False
+        array = array.base
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# backend choice
+# --------------------------------------------------------------------------------------------
+
+def _backend() -> str:
+    """"numpy" or "torch" for the bf16 products: torch only when asked, or under "auto" on a
+    CPU with native bf16 (elsewhere torch's bf16 GEMM is far slower than float32 BLAS)."""
+    choice = matmul_choice()
+    if choice == "torch" and torch_module() is None:
+        raise RuntimeError("ASCEND_MLA_MATMUL=torch but torch cannot be imported")
+    if choice == "auto":
+        return "torch" if native_bf16_cpu() and torch_module() is not None else "numpy"
+    return choice
+
+
+def _torch_bf16(torch, array):
+    """A torch bf16 tensor sharing the bits of a bfloat16 NumPy array."""
+    bits = np.ascontiguousarray(array).view(np.int16)
+    with warnings.catch_warnings():             # read-only constants: torch only reads them
+        warnings.simplefilter("ignore", UserWarning)
+        return torch.from_numpy(bits).view(torch.bfloat16)
+
+
