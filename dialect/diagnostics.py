@@ -94,12 +94,14 @@ class DiagnosticCollector:
         return any(d.severity == "error" for d in self.diagnostics)
 
 
-def emit_warning(loc: ir.Location, message: str):
+def emit(loc: ir.Location, severity: str, message: str):
+    """A warning or remark at `loc` (MLIR's Python API can only emit errors): to the active
+    collector, or as a Python warning when none is active."""
     line, col = file_position(loc)
     if _active:
-        _active[-1].diagnostics.append(Diagnostic("warning", message, line, col))
+        _active[-1].diagnostics.append(Diagnostic(severity, message, line, col))
     else:
-        warnings.warn(message, stacklevel=2)
+        warnings.warn(f"{severity}: {message}", stacklevel=2)
 
 
 def record_mlir_error(error: ir.MLIRError) -> list[Diagnostic]:

@@ -6,7 +6,7 @@ from typing import Optional
 from mlir import ir
 from mlir.dialects import irdl
 
-from .diagnostics import emit_warning
+from .diagnostics import emit
 from .opdef import OpDef, Verdict
 
 
@@ -107,7 +107,7 @@ def verify_ops(root, *, profile: Optional[str] = None) -> bool:
                 op.location.emit_error(finding.text(opdef.name))
                 ok = False
             for finding in verdict.warnings:
-                emit_warning(op.location, finding.text(opdef.name))
+                emit(op.location, finding.severity, finding.text(opdef.name))
         return ir.WalkResult.ADVANCE
 
     root.operation.walk(visit)

@@ -18,7 +18,7 @@ A rule that reads a dynamic dimension through `dim()` holds until the shape is k
 
 Rules run in declaration order and verification stops at the first failed error rule, as an
 ODS verifier does: each rule may rely on the rules before it (a shape rule after the rank rule),
-and every invalid op gets exactly one error. Warnings (advisory rules) never stop it.
+and every invalid op gets exactly one error. Warnings and remarks (advisory rules) never stop it.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class Rule:
     check: Callable
     profiles: Optional[frozenset] = None  # None: every profile of the op
     kind: str = STATIC
-    severity: str = "error"               # "error" | "warning"
+    severity: str = "error"               # "error" | "warning" | "remark"
 
     def applies(self, profile: Optional[str], phase: str) -> bool:
         """phase: "static" (IR), "runtime" (only the data rules) or "all"."""
@@ -54,6 +54,8 @@ class RuleSet(list):
             profiles = (profiles,)
 
         def add(fn):
+            if severity not in ("error", "warning", "remark"):
+                raise ValueError(f"{id}: severity must be error, warning or remark, got {severity!r}")
             self.append(Rule(id, param, fn, frozenset(profiles) if profiles else None, kind, severity))
             return fn
         return add

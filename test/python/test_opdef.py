@@ -37,6 +37,12 @@ def many_rest(op, s):
         return f"{len(op.rest)} tensors is a lot"
 
 
+@rules.rule("T-006", "flag", severity="remark")
+def flag_set(op, s):
+    if op.flag:
+        return "flag is set: the slow path runs"
+
+
 @rules.rule("T-005", "out")
 def out_shape(op, s):
     if op.out.shape != (s.M, s.K):
@@ -153,6 +159,18 @@ def test_warnings_do_not_fail_verification(ctx):
     assert verify_ops(module.operation)
     assert [d.severity for d in ctx.diags.diagnostics] == ["warning"]
     assert "rest: 3 tensors is a lot [T-004]" in ctx.diags.diagnostics[0].message
+
+
+def test_remarks_are_reported_with_their_severity(ctx):
+    module, _ = build_thing(attrs={"flag": True})
+    assert verify_ops(module.operation)
+    assert [(d.severity, d.message) for d in ctx.diags.diagnostics] == [
+        ("remark", "'mlatest.thing' op flag: flag is set: the slow path runs [T-006]")]
+
+
+def test_unknown_severity_is_refused():
+    with pytest.raises(ValueError, match="severity must be error, warning or remark"):
+        RuleSet().rule("T-X", "a", severity="info")(lambda op, s: None)
 
 
 def test_wrong_attribute_kind_is_a_diagnostic_naming_the_attribute(ctx):

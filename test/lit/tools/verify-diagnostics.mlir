@@ -52,3 +52,15 @@ func.func @parse(%x: tensor<4x8xf32>) {
   not_an_op
   return
 }
+
+// -----
+
+// Notes are diagnostics of their own, at their own location.
+// expected-note @+1 {{see existing symbol definition here}}
+func.func @twice() {
+  return
+}
+// expected-error @+1 {{redefinition of symbol named 'twice'}}
+func.func @twice() {
+  return
+}
