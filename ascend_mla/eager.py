@@ -21,7 +21,7 @@ from .dialect.opdef import VARIADIC, OpDef, StructuralError
 from .dialect.types import TensorInfo, tensor_type
 from .runtime.backend import run_kernel
 from .runtime.formats import describe_value
-from . import interop
+from .runtime import interop
 
 _verified: dict = {}   # signature -> inferred result infos
 _context: Optional[ir.Context] = None

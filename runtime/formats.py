@@ -84,7 +84,8 @@ def format_cast(x, fmt: int):
     if fmt == FRACTAL_NZ:
         if isinstance(x, NZTensor):
             return x
-        nd = np.asarray(x)
+        from .interop import is_torch, torch_to_numpy
+        nd = torch_to_numpy(x) if is_torch(x) else np.asarray(x)
         if nd.ndim < 2:
             raise ValueError(f"format_cast: FRACTAL_NZ needs a tensor of rank >= 2, got shape {nd.shape}")
         return NZTensor(nd_to_nz(nd), nd.shape)

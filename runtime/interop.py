@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .runtime.kernels.common import bfloat16
+from .kernels.common import bfloat16
 
 
-def _is_torch(x) -> bool:
+def is_torch(x) -> bool:
     return type(x).__module__.startswith("torch") and hasattr(x, "detach")
 
 
@@ -39,7 +39,7 @@ def to_numpy_arguments(arguments: dict):
         nonlocal saw_torch
         if isinstance(v, (list, tuple)):
             return [convert(x) for x in v]
-        if _is_torch(v):
+        if is_torch(v):
             saw_torch = True
             return torch_to_numpy(v)
         return v
