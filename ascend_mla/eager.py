@@ -62,7 +62,7 @@ def call(opdef: OpDef, operands: Mapping[str, Any], attributes: Mapping[str, Any
     _warn(opdef, data_verdict.warnings)
 
     outputs = run_kernel(opdef.name, {s.name: arrays.get(s.name) for s in opdef.operands},
-                         snapshot.attributes)
+                         snapshot.attributes, results)
     outputs = tuple(outputs)
     if len(outputs) != len(results):
         raise AssertionError(f"{opdef.name} kernel returned {len(outputs)} results")

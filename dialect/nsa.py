@@ -33,7 +33,7 @@ Resolutions of what the seed leaves open (catalog B8), each as the kernel comput
   actual_seq_qlen (per-batch token counts, not cumulative): T = sum(actual_seq_qlen) and B is the
   number of block_table rows. Q_S = max(actual_seq_qlen) when given, else 1 (TND) or S1 (BSND).
 - actual_seq_qlen values lie in [1, 4], and in BSND also <= S1 (NSA-062; >= 1 is SEED SILENT).
-- BSND topk_indices is (B, S1, N2, K) (N10); output dtype equals query dtype (N18).
+- BSND topk_indices is (B, S1, N2, K) (N10); the output is f16 or bf16 whatever the query (the seed's table; N18 is NON-SEED EVIDENCE), inferred as the query's dtype.
 - L_b >= 1 (N14); "key/value S axis <= 8192" bounds L_b (N15); block_table may have more
   columns than the longest sequence needs (N16, ">=": the seed's "blocks the longest sequence
   needs" is read as the columns that must exist).
@@ -392,6 +392,8 @@ def block_table_rows(op, s):
 
 @rule("NSA-052", "actual_cmp_seq_kvlen")
 def cmp_lengths_count(op, s):
+    if not op.actual_cmp_seq_kvlen:  # wrong for any B >= 1, even a dynamic one
+        return "expected B >= 1 values (one per batch), got none"
     if len(op.actual_cmp_seq_kvlen) != s.B:
         return f"expected B = {s.B} values (one per batch), got {len(op.actual_cmp_seq_kvlen)}"
 
@@ -406,6 +408,8 @@ def bsnd_q_s_at_most_4(op, s):
 
 @rule("NSA-061", "actual_seq_qlen")
 def q_lengths_count(op, s):
+    if op.present("actual_seq_qlen") and not op.actual_seq_qlen:  # wrong for any B >= 1
+        return "expected B >= 1 values (one per batch), got none"
     if op.present("actual_seq_qlen") and len(op.actual_seq_qlen) != s.B:
         return f"expected B = {s.B} values (one per batch), got {len(op.actual_seq_qlen)}"
 
@@ -414,10 +418,11 @@ def q_lengths_count(op, s):
 def q_lengths_range(op, s):
     if not op.present("actual_seq_qlen"):
         return None
-    top = MAX_Q_S if op.layout == "TND" else min(MAX_Q_S, dim(op.query, 1))
+    s1 = op.query.shape[1] if op.layout == "BSND" else None  # None: TND or a dynamic S axis
+    top = MAX_Q_S if s1 is None else min(MAX_Q_S, s1)
     for b, n in enumerate(op.actual_seq_qlen):
         if not 1 <= n <= top:
-            bound = f"Q_S <= {MAX_Q_S}" + ("" if op.layout == "TND" else " and <= the query S axis")
+            bound = f"Q_S <= {MAX_Q_S}" + ("" if s1 is None else " and <= the query S axis")
             return f"expected values in [1, {top}] ({bound}), got {n} for batch {b}"
 
 
@@ -438,24 +443,10 @@ def sel_lengths_given(op, s):
 
 @rule("NSA-063", "actual_sel_seq_kvlen")
 def sel_lengths_count(op, s):
+    if s.Q_S > 1 and not op.actual_sel_seq_kvlen:  # wrong for any B >= 1
+        return "expected B >= 1 values when Q_S > 1, got none"
     if s.Q_S > 1 and len(op.actual_sel_seq_kvlen) != s.B:
         return f"expected B = {s.B} values when Q_S > 1, got {len(op.actual_sel_seq_kvlen)}"
-
-
-@rule("NSA-X01", "actual_sel_seq_kvlen", severity="warning")
-def sel_lengths_match_compressed_lengths(op, s):
-    # NON-SEED EVIDENCE (catalog B3.3, newer document): the device runs Q_S > 1 only when
-    # L_b == (actual_sel_seq_kvlen[b] - l) // d + 1 for every batch, and otherwise silently
-    # falls back to one query token. The seed does not say so: a warning, never an error.
-    if s.Q_S <= 1 or not op.present("actual_cmp_seq_kvlen"):
-        return None
-    l, d = op.compress_block_size, op.compress_stride
-    for b, (length, sel) in enumerate(zip(op.actual_cmp_seq_kvlen, op.actual_sel_seq_kvlen)):
-        if length != (sel - l) // d + 1:
-            return (f"batch {b}: actual_cmp_seq_kvlen {length} != (actual_sel_seq_kvlen - "
-                    f"compress_block_size) // compress_stride + 1 = {(sel - l) // d + 1}; the "
-                    f"device then falls back to single-token mode")
-    return None
 
 
 # --- compressed kv lengths -----------------------------------------------------------------
@@ -555,6 +546,23 @@ def select_count_fits(op, s):
                 f"{_ceil_formula(op, s, b)} for batch {b}, got {op.select_block_count}")
 
 
+@rule("NSA-X01", "actual_sel_seq_kvlen", severity="warning")
+def sel_lengths_match_compressed_lengths(op, s):
+    # Declared after NSA-070..077: it divides by compress_stride, which they validate.
+    # NON-SEED EVIDENCE (catalog B3.3, newer document): the device runs Q_S > 1 only when
+    # L_b == (actual_sel_seq_kvlen[b] - l) // d + 1 for every batch, and otherwise silently
+    # falls back to one query token. The seed does not say so: a warning, never an error.
+    if s.Q_S <= 1 or not op.present("actual_cmp_seq_kvlen"):
+        return None
+    l, d = op.compress_block_size, op.compress_stride
+    for b, (length, sel) in enumerate(zip(op.actual_cmp_seq_kvlen, op.actual_sel_seq_kvlen)):
+        if length != (sel - l) // d + 1:
+            return (f"batch {b}: actual_cmp_seq_kvlen {length} != (actual_sel_seq_kvlen - "
+                    f"compress_block_size) // compress_stride + 1 = {(sel - l) // d + 1}; the "
+                    f"device then falls back to single-token mode")
+    return None
+
+
 # --- reserved / informational ----------------------------------------------------------------
 
 @rule("NSA-090", "topk_mask", severity="warning")
@@ -598,8 +606,11 @@ def _same_shape(actual, expected) -> bool:
 
 @rule("NSA-014", "output")
 def output_dtype(op, s):
-    if op.output.dtype != op.query.dtype:
-        return f"expected the element type of query ({op.query.dtype}), got {op.output.dtype}"
+    # The seed's parameter table gives output FLOAT16/BFLOAT16 on its own ("完全相同" binds
+    # query, key and value only); N18's output = query dtype is NON-SEED EVIDENCE, so it does
+    # not reject IR. Eager calls infer the query's type.
+    if op.output.dtype not in ("f16", "bf16"):
+        return f"expected element type f16 or bf16, got {op.output.dtype}"
 
 
 @rule("NSA-015", "topk_indices")

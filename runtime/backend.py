@@ -6,6 +6,8 @@ is present and the CPU interpreter otherwise, and says which once.
 from __future__ import annotations
 
 import ctypes.util
+import functools
+import inspect
 import logging
 import os
 
@@ -59,7 +61,16 @@ def _npu_unavailable():
         "use set_backend('cpu') or 'auto'")
 
 
-def run_kernel(op_name: str, operands: dict, attributes: dict):
-    """Execute one op on the current backend; returns its results as a tuple."""
+def run_kernel(op_name: str, operands: dict, attributes: dict, result_types: dict | None = None):
+    """Execute one op on the current backend; returns its results as a tuple. A kernel that
+    takes `result_types` (name -> TensorInfo) gets the op's result types, for ops whose result
+    element type is a choice of the IR rather than a function of the operands."""
     get_backend()
-    return get_kernel(op_name)(**operands, **attributes)
+    fn = get_kernel(op_name)
+    extra = {"result_types": result_types} if result_types is not None and _wants_result_types(fn) else {}
+    return fn(**operands, **attributes, **extra)
+
+
+@functools.lru_cache(maxsize=None)
+def _wants_result_types(fn) -> bool:
+    return "result_types" in inspect.signature(fn).parameters

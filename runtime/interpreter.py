@@ -94,7 +94,8 @@ def run_function(fn, inputs: Sequence) -> list:
         verdict = opdef.check(actual.with_values(operands), phase=phase)
         if not verdict.ok:
             raise VerificationError("\n".join(f.text(name) for f in verdict.errors), verdict.errors)
-        results = run_kernel(name, operands, snapshot.attributes)
+        result_types = {r: getattr(snapshot, r) for r in opdef.result_names}
+        results = run_kernel(name, operands, snapshot.attributes, result_types)
         for result, value in zip(op.results, results):
             env[result] = value
     raise InterpreterError("function body has no func.return")

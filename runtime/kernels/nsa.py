@@ -33,8 +33,9 @@ public Ascend kernel, NON-SEED EVIDENCE, which spec/numerics.md asks us to follo
 - Precision (N12): q . K^T accumulates in float32 from the bf16/fp16 inputs, then is multiplied
   by scale_value rounded to float32 (the device's Muls); softmax in float32; the probabilities
   are rounded to the input dtype (round half to even) before P . V, which accumulates in
-  float32; the output is rounded half to even to the query dtype (N18: output dtype = query
-  dtype).
+  float32; the output is rounded half to even to the output's type: FLOAT16 or BFLOAT16, the
+  query's by default (N18's "output dtype = query dtype" is NON-SEED EVIDENCE, so IR may choose
+  the other one; the kernel receives the result types).
 - Query tokens (N9): Q_S = max(actual_seq_qlen), or 1 when it is absent. actual_seq_qlen holds
   per-batch lengths (not cumulative). TND: T = sum(actual_seq_qlen) (T = B when absent), the
   tokens of batch b packed after those of batch b - 1. BSND: the first actual_seq_qlen[b] rows
@@ -59,6 +60,7 @@ import math
 import numpy as np
 
 from . import kernel
+from ...dialect.types import numpy_dtype
 from .common import f32, round_to
 
 MASKED_SCORE = np.float32(-3e38)  # the device writes this score into a masked position
@@ -71,9 +73,11 @@ def nsa_compress_attention_infer(*, query, key, value, atten_mask, block_table, 
                                  scale_value, head_num, key_value_head_num, select_block_size,
                                  select_block_count, page_block_size, compress_block_size,
                                  compress_stride, actual_seq_qlen, actual_cmp_seq_kvlen,
-                                 actual_sel_seq_kvlen, layout, sparse_mode):
+                                 actual_sel_seq_kvlen, layout, sparse_mode, result_types=None):
     del topk_mask, sparse_mode  # reserved by the seed ("预留参数，暂未使用")
-    out_dtype = query.dtype
+    io_dtype = query.dtype      # P is rounded to the input dtype before P . V
+    # The output may be FLOAT16 or BFLOAT16 whatever the query is (seed parameter table).
+    out_dtype = numpy_dtype(result_types["output"].dtype) if result_types else query.dtype
     batch = len(actual_cmp_seq_kvlen)
     n2 = key_value_head_num
     d1 = query.shape[-1]
@@ -95,7 +99,7 @@ def nsa_compress_attention_infer(*, query, key, value, atten_mask, block_table, 
             if masking else np.zeros(q_lens[b], bool)
 
         probs = _attention_probs(q_rows[tokens], keys, scale_value, masked)  # (N2, q, G, L)
-        out_rows[tokens] = _merge_heads(_probs_times_values(probs, values, out_dtype))
+        out_rows[tokens] = _merge_heads(_probs_times_values(probs, values, io_dtype))
         group_scores = _group_sum(blocks.importance_scores(probs, cmp_len))  # (N2, q, nSel)
         topk_rows[tokens] = _top_k(group_scores, select_block_count).transpose(1, 0, 2)
 
@@ -157,10 +161,10 @@ def _softmax(x) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def _probs_times_values(probs, values, out_dtype) -> np.ndarray:
+def _probs_times_values(probs, values, io_dtype) -> np.ndarray:
     """P . V with P rounded to the input dtype first: (N2, tokens, G, L) x (N2, L, D2)."""
     n2, tokens, group, length = probs.shape
-    p = round_to(probs, out_dtype).reshape(n2, tokens * group, length)
+    p = round_to(probs, io_dtype).reshape(n2, tokens * group, length)
     return (p @ values).reshape(n2, tokens, group, -1)
 
 

@@ -280,3 +280,24 @@ def test_seed_example():
     # blocks of that range.
     assert topk.min() >= 0 and topk.max() < 1025
     assert all(len(set(row)) == 16 for row in topk.reshape(-1, 16).tolist())
+
+
+def test_ir_may_choose_the_other_output_type():
+    """An f16 output for a bf16 query (NSA-014): the kernel rounds its float32 result once,
+    to f16, and the indices do not change."""
+    case = dict(tnd_case(), scale_value=0.125)   # the scale written in the IR below
+    text = """
+    func.func @f(%q: tensor<2x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<2x4xi32>) -> (tensor<2x8x16xf16>, tensor<2x2x4xi32>) {
+      %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %bt) {operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>, scale_value = 0.125 : f64, head_num = 8, key_value_head_num = 2, select_block_size = 32, select_block_count = 4, page_block_size = 16, compress_block_size = 32, compress_stride = 16, actual_cmp_seq_kvlen = array<i64: 40, 50>} : (tensor<2x8x32xbf16>, tensor<8x16x64xbf16>, tensor<8x16x32xbf16>, tensor<2x4xi32>) -> (tensor<2x8x16xf16>, tensor<2x2x4xi32>)
+      return %0#0, %0#1 : tensor<2x8x16xf16>, tensor<2x2x4xi32>
+    }"""
+    assert (case["head_num"], case["key_value_head_num"]) == (8, 2)
+    program = ascend_mla.compile(text)
+    out16, topk16 = program(case["query"], case["key"], case["value"], case["block_table"])
+    out_bf16, topk = call(case)
+    assert out16.dtype == np.float16 and out_bf16.dtype == BF16
+    np.testing.assert_array_equal(topk16, topk)
+    # f16 keeps 3 more mantissa bits than bf16: both round the same float32 values, so they
+    # agree within one bf16 ulp (2^-8 relative), and f16 is not just a copy of the bf16 result.
+    np.testing.assert_allclose(out16.astype(np.float32), out_bf16.astype(np.float32), rtol=2**-8, atol=1e-6)
+    assert not np.array_equal(out16.astype(np.float32), out_bf16.astype(np.float32))

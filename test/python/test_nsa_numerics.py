@@ -54,7 +54,10 @@ def reference(query, key, value, scale_value, head_num, key_value_head_num, sele
     tolerance = np.zeros_like(expected_out)
     expected_topk = np.full((rows.shape[0], n2, k), -1, np.int64)
     scores_by_row = {}
-    multi_token = actual_seq_qlen is not None and max(actual_seq_qlen) > 1
+    # Q_S, the most tokens of one batch: BSND without actual_seq_qlen has S1 in every batch.
+    q_s = max(actual_seq_qlen) if actual_seq_qlen is not None else \
+        query.shape[1] if layout == "BSND" else 1
+    multi_token = q_s > 1
 
     for b, row, i, q_len in token_rows(layout, query.shape, actual_seq_qlen,
                                        len(actual_cmp_seq_kvlen)):
@@ -319,6 +322,21 @@ def test_multi_token_queries(layout, dtype, mask):
             assert np.all(topk[b, q_len:] == -1)
 
 
+@pytest.mark.parametrize("mask", [False, True], ids=["no_mask", "mask"])
+def test_bsnd_without_actual_seq_qlen_has_s1_tokens_per_batch(mask):
+    """BSND without actual_seq_qlen: every row of the S axis is a token (Q_S = S1 = 3 > 1), so
+    the results equal those of actual_seq_qlen = [3, 3], and a mask hides the last window from
+    the early tokens (sel_tails 0 and 1: tokens 0-1 of batch 0, token 0 of batch 1)."""
+    rng = np.random.default_rng(5100 + mask)
+    inputs = make_inputs(rng, l=32, d=16, l_sel=64, k=4, cmp_lens=[40, 30], q_lens=[3, 3],
+                         sel_tails=[0, 1], mask=mask, layout="BSND")
+    with_lengths = nsa_compress_attention_infer(**inputs)
+    del inputs["actual_seq_qlen"]
+    output, topk = check(inputs)
+    np.testing.assert_array_equal(output.view(np.uint16), with_lengths[0].view(np.uint16))
+    np.testing.assert_array_equal(topk, with_lengths[1])
+
+
 @pytest.mark.parametrize("tail, masked_tokens", [(0, [0, 1, 2]), (1, [0, 1]), (2, [0]),
                                                  (3, []), (15, [])])
 def test_mask_hides_the_last_window_from_earlier_tokens(tail, masked_tokens):
@@ -367,6 +385,20 @@ def test_probability_mass_lands_in_the_documented_slots(hot, expected):
     keys[hot] = 8.0  # logit 128 against 0: exp(-128) is 0 in float32, P is exactly one-hot
     rng = np.random.default_rng(7000)
     inputs = make_inputs(rng, l=32, d=16, l_sel=64, k=5, cmp_lens=[length], n1=4, n2=1,
+                         d1=d1, d2=16, scale=1.0, keys=[keys], queries=np.ones((1, 4, d1)))
+    _, topk = check(inputs)
+    assert topk[0, 0].tolist() == expected
+
+
+@pytest.mark.parametrize("k, expected", [(1, [0]), (2, [0, 9]), (3, [0, 9, 10])])
+def test_fewer_picks_than_forced_blocks_keep_the_lowest_forced(k, expected):
+    """K <= 3: the forced slots 0, nSel-2, nSel-1 tie at +inf, so the stable order keeps the
+    lowest of them; slot 3, the best unforced one (hot key 14, as above), is left out."""
+    length, d1 = 40, 16
+    keys = np.zeros((length, d1))
+    keys[14] = 8.0
+    rng = np.random.default_rng(7100)
+    inputs = make_inputs(rng, l=32, d=16, l_sel=64, k=k, cmp_lens=[length], n1=4, n2=1,
                          d1=d1, d2=16, scale=1.0, keys=[keys], queries=np.ones((1, 4, d1)))
     _, topk = check(inputs)
     assert topk[0, 0].tolist() == expected

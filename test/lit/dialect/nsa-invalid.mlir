@@ -319,6 +319,15 @@ func.func @cmp_lengths_count(%q: tensor<2x8x32xbf16>, %k: tensor<8x16x64xbf16>, 
 
 // -----
 
+// NSA-052: B >= 1, so an empty actual_cmp_seq_kvlen is wrong even while B is dynamic
+func.func @cmp_lengths_empty_dynamic_batch(%q: tensor<?x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<?x4xi32>) {
+  // expected-error @+1 {{actual_cmp_seq_kvlen: expected B >= 1 values (one per batch), got none [NSA-052]}}
+  %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %bt) {scale_value = 0.125 : f64, head_num = 8, key_value_head_num = 2, select_block_size = 32, select_block_count = 4, page_block_size = 16, compress_block_size = 32, compress_stride = 16, actual_cmp_seq_kvlen = array<i64>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>} : (tensor<?x8x32xbf16>, tensor<8x16x64xbf16>, tensor<8x16x32xbf16>, tensor<?x4xi32>) -> (tensor<?x8x16xbf16>, tensor<?x2x4xi32>)
+  return
+}
+
+// -----
+
 // NSA-060: 仅支持query的S轴小于等于4
 func.func @bsnd_s5(%q: tensor<2x5x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<2x4xi32>) {
   // expected-error @+1 {{query: expected an S axis (Q_S) <= 4, got 5 [NSA-060]}}
@@ -337,6 +346,15 @@ func.func @q_lengths_count(%q: tensor<2x4x8x32xbf16>, %k: tensor<8x16x64xbf16>, 
 
 // -----
 
+// NSA-061: B >= 1, so an empty actual_seq_qlen is wrong even while B is dynamic
+func.func @q_lengths_empty_dynamic_batch(%q: tensor<?x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<?x4xi32>) {
+  // expected-error @+1 {{actual_seq_qlen: expected B >= 1 values (one per batch), got none [NSA-061]}}
+  %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %bt) {scale_value = 0.125 : f64, head_num = 8, key_value_head_num = 2, select_block_size = 32, select_block_count = 4, page_block_size = 16, compress_block_size = 32, compress_stride = 16, actual_cmp_seq_kvlen = array<i64: 40, 50>, actual_seq_qlen = array<i64>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>} : (tensor<?x8x32xbf16>, tensor<8x16x64xbf16>, tensor<8x16x32xbf16>, tensor<?x4xi32>) -> (tensor<?x8x16xbf16>, tensor<?x2x4xi32>)
+  return
+}
+
+// -----
+
 // NSA-062: Q_S <= 4
 func.func @q_length_5(%q: tensor<7x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<2x4xi32>) {
   // expected-error @+1 {{actual_seq_qlen: expected values in [1, 4] (Q_S <= 4), got 5 for batch 1 [NSA-062]}}
@@ -350,6 +368,15 @@ func.func @q_length_5(%q: tensor<7x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: ten
 func.func @q_length_above_s1(%q: tensor<2x2x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<2x4xi32>) {
   // expected-error @+1 {{actual_seq_qlen: expected values in [1, 2] (Q_S <= 4 and <= the query S axis), got 3 for batch 1 [NSA-062]}}
   %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %bt) {scale_value = 0.125 : f64, head_num = 8, key_value_head_num = 2, select_block_size = 32, select_block_count = 4, page_block_size = 16, compress_block_size = 32, compress_stride = 16, actual_cmp_seq_kvlen = array<i64: 40, 50>, layout = "BSND", actual_seq_qlen = array<i64: 2, 3>, actual_sel_seq_kvlen = array<i64: 656, 816>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>} : (tensor<2x2x8x32xbf16>, tensor<8x16x64xbf16>, tensor<8x16x32xbf16>, tensor<2x4xi32>) -> (tensor<2x2x8x16xbf16>, tensor<2x2x2x4xi32>)
+  return
+}
+
+// -----
+
+// NSA-062: Q_S <= 4 holds while the BSND S axis is dynamic
+func.func @q_length_5_dynamic_s1(%q: tensor<2x?x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<2x4xi32>) {
+  // expected-error @+1 {{actual_seq_qlen: expected values in [1, 4] (Q_S <= 4), got 5 for batch 0 [NSA-062]}}
+  %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %bt) {scale_value = 0.125 : f64, head_num = 8, key_value_head_num = 2, select_block_size = 32, select_block_count = 4, page_block_size = 16, compress_block_size = 32, compress_stride = 16, actual_cmp_seq_kvlen = array<i64: 40, 50>, layout = "BSND", actual_seq_qlen = array<i64: 5, 1>, actual_sel_seq_kvlen = array<i64: 656, 816>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>} : (tensor<2x?x8x32xbf16>, tensor<8x16x64xbf16>, tensor<8x16x32xbf16>, tensor<2x4xi32>) -> (tensor<2x?x8x16xbf16>, tensor<2x?x2x4xi32>)
   return
 }
 
@@ -400,6 +427,15 @@ func.func @sel_lengths_count(%q: tensor<2x2x8x32xbf16>, %k: tensor<8x16x64xbf16>
 
 // -----
 
+// NSA-063: B >= 1, so an empty actual_sel_seq_kvlen is wrong even while B is dynamic
+func.func @sel_lengths_empty_dynamic_batch(%q: tensor<?x2x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<?x4xi32>) {
+  // expected-error @+1 {{actual_sel_seq_kvlen: expected B >= 1 values when Q_S > 1, got none [NSA-063]}}
+  %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %bt) {scale_value = 0.125 : f64, head_num = 8, key_value_head_num = 2, select_block_size = 32, select_block_count = 4, page_block_size = 16, compress_block_size = 32, compress_stride = 16, actual_cmp_seq_kvlen = array<i64: 40, 50>, layout = "BSND", actual_sel_seq_kvlen = array<i64>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>} : (tensor<?x2x8x32xbf16>, tensor<8x16x64xbf16>, tensor<8x16x32xbf16>, tensor<?x4xi32>) -> (tensor<?x2x8x16xbf16>, tensor<?x2x2x4xi32>)
+  return
+}
+
+// -----
+
 // NSA-064: 仅支持key/value的S轴小于等于8192
 func.func @cmp_length_8193(%q: tensor<2x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<2x513xi32>) {
   // expected-error @+1 {{actual_cmp_seq_kvlen: expected values <= 8192, got 8193 for batch 1 [NSA-064]}}
@@ -440,6 +476,16 @@ func.func @compress_block_24(%q: tensor<2x8x32xbf16>, %k: tensor<8x16x64xbf16>, 
 func.func @compress_stride_80(%q: tensor<2x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<2x4xi32>) {
   // expected-error @+1 {{compress_stride: expected one of 16, 32, 48, 64, got 80 [NSA-071]}}
   %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %bt) {scale_value = 0.125 : f64, head_num = 8, key_value_head_num = 2, select_block_size = 96, select_block_count = 4, page_block_size = 16, compress_block_size = 96, compress_stride = 80, actual_cmp_seq_kvlen = array<i64: 40, 50>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>} : (tensor<2x8x32xbf16>, tensor<8x16x64xbf16>, tensor<8x16x32xbf16>, tensor<2x4xi32>) -> (tensor<2x8x16xbf16>, tensor<2x2x4xi32>)
+  return
+}
+
+// -----
+
+// NSA-071: compressBlockStride = 0 (the REG_OP default) with Q_S > 1 is reported, not divided by
+// (the NSA-X01 warning divides by compress_stride and runs after this rule)
+func.func @compress_stride_0_several_tokens(%q: tensor<2x2x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<2x4xi32>) {
+  // expected-error @+1 {{compress_stride: expected one of 16, 32, 48, 64, got 0 [NSA-071]}}
+  %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %bt) {scale_value = 0.125 : f64, head_num = 8, key_value_head_num = 2, select_block_size = 32, select_block_count = 4, page_block_size = 16, compress_block_size = 32, compress_stride = 0, actual_cmp_seq_kvlen = array<i64: 40, 50>, layout = "BSND", actual_sel_seq_kvlen = array<i64: 656, 816>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>} : (tensor<2x2x8x32xbf16>, tensor<8x16x64xbf16>, tensor<8x16x32xbf16>, tensor<2x4xi32>) -> (tensor<2x2x8x16xbf16>, tensor<2x2x2x4xi32>)
   return
 }
 
@@ -508,19 +554,10 @@ func.func @select_count_22(%q: tensor<2x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v
 
 // -----
 
-// NSA-014: output: FLOAT16、BFLOAT16 (the dtype of query)
+// NSA-014: output: FLOAT16、BFLOAT16 (either, whatever the query is: see nsa.mlir @output_f16)
 func.func @output_f32(%q: tensor<2x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<2x4xi32>) {
-  // expected-error @+1 {{output: expected the element type of query (bf16), got f32 [NSA-014]}}
+  // expected-error @+1 {{output: expected element type f16 or bf16, got f32 [NSA-014]}}
   %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %bt) {scale_value = 0.125 : f64, head_num = 8, key_value_head_num = 2, select_block_size = 32, select_block_count = 4, page_block_size = 16, compress_block_size = 32, compress_stride = 16, actual_cmp_seq_kvlen = array<i64: 40, 50>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>} : (tensor<2x8x32xbf16>, tensor<8x16x64xbf16>, tensor<8x16x32xbf16>, tensor<2x4xi32>) -> (tensor<2x8x16xf32>, tensor<2x2x4xi32>)
-  return
-}
-
-// -----
-
-// NSA-014: output dtype equals query dtype (SEED SILENT)
-func.func @output_f16(%q: tensor<2x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<2x4xi32>) {
-  // expected-error @+1 {{output: expected the element type of query (bf16), got f16 [NSA-014]}}
-  %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %bt) {scale_value = 0.125 : f64, head_num = 8, key_value_head_num = 2, select_block_size = 32, select_block_count = 4, page_block_size = 16, compress_block_size = 32, compress_stride = 16, actual_cmp_seq_kvlen = array<i64: 40, 50>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>} : (tensor<2x8x32xbf16>, tensor<8x16x64xbf16>, tensor<8x16x32xbf16>, tensor<2x4xi32>) -> (tensor<2x8x16xf16>, tensor<2x2x4xi32>)
   return
 }
 

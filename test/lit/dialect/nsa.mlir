@@ -87,3 +87,14 @@ func.func @invalid_base(%q: tensor<2x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: t
   %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %bt) {operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>, scale_value = 0.125 : f64, head_num = 8, key_value_head_num = 2, select_block_size = 32, select_block_count = 4, page_block_size = 16, compress_block_size = 32, compress_stride = 16, actual_cmp_seq_kvlen = array<i64: 40, 50>} : (tensor<2x8x32xbf16>, tensor<8x16x64xbf16>, tensor<8x16x32xbf16>, tensor<2x4xi32>) -> (tensor<2x8x16xbf16>, tensor<2x2x4xi32>)
   return %0#0, %0#1 : tensor<2x8x16xbf16>, tensor<2x2x4xi32>
 }
+
+// -----
+
+// The output may be FLOAT16 or BFLOAT16 whatever the query is (NSA-014; the catalog's
+// "output = query dtype" is NON-SEED EVIDENCE and does not reject IR).
+// CHECK-LABEL: func.func @output_f16
+// CHECK-SAME: -> (tensor<2x8x16xf16>, tensor<2x2x4xi32>)
+func.func @output_f16(%q: tensor<2x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<2x4xi32>) -> (tensor<2x8x16xf16>, tensor<2x2x4xi32>) {
+  %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %bt) {operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>, scale_value = 0.125 : f64, head_num = 8, key_value_head_num = 2, select_block_size = 32, select_block_count = 4, page_block_size = 16, compress_block_size = 32, compress_stride = 16, actual_cmp_seq_kvlen = array<i64: 40, 50>} : (tensor<2x8x32xbf16>, tensor<8x16x64xbf16>, tensor<8x16x32xbf16>, tensor<2x4xi32>) -> (tensor<2x8x16xf16>, tensor<2x2x4xi32>)
+  return %0#0, %0#1 : tensor<2x8x16xf16>, tensor<2x2x4xi32>
+}
