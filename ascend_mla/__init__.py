@@ -7,8 +7,8 @@
 from .errors import VerificationError, VerificationWarning
 from .compiler import CompileError, Program, compile
 from .runtime.backend import get_backend, set_backend
-from .runtime.formats import FRACTAL_NZ, ND, NZTensor, format_cast, get_format
+from .runtime.formats import FRACTAL_NZ, ND, NZTensor, format_cast, get_format, nz_cache_view
 from . import ops
 
 __all__ = ["compile", "Program", "CompileError", "VerificationError", "VerificationWarning", "set_backend", "get_backend", "ND", "FRACTAL_NZ", "NZTensor",
-           "format_cast", "get_format", "ops"]
+           "format_cast", "get_format", "nz_cache_view", "ops"]

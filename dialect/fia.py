@@ -50,7 +50,8 @@ Documented choices (register section 9 "Recommended" unless said otherwise):
     D % 32 == 0. S39 "Ring Attention" = softmax_lse_flag.
   - S40/S41 the output dtype: int8 when quant_scale2 is given, else float16 for an int8 query,
     else the query dtype; infer_results derives it the same way (so in an eager call the output
-    dtype is never a free choice).
+    dtype is never a free choice). S41 also: an i8 query takes an i8 key, a float query a float
+    key of its own dtype (no f16/bf16 mix) or an integer key (FIA-099).
   - S44 per-token antiquant scales have S' >= KV_S (page attention: >= maxBlockNumPerSeq *
     block_size). S45/S46 modes 3 and 4: (B, KV_N, S') and (block_num, block_size), float32.
     S48 modes 4/5 need page attention. S47 mode 6 is rejected (FIA-160).
@@ -100,9 +101,11 @@ import math
 
 import numpy as np
 
+from mlir import ir
+
 from .dialect import MLA
 from .opdef import OpDef, f64, i1, i64, i64_array, operand, optional, string, variadic
-from .rules import RUNTIME, STATIC, RuleSet, dim, waive
+from .rules import DATAFLOW, RUNTIME, STATIC, RuleSet, dim, waive
 from .types import FRACTAL_NZ, TensorInfo
 
 OP_NAME = "mla.fused_infer_attention_score"
@@ -282,7 +285,9 @@ SYMBOLS = {
     "kv_valid": lambda op, s: s.askv if s.askv is not None else s.kv_lengths,
     "P": _prefix_length,
     "max_blocks": _max_blocks,
-    "q_left_pad": lambda op, s: (op.query_padding_size is not None
+    # query left padding exists in the prompt branch only: with Q_S == 1 query_padding_size
+    # and actual_seq_lengths are both ignored (L290, L688)
+    "q_left_pad": lambda op, s: (not s.incre and op.query_padding_size is not None
                                  and op.present("actual_seq_lengths")),
     "kv_left_pad": lambda op, s: (op.kv_padding_size is not None
                                   and op.present("actual_seq_lengths_kv")),
@@ -433,6 +438,40 @@ def static_shapes(op, s, name):
             continue
         if dynamic:
             return f"expected a static shape, got {t}"
+
+
+@rule("FIA-MLA-20", ("key", "value", "key_rope"), mla=True, kind=DATAFLOW)
+def cache_read_in_its_written_layout(op, s, name):
+    """A paged cache is read in the layout its producer wrote: mla.prolog(_v2) in PA_NZ mode
+    writes NZ-ordered blocks into an ND-typed tensor, which attention must read through
+    mla.nz_cache_view (and a PA_BSND cache must not be viewed as NZ). Without this check the
+    program would verify and silently read the bytes in the wrong order."""
+    values = getattr(op, name)
+    for value in values if isinstance(values, list) else [values]:
+        source, viewed = _cache_producer(value)
+        if source is None:
+            continue
+        mode = source.attributes["cache_mode"].value if "cache_mode" in source.attributes else "PA_BSND"
+        if mode == "PA_NZ" and not viewed:
+            return (f"this is a PA_NZ cache written by '{source.name}' (NZ-ordered blocks); read it "
+                    f"through 'mla.nz_cache_view' to get the FRACTAL_NZ tensor attention expects")
+        if mode == "PA_BSND" and viewed:
+            return (f"'mla.nz_cache_view' of a PA_BSND cache written by '{source.name}': its blocks "
+                    f"are row-major, not NZ")
+
+
+def _cache_producer(value):
+    """(the mla.prolog/prolog_v2 op whose cache result this is, whether it went through
+    mla.nz_cache_view), or (None, False)."""
+    viewed = False
+    owner = value.owner if isinstance(value, ir.OpResult) else None
+    if owner is not None and owner.name == "mla.nz_cache_view":
+        viewed = True
+        value = owner.operands[0]
+        owner = value.owner if isinstance(value, ir.OpResult) else None
+    if owner is not None and owner.name in ("mla.prolog", "mla.prolog_v2") and value.result_number in (2, 3):
+        return owner, viewed
+    return None, False
 
 
 # =============================================================================================
@@ -1019,7 +1058,7 @@ def prompt_head_dim_alignment(op, s):
         return f"expected head dim D % {align} == 0 ({why} in query/key/value/out), got {s.D}"
 
 
-@rule("FIA-053", "num_heads", branch="prompt", severity="warning")
+@rule("FIA-053", "num_heads", branch="prompt", mla=False, severity="warning")
 def prompt_hidden_advice(op, s):
     if op.input_layout in ("BSH", "BSND") and s.N * s.D >= 65535:
         return f"N*D < 65535 is recommended for {op.input_layout}, got {s.N}*{s.D} = {s.N * s.D}"
@@ -1424,11 +1463,11 @@ def intercept_mode4_next(op, s):
                     f"rows empty (int8 output with quant_offset2, sparse_mode 4)")
 
 
-@rule("FIA-083", "pre_tokens", branch="prompt")
-def int8_band_tokens(op, s):
-    if op.sparse_mode == 4 and _int8_out(op) and (op.pre_tokens < 0 or op.next_tokens < 0):
-        return (f"pre_tokens and next_tokens must be >= 0 with int8 output and sparse_mode 4, "
-                f"got {op.pre_tokens} and {op.next_tokens}")
+@rule("FIA-083", ("pre_tokens", "next_tokens"), branch="prompt")
+def int8_band_tokens(op, s, name):
+    tokens = getattr(op, name)
+    if op.sparse_mode == 4 and _int8_out(op) and tokens < 0:
+        return f"expected >= 0 with int8 output and sparse_mode 4 (band), got {tokens}"
 
 
 # =============================================================================================
@@ -1568,9 +1607,14 @@ def float_query_out(op, s):
 
 
 @rule("FIA-099", "key")
-def int8_query_int8_kv(op, s):
-    if op.query.dtype == "i8" and op.key[0].dtype != "i8":
-        return f"expected i8 for an i8 query, got {op.key[0].dtype}"
+def query_key_dtypes(op, s):
+    """An i8 query takes an i8 key; a float query a key of its own dtype, or an integer one
+    that antiquant dequantizes (register S41: no mixed f16/bf16, tables 4.2 P12, 4.3 I12)."""
+    q, k = op.query.dtype, op.key[0].dtype
+    if q == "i8" and k != "i8":
+        return f"expected i8 for an i8 query, got {k}"
+    if q in FLOATS and k in FLOATS and k != q:
+        return f"expected the query's element type {q} (or an integer key with antiquant), got {k}"
 
 
 @rule("FIA-100", "query", branch="incre")

@@ -364,11 +364,18 @@ class OpDef:
         return self.infer_results(snapshot, Symbols(self.symbols, snapshot))
 
     def verify(self, op: ir.Operation, *, profile: Optional[str] = None) -> Verdict:
+        """The static rules, then (if they hold) the dataflow rules, on an op in IR."""
         try:
             snapshot = self.snapshot(op)
         except StructuralError as e:
             return Verdict(errors=[Finding(None, e.param, e.message)])
-        return self.check(snapshot, profile=profile)
+        verdict = self.check(snapshot, profile=profile)
+        if verdict.ok:
+            flow = run_rules(self.rules, self.wrap(op), Symbols(self.symbols, snapshot),
+                             profile=profile or self.default_profile, phase="dataflow")
+            verdict.errors += flow.errors
+            verdict.warnings += flow.warnings
+        return verdict
 
     # Building --------------------------------------------------------------------------------
     def build(self, operands: Mapping[str, Any], attributes: Mapping[str, Any] | None = None,

@@ -25,8 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
-STATIC = "static"    # types, shapes, attributes: checkable on IR
-RUNTIME = "runtime"  # needs tensor data (an eager call or the interpreter)
+STATIC = "static"      # types, shapes, attributes: checkable on IR
+RUNTIME = "runtime"    # needs tensor data (an eager call or the interpreter)
+DATAFLOW = "dataflow"  # needs the IR around the op (which op produced an operand): the rule
+                       # gets the op's named accessors (OpAdaptor) instead of a snapshot
 
 
 @dataclass(frozen=True)
@@ -39,8 +41,8 @@ class Rule:
     severity: str = "error"               # "error" | "warning" | "remark"
 
     def applies(self, profile: Optional[str], phase: str) -> bool:
-        """phase: "static" (IR), "runtime" (only the data rules) or "all"."""
-        if phase != "all" and self.kind != phase:
+        """phase: "static", "runtime" (only the data rules), "all" (both) or "dataflow"."""
+        if phase == "all" and self.kind not in (STATIC, RUNTIME) or phase != "all" and self.kind != phase:
             return False
         return self.profiles is None or profile in self.profiles
 

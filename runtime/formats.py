@@ -111,3 +111,20 @@ def describe_value(param: str, value):
             + (f" of {value.dtype}" if hasattr(value, "dtype") else "")) from None
     fmt = "FRACTAL_NZ" if isinstance(value, NZTensor) else "ND"
     return TensorInfo(tuple(int(d) for d in value.shape), dtype, fmt)
+
+
+def nz_cache_view(cache: np.ndarray) -> NZTensor:
+    """A PA_NZ paged cache (BlockNum, BlockSize, Nkv, H), as mla.prolog writes it, seen as the
+    FRACTAL_NZ tensor (BlockNum, BlockSize, Nkv*H) that attention reads. No copy: the memory
+    already holds each block as [Nkv*H / C0, BlockSize, C0] (numerics.md point 5)."""
+    arr = np.asarray(cache)
+    if arr.ndim != 4 or not arr.flags.c_contiguous:
+        raise ValueError(f"nz_cache_view: expected a contiguous (BlockNum, BlockSize, Nkv, H) cache, "
+                         f"got shape {arr.shape}")
+    blocks, block_size = arr.shape[:2]
+    width = arr.shape[2] * arr.shape[3]
+    c0 = c0_for(arr.dtype)
+    if block_size % 16 or width % c0:
+        raise ValueError(f"nz_cache_view: BlockSize must be a multiple of 16 and Nkv*H of {c0}, "
+                         f"got {block_size} and {width}")
+    return NZTensor(arr.reshape(blocks, width // c0, block_size // 16, 16, c0), (blocks, block_size, width))

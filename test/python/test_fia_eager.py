@@ -456,6 +456,23 @@ def test_ignored_parameters_are_accepted_and_change_nothing():
     assert same_bits(prompt_ignored, prompt_plain)
 
 
+def test_ignored_query_padding_is_no_left_padding_for_a_prefix():
+    """Q_S == 1: query_padding_size with actual_seq_lengths is no query left padding (both are
+    ignored, seed L290/L688), so FIA-197 (no prefix with left padding) does not apply."""
+    rng = _rng(30)
+    q, kv, common = _small(rng)
+    prefix = dict(key_shared_prefix=_rand(rng, (1, 5, 2, 64)),
+                  value_shared_prefix=_rand(rng, (1, 5, 2, 64)), **common)
+    plain, _ = fia(q, kv, kv, **prefix)
+    ignored, _ = fia(q, kv, kv, query_padding_size=np.array([3], np.int64),
+                     actual_seq_lengths=[1], **prefix)
+    assert same_bits(ignored, plain)
+    # in the prompt branch the same pair is query left padding, which excludes a prefix
+    rejected(lambda: fia(_rand(rng, (2, 4, 4, 64)), kv, kv,
+                         query_padding_size=np.array([0], np.int64), actual_seq_lengths=[4],
+                         **prefix), "FIA-197", "key_shared_prefix")
+
+
 def test_empty_query_and_empty_key_value():
     """FIA-217: an empty query returns at once (the types still verify); FIA-218: key/value
     with S2 = 0 give a zero output."""

@@ -52,3 +52,14 @@ def test_bad_requests_are_clear_errors():
         format_cast(np.ones((2, 2)), 3)
     with pytest.raises(ValueError, match="does not match logical shape"):
         ascend_mla.NZTensor(np.zeros((2, 1, 16, 16), BF16), (16, 48))
+
+
+def test_nz_cache_view_shares_the_prolog_cache_memory():
+    cache = np.zeros((3, 16, 1, 64), BF16)
+    view = ascend_mla.nz_cache_view(cache)
+    assert view.shape == (3, 16, 64) and get_format(view) == FRACTAL_NZ
+    # slot 5 of block 2, element h = 20: offset per numerics.md point 5
+    cache.reshape(-1)[2 * 16 * 64 + (20 // 16) * 16 * 16 + 5 * 16 + 20 % 16] = 7
+    assert view.to_nd()[2, 5, 20] == 7
+    with pytest.raises(ValueError, match="BlockSize must be a multiple of 16"):
+        ascend_mla.nz_cache_view(np.zeros((3, 8, 1, 64), BF16))

@@ -234,7 +234,16 @@ func.func @int8_out_mode4_empty_rows(%query: tensor<2x8x4x64xbf16>, %key: tensor
 // FIA-083 [prompt] (S) attentionOut, sparseMode, preTokens, nextTokens — outI8 ∧ sparseMode == 4 ⇒
 //   preTokens ≥ 0 ∧ nextTokens ≥ 0 → REJECT (L907)
 func.func @int8_out_band_negative_next(%query: tensor<2x8x4x64xbf16>, %key: tensor<2x16x2x64xbf16>, %value: tensor<2x16x2x64xbf16>, %atten_mask: tensor<2048x2048xi8>, %quant_scale2: tensor<1xf32>) {
-  // expected-error @+1 {{pre_tokens: pre_tokens and next_tokens must be >= 0 with int8 output and sparse_mode 4, got 2147483647 and -1 [FIA-083]}}
+  // expected-error @+1 {{next_tokens: expected >= 0 with int8 output and sparse_mode 4 (band), got -1 [FIA-083]}}
   %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value, %atten_mask, %quant_scale2) {num_heads = 4 : i64, next_tokens = -1 : i64, input_layout = "BSND", num_key_value_heads = 2 : i64, sparse_mode = 4 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x8x4x64xbf16>, tensor<2x16x2x64xbf16>, tensor<2x16x2x64xbf16>, tensor<2048x2048xi8>, tensor<1xf32>) -> (tensor<2x8x4x64xi8>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+// FIA-083 again: a negative pre_tokens (without quant_offset2, so FIA-087 does not apply).
+func.func @int8_out_band_negative_pre(%query: tensor<2x8x4x64xbf16>, %key: tensor<2x16x2x64xbf16>, %value: tensor<2x16x2x64xbf16>, %atten_mask: tensor<2048x2048xi8>, %quant_scale2: tensor<1xf32>) {
+  // expected-error @+1 {{pre_tokens: expected >= 0 with int8 output and sparse_mode 4 (band), got -2 [FIA-083]}}
+  %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value, %atten_mask, %quant_scale2) {num_heads = 4 : i64, pre_tokens = -2 : i64, input_layout = "BSND", num_key_value_heads = 2 : i64, sparse_mode = 4 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x8x4x64xbf16>, tensor<2x16x2x64xbf16>, tensor<2x16x2x64xbf16>, tensor<2048x2048xi8>, tensor<1xf32>) -> (tensor<2x8x4x64xi8>, tensor<1xf32>)
   return
 }

@@ -182,6 +182,16 @@ func.func @int8_query_f16_key(%query: tensor<1x4x2x64xi8>, %key: tensor<1x8x2x64
 
 // -----
 
+// FIA-099 also (register S41, tables 4.2 P12 / 4.3 I12): a float query's float key has the
+// query's element type, no f16/bf16 mix.
+func.func @f16_query_bf16_key(%query: tensor<2x1x4x64xf16>, %key: tensor<2x16x2x64xbf16>, %value: tensor<2x16x2x64xbf16>) {
+  // expected-error @+1 {{key: expected the query's element type f16 (or an integer key with antiquant), got bf16 [FIA-099]}}
+  %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value) {num_heads = 4 : i64, input_layout = "BSND", num_key_value_heads = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x1x4x64xf16>, tensor<2x16x2x64xbf16>, tensor<2x16x2x64xbf16>) -> (tensor<2x1x4x64xf16>, tensor<1xf32>)
+  return
+}
+
+// -----
+
 // FIA-100 [incre] (S) query, key, value — ¬(query INT8 ∧ key INT8 ∧ value INT8) → REJECT (L946)
 func.func @incre_all_int8(%query: tensor<1x1x2x64xi8>, %key: tensor<1x8x2x64xi8>, %value: tensor<1x8x2x64xi8>, %dequant_scale1: tensor<1xf32>, %quant_scale1: tensor<1xf32>, %dequant_scale2: tensor<1xf32>) {
   // expected-error @+1 {{query: int8 query, key and value together are not supported with Q_S = 1 [FIA-100]}}

@@ -342,6 +342,18 @@ func.func @incre_shared_prefix_bsh(%query: tensor<2x1x128xbf16>, %key: tensor<2x
 
 // -----
 
+// incre, shared prefix with query_padding_size and actual_seq_lengths: with Q_S = 1 both are
+// ignored (L290, L688), so there is no query left padding for FIA-197 to exclude.
+// CHECK-LABEL: func.func @incre_shared_prefix_ignored_query_padding(
+// CHECK: "mla.fused_infer_attention_score"(%arg0, %arg1, %arg2, %arg3, %arg4, %arg5)
+// CHECK-SAME: -> (tensor<2x1x128xbf16>, tensor<1xf32>)
+func.func @incre_shared_prefix_ignored_query_padding(%query: tensor<2x1x128xbf16>, %key: tensor<2x8x128xbf16>, %value: tensor<2x8x128xbf16>, %query_padding_size: tensor<1xi64>, %key_shared_prefix: tensor<1x5x128xbf16>, %value_shared_prefix: tensor<1x5x128xbf16>) {
+  %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value, %query_padding_size, %key_shared_prefix, %value_shared_prefix) {actual_seq_lengths = array<i64: 1>, num_heads = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0>} : (tensor<2x1x128xbf16>, tensor<2x8x128xbf16>, tensor<2x8x128xbf16>, tensor<1xi64>, tensor<1x5x128xbf16>, tensor<1x5x128xbf16>) -> (tensor<2x1x128xbf16>, tensor<1xf32>)
+  return
+}
+
+// -----
+
 // prompt, query and kv left padding (tensor<1xi64> sizes with the actual lengths).
 // CHECK-LABEL: func.func @prompt_left_padding(
 // CHECK: "mla.fused_infer_attention_score"(%arg0, %arg1, %arg2, %arg3, %arg4)
