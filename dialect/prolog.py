@@ -40,8 +40,10 @@ Choices, and resolutions of what the seeds leave open (catalog A11, A12):
     In FQ-KVQ quant_scale_ckr must be absent: the table and the V2 example win over the sentence
     "量化输出时必传 ... quantScaleCkrOptional", which is read as PQ-KVQ only (A5.5).
  5. mla.prolog_v2 always has the dequant_scale_q_nope result: (T_eff, N, 1) f32 in FQ-KVQ, (1,)
-    f32 otherwise (V2 constraint text, PT). The V2 parameter table's "[T]或[B, S]" is a seed
-    error (A6.2). mla.prolog has no such result (MLA-020).
+    f32 otherwise. In FQ-KVNQ the V2 document's text gives (T, N, 1) ("全量化场景下") and its
+    table nothing ("无需赋值"), so IR may declare either form there (the kernel then returns
+    zeros); torch_npu's text says (T, N, 1) only in FQ-KVQ. The V2 parameter table's "[T]或
+    [B, S]" is a seed error (A6.2). mla.prolog has no such result (MLA-020).
  6. Empty tensors: B, S, T and BlockNum may be 0 in V1 and V2 (V1 only has the parameter-level
     sentences, which say the same); every other dimension must be non-zero. query/query_rope are
     empty exactly when T_eff = 0 ("不支持空Tensor" read as "unless T_eff = 0", A11.8).
@@ -56,6 +58,8 @@ Choices, and resolutions of what the seeds leave open (catalog A11, A12):
     call checks its array at call time. The PT document says nothing and accepts any layout.
 10. A rule that needs a dynamic (`?`) dimension holds until the shape is known (an eager call
     always has static shapes).
+11. MLA-X01 (not a seed rule): with cache_mode "PA_NZ" a cache array's memory is read as NZ
+    blocks (API.md 1), so a strided view is rejected at call time, before either cache is written.
 """
 from __future__ import annotations
 
@@ -794,33 +798,45 @@ def query_rope_shape(op, s):
     return expect_shape(op.query_rope, s.tokens + (s.N, s.Dr), f"({token_names(s)}, N, Dr)")
 
 
-@rule("MLA-055", "dequant_scale_q_nope", profiles=V2_DOC)
-def dequant_scale_q_nope_rank(op, s):
-    expected = 3 if s.scenario == FQ_KVQ else 1
-    got = op.dequant_scale_q_nope.rank
-    if got != expected:
-        what = "(T_eff, N, 1) in FQ-KVQ" if expected == 3 else f"(1) in scenario {s.scenario}"
-        return f"expected rank {expected} {what}, got rank {got}"
+def _q_nope_scale_rank(per_token_head_in_fq_kvnq):
+    def check(op, s):
+        got = op.dequant_scale_q_nope.rank
+        if s.scenario == FQ_KVQ:
+            expected, what = (3,), "rank 3 (T_eff, N, 1) in FQ-KVQ"
+        elif s.scenario == FQ_KVNQ and per_token_head_in_fq_kvnq:
+            expected, what = (1, 3), f"rank 1 (1) or 3 (T_eff, N, 1) in scenario {s.scenario}"
+        else:
+            expected, what = (1,), f"rank 1 (1) in scenario {s.scenario}"
+        if got not in expected:
+            return f"expected {what}, got rank {got}"
+    return check
+
+
+# The V2 text gives (T, N, 1) "全量化场景下" (full quant), its table and torch_npu only in FQ-KVQ:
+# V2 takes both forms in FQ-KVNQ (choice 5), torch_npu the (1) placeholder.
+rule("MLA-055", "dequant_scale_q_nope", profiles=V2)(_q_nope_scale_rank(True))
+rule("MLA-055", "dequant_scale_q_nope", profiles=PT)(_q_nope_scale_rank(False))
 
 
 @rule("MLA-184", "dequant_scale_q_nope", profiles=V2)
 def dequant_scale_q_nope_not_empty(op, s):
     scale = op.dequant_scale_q_nope
-    if scale.is_empty and not (s.scenario == FQ_KVQ and s.T_eff == 0):
-        return (f"must not be empty unless T_eff = 0 in FQ-KVQ, got "
+    if scale.is_empty and not (scale.rank == 3 and s.T_eff == 0):
+        return (f"must not be empty unless T_eff = 0 in its (T_eff, N, 1) form, got "
                 f"{shape_text(scale.shape)}")
 
 
 @rule("MLA-130", "dequant_scale_q_nope", profiles=V2_DOC)
-def dequant_scale_q_nope_fq_kvq(op, s):
-    if s.scenario == FQ_KVQ:
+def dequant_scale_q_nope_per_token_head(op, s):
+    # MLA-055 allows rank 3 only in full quant (FQ-KVQ; FQ-KVNQ in V2)
+    if op.dequant_scale_q_nope.rank == 3:
         names = "(T, N, 1)" if s.merged else "(B*S, N, 1)"
         return expect_shape(op.dequant_scale_q_nope, (s.T_eff, s.N, 1), names)
 
 
 def _placeholder_scale(op, s):
     scale = op.dequant_scale_q_nope
-    if s.scenario != FQ_KVQ and differs(scale.shape, (1,)):
+    if scale.rank == 1 and differs(scale.shape, (1,)):
         return f"expected shape (1) outside FQ-KVQ (scenario {s.scenario}), got {shape_text(scale.shape)}"
 
 
@@ -860,6 +876,21 @@ def cache_index_in_range(op, s):
         position = tuple(int(i) for i in outside[0])
         return (f"expected values < BlockNum*BlockSize = {capacity} (negative values skip a "
                 f"token), got {int(slots[position])} at {position}")
+
+
+def _nz_cache_contiguous(name):
+    # Not a seed rule: a CPU-runtime one (choice 11). It must run before the kernel, which
+    # writes kv_cache before kr_cache.
+    def check(op, s):
+        cache = getattr(op, name).value
+        if op.cache_mode == "PA_NZ" and cache is not None and not cache.flags.c_contiguous:
+            return (f"a PA_NZ cache must be C-contiguous (its memory holds the blocks in NZ "
+                    f"order), got an array with strides {cache.strides}")
+    return check
+
+
+rule("MLA-X01", "kv_cache", kind="runtime")(_nz_cache_contiguous("kv_cache"))
+rule("MLA-X01", "kr_cache", kind="runtime")(_nz_cache_contiguous("kr_cache"))
 
 
 @rule("MLA-191", "cache_index", kind="runtime", severity="warning")

@@ -10,7 +10,7 @@ with the rounding points of spec/numerics.md ("MLA prolog", points 1-9), which t
 line by line. The quant scenario comes from the dtypes (spec A5.6): token_x int8 = full quant
 (FQ), weight_uq_qr int8 = partial quant (PQ, or FQ), kv_cache int8 = quantized kv cache (KVQ).
 The kernel assumes the verifier accepted the call; it only rejects a cache_index beyond the
-cache, before anything is written (numerics 5).
+cache (numerics 5) and a strided PA_NZ cache, before anything is written.
 
 Choices where numerics.md leaves the exact arithmetic open, after the Ascend kernels
 (ops-transformer mla_prolog, NON-SEED EVIDENCE):
@@ -80,15 +80,18 @@ def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr,
                   dequant_scale_x=None, dequant_scale_w_dq=None, dequant_scale_w_uq_qr=None,
                   dequant_scale_w_dkv_kr=None, quant_scale_ckv=None, quant_scale_ckr=None,
                   smooth_scales_cq=None, rmsnorm_epsilon_cq=1e-5, rmsnorm_epsilon_ckv=1e-5,
-                  cache_mode="PA_BSND"):
+                  cache_mode="PA_BSND", result_types=None):
     """Returns (query, query_rope, kv_cache, kr_cache, dequant_scale_q_nope); the caches are
-    the operands, updated in place."""
+    the operands, updated in place. `result_types` (the IR's, when given) only matters for
+    dequant_scale_q_nope outside FQ-KVQ: zeros of shape (1,), or (T_eff, N, 1) when the IR
+    declares that form (V2 allows it in FQ-KVNQ)."""
     sc = _scenario(token_x, weight_uq_qr, kv_cache, kr_cache)
     tokens = token_x.shape[:-1]                     # (T,) or (B, S): flattened row-major
     x = f32(token_x.reshape(-1, token_x.shape[-1]))     # exact for bf16 and int8
     t = x.shape[0]
     slots = np.asarray(cache_index, dtype=np.int64).reshape(t)
     _check_cache_index(slots, kv_cache)
+    _check_nz_caches_contiguous(cache_mode, kv_cache=kv_cache, kr_cache=kr_cache)
     cos = f32(rope_cos).reshape(t, DR)
     sin = f32(rope_sin).reshape(t, DR)
     x_scale = None if dequant_scale_x is None else f32(dequant_scale_x).reshape(t, 1)
@@ -113,10 +116,15 @@ def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr,
     if sc.query_int8:           # FQ-KVQ (numerics 9)
         query, dequant_scale_q_nope = _dynamic_quant_query(f32(query))
         with np.errstate(divide="ignore", invalid="ignore"):
-            rescaled = f32(query_rope) * f32(quant_scale_ckv).flat[0] / dequant_scale_q_nope
+            # The device's order (MulQr): one float32 factor per (t, n), then the product.
+            factor = f32(quant_scale_ckv).flat[0] / dequant_scale_q_nope
+            rescaled = f32(query_rope) * factor
         query_rope = rescaled.astype(bfloat16)
     else:
-        dequant_scale_q_nope = np.zeros((1,), np.float32)
+        declared = (result_types or {}).get("dequant_scale_q_nope")
+        per_token_head = declared is not None and declared.rank == 3
+        dequant_scale_q_nope = np.zeros((t, weight_uk.shape[0], 1) if per_token_head else (1,),
+                                        np.float32)
     n = weight_uk.shape[0]
     return (query.reshape(*tokens, n, HCKV), query_rope.reshape(*tokens, n, DR),
             kv_cache, kr_cache, dequant_scale_q_nope)
@@ -176,6 +184,17 @@ def _check_cache_index(slots, kv_cache):
         t = int(np.argmax(slots >= capacity))
         raise ValueError(f"cache_index: value {int(slots[t])} of token {t} is outside "
                          f"[0, BlockNum*BlockSize) = [0, {capacity}) (negative values skip a token)")
+
+
+def _check_nz_caches_contiguous(cache_mode, **caches):
+    """PA_NZ addresses a cache's memory in NZ order, which a strided view does not have: reject
+    it before either cache is written (a failure between the two scatters would leave one written)."""
+    if cache_mode != "PA_NZ":
+        return
+    for name, cache in caches.items():
+        if not cache.flags.c_contiguous:
+            raise ValueError(f"{name}: a PA_NZ cache must be C-contiguous (its memory is addressed "
+                             f"in NZ order), got strides {cache.strides}")
 
 
 def _store_caches(kv, k_rope, slots, kv_cache, kr_cache, quant_scale_ckv, quant_scale_ckr,

@@ -291,6 +291,16 @@ def _bf16_zeros(*shape):
     return np.zeros(shape, BF16)
 
 
+def _strided_cache(name):
+    """cache_mode PA_NZ with `name` replaced by a strided view holding the same values."""
+    def change(a):
+        wide = np.zeros(a[name].shape[:-1] + (2 * a[name].shape[-1],), a[name].dtype)
+        view = wide[..., ::2]
+        view[...] = a[name]
+        a.update({name: view, "cache_mode": "PA_NZ"})
+    return change
+
+
 REJECTED = (
     [("v1", "NQ", (2, 3), _none(n), n, rule_id) for n, rule_id in zip(REQUIRED, (
         "MLA-001", "MLA-002", "MLA-003", "MLA-004", "MLA-005", "MLA-006", "MLA-007", "MLA-008",
@@ -319,6 +329,9 @@ REJECTED = (
         ("v2", "FQ-KVQ", (5,), _set(quant_scale_ckr=np.ones((1, DR), np.float32)), "quant_scale_ckr", "MLA-172"),
         ("v2", "FQ-KVQ", (2, 3), _set(dequant_scale_x=np.ones((6,), np.float32)), "dequant_scale_x", "MLA-054"),
         ("v1", "NQ", (2, 3), _set(rope_sin=_bf16_zeros(2, 3, 32)), "rope_sin", "MLA-097"),
+        # runtime: a PA_NZ cache must be contiguous, checked before either cache is written
+        ("v1", "NQ", (2, 3), _strided_cache("kv_cache"), "kv_cache", "MLA-X01"),
+        ("v2", "PQ-KVQ", (5,), _strided_cache("kr_cache"), "kr_cache", "MLA-X01"),
         # runtime: an index beyond BlockNum * BlockSize = 64
         ("v1", "NQ", (2, 3), lambda a: a["cache_index"].__setitem__((1, 2), 64), "cache_index", "MLA-190"),
         ("v2", "FQ-KVQ", (5,), lambda a: a["cache_index"].__setitem__(4, 10 ** 6), "cache_index", "MLA-190"),
@@ -413,6 +426,13 @@ def test_the_v2_document_allows_what_torch_npu_does_not(weights):
     assert_caches_untouched(args, before)
     with pytest.raises(VerificationError, match=r"token_x: expected B .*\[MLA-101\]"):
         run("v2", args)
+
+    one_head = make_args(weights, "NQ", tokens=(2,))
+    one_head.update(weight_uk=np.asarray(weights["weight_uk"][:1]),
+                    weight_uq_qr=format_cast(np.zeros((HCQ, 192), BF16), ascend_mla.FRACTAL_NZ))
+    assert call(PrologV2, *split(PrologV2, one_head), profile="V2")[0].shape == (2, 1, HCKV)
+    with pytest.raises(VerificationError, match=r"weight_uk: expected N .*got 1 \[MLA-094\]"):
+        run("v2", one_head)
 
 
 # --- rules on inferred results and advisories (the rule set itself) --------------------------

@@ -14,7 +14,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from ascend_mla.runtime.formats import format_cast, nd_to_nz
+import ascend_mla
+from ascend_mla.runtime.formats import NZTensor, format_cast, nd_to_nz
 from ascend_mla.dialect.prolog import Prolog, PrologV2
 from ascend_mla import eager
 from ascend_mla.runtime.kernels import get_kernel
@@ -429,6 +430,56 @@ def test_index_beyond_the_cache_is_rejected_before_writing():
     assert np.array_equal(before[0], op["kv_cache"]) and np.array_equal(before[1], op["kr_cache"])
 
 
+def test_kernel_rejects_a_strided_pa_nz_cache_before_writing():
+    """A PA_NZ cache's memory is addressed in NZ order, so a strided view cannot hold it. The
+    verifier rejects it (MLA-X01, test_prolog_eager.py); the kernel, called directly, must also
+    fail before writing the other (contiguous) cache, which it scatters first."""
+    op = make_op("NQ", heads=1, tokens=(3,), block_size=16, block_num=2, cache_mode="PA_NZ")
+    wide = np.zeros(op["kr_cache"].shape[:-1] + (2 * DR,), BF16)
+    op["kr_cache"] = wide[..., :DR]                        # a strided (non-contiguous) view
+    op["kr_cache"][...] = 7
+    before = op["kv_cache"].copy(), op["kr_cache"].copy()
+    with pytest.raises(ValueError, match="kr_cache: .*PA_NZ.*contiguous"):
+        get_kernel("mla.prolog_v2")(**op)
+    assert np.array_equal(before[0], op["kv_cache"]) and np.array_equal(before[1], op["kr_cache"])
+
+
+def ir_type(value):
+    """The MLIR tensor type of an operand (NZ weights carry the FRACTAL_NZ encoding)."""
+    shape = "x".join(str(d) for d in value.shape)
+    element = {BF16: "bf16", np.dtype(np.int8): "i8", np.dtype(np.int64): "i64",
+               np.dtype(np.float32): "f32"}[np.dtype(value.dtype)]
+    nz = ', #mla.format<"FRACTAL_NZ">' if isinstance(value, NZTensor) else ""
+    return f"tensor<{shape}x{element}{nz}>"
+
+
+@pytest.mark.parametrize("tokens", [(3,), (0,)])
+def test_fq_kvnq_takes_the_per_token_head_scale_shape_in_ir(tokens):
+    """aclnnMlaPrologV2WeightNz: "全量化场景下，dequantScaleQNopeOutOptional的shape为(T, N, 1)" --
+    full quant includes FQ-KVNQ, whose table column says only "need not be assigned". So IR may
+    declare (T, N, 1) there as well as the (1) placeholder; the query is bf16, nothing was
+    quantized, and the interpreter returns zeros of the declared shape."""
+    op = make_op("FQ-KVNQ", heads=1, tokens=tokens, cache_index=[2, -1, 5][:tokens[0]])
+    before = snapshot(op)
+    given = [o.name for o in PrologV2.operands if op[o.name] is not None]
+    t = tokens[0]
+    result_types = ", ".join([f"tensor<{t}x1x{HCKV}xbf16>", f"tensor<{t}x1x{DR}xbf16>",
+                              ir_type(op["kv_cache"]), ir_type(op["kr_cache"]), f"tensor<{t}x1x1xf32>"])
+    operand_types = ", ".join(ir_type(op[n]) for n in given)
+    arguments = ", ".join(f"%arg{i}" for i in range(len(given)))
+    segments = ", ".join("1" if op[o.name] is not None else "0" for o in PrologV2.operands)
+    text = f"""
+      func.func @f({", ".join(f"%arg{i}: {ir_type(op[n])}" for i, n in enumerate(given))}) -> ({result_types}) {{
+        %0:5 = "mla.prolog_v2"({arguments}) {{operandSegmentSizes = array<i32: {segments}>,
+            rmsnorm_epsilon_cq = 0.1 : f64, rmsnorm_epsilon_ckv = 0.25 : f64}}
+            : ({operand_types}) -> ({result_types})
+        return %0#0, %0#1, %0#2, %0#3, %0#4 : {result_types}
+      }}"""
+    query, query_rope, kv_cache, kr_cache, scale = ascend_mla.compile(text)(*(op[n] for n in given))
+    assert scale.dtype == np.float32 and scale.shape == (t, 1, 1) and not scale.any()
+    check_against_reference(op, before, (query, query_rope, kv_cache, kr_cache, np.zeros(1, np.float32)))
+
+
 @pytest.mark.parametrize("scenario", ["NQ", "FQ-KVQ"])
 @pytest.mark.parametrize("tokens", [(0,), (0, 3), (2, 0)])
 def test_empty_tokens(backend, scenario, tokens):
@@ -460,6 +511,29 @@ def test_zero_query_row_gives_zero_scale_and_zeros():
     query, _, _, _, scale = call(op)
     assert np.all(scale[:, 3, 0] == 0) and np.all(query[:, 3] == 0)
     assert np.all(scale[:, [0, 1, 2, 4], 0] > 0)
+
+
+def test_dynamic_query_quant_rounds_ties_away_from_zero():
+    """numerics 9: query_int8 = round(query * 127 / max), ties away from zero. A row whose max is
+    127 * 2^k (representable in bf16) puts q * 127 / max exactly on q / 2^k, so every x.5 value is
+    a tie; random data almost never hits one, hence this direct check of the FQ-KVQ stage."""
+    from ascend_mla.runtime.kernels import prolog
+    ties = np.array([127, 126.5, -126.5, 2.5, -2.5, 0.5, -0.5, 1.5, 3.25, -0.25], np.float32)
+    rows = np.zeros((3, 2, HCKV), np.float32)
+    rows[0, 0, :ties.size] = ties
+    rows[1, 1, :ties.size] = ties * 2.0 ** -9               # max = 127 / 512
+    rows[2, 0, :3] = [1.0, -0.75, 0.1]                       # no tie; row [2, 1] is all zero
+    query = rows.astype(BF16)
+    q = query.astype(np.float32)
+    row_max = np.max(np.abs(q), axis=-1, keepdims=True)
+    expected = ref_round_away(np.divide(q * np.float32(127), row_max, out=np.zeros_like(q),
+                                        where=row_max > 0)).astype(np.int8)
+    assert list(expected[0, 0, :ties.size]) == [127, 127, -127, 3, -3, 1, -1, 2, 3, 0]
+
+    query_int8, scale = prolog._dynamic_quant_query(q)
+    assert query_int8.dtype == np.int8 and np.array_equal(query_int8, expected)
+    assert scale.shape == (3, 2, 1) and np.array_equal(scale, row_max / np.float32(127))
+    assert scale[0, 0, 0] == 1 and scale[2, 1, 0] == 0
 
 
 def test_weight_uk_conversion_cache_follows_the_array():

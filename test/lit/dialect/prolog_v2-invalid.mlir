@@ -697,6 +697,24 @@ func.func @dequant_scale_q_nope_placeholder(%x: tensor<8x1x7168xbf16>, %wdq: ten
 
 // -----
 
+// FQ-KVNQ: the (1) placeholder or the (B*S, N, 1) form of full quant
+func.func @dequant_scale_q_nope_fq_kvnq_rank2(%x: tensor<8x1x7168xi8>, %wdq: tensor<7168x1536xi8, #mla.format<"FRACTAL_NZ">>, %wuqqr: tensor<1536x6144xi8, #mla.format<"FRACTAL_NZ">>, %wuk: tensor<32x128x512xbf16>, %wdkvkr: tensor<7168x576xi8, #mla.format<"FRACTAL_NZ">>, %gcq: tensor<1536xbf16>, %gckv: tensor<512xbf16>, %sin: tensor<8x1x64xbf16>, %cos: tensor<8x1x64xbf16>, %idx: tensor<8x1xi64>, %kv: tensor<16x128x1x512xbf16>, %kr: tensor<16x128x1x64xbf16>, %dsx: tensor<8x1xf32>, %dswdq: tensor<1x1536xf32>, %dswuqqr: tensor<1x6144xf32>, %dswdkvkr: tensor<1x576xf32>, %smooth: tensor<1x1536xf32>) {
+  // expected-error @+1 {{dequant_scale_q_nope: expected rank 1 (1) or 3 (T_eff, N, 1) in scenario FQ-KVNQ, got rank 2 [MLA-055]}}
+  %q, %qr, %kv_out, %kr_out, %dsq = "mla.prolog_v2"(%x, %wdq, %wuqqr, %wuk, %wdkvkr, %gcq, %gckv, %sin, %cos, %idx, %kv, %kr, %dsx, %dswdq, %dswuqqr, %dswdkvkr, %smooth) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1>} : (tensor<8x1x7168xi8>, tensor<7168x1536xi8, #mla.format<"FRACTAL_NZ">>, tensor<1536x6144xi8, #mla.format<"FRACTAL_NZ">>, tensor<32x128x512xbf16>, tensor<7168x576xi8, #mla.format<"FRACTAL_NZ">>, tensor<1536xbf16>, tensor<512xbf16>, tensor<8x1x64xbf16>, tensor<8x1x64xbf16>, tensor<8x1xi64>, tensor<16x128x1x512xbf16>, tensor<16x128x1x64xbf16>, tensor<8x1xf32>, tensor<1x1536xf32>, tensor<1x6144xf32>, tensor<1x576xf32>, tensor<1x1536xf32>) -> (tensor<8x1x32x512xbf16>, tensor<8x1x32x64xbf16>, tensor<16x128x1x512xbf16>, tensor<16x128x1x64xbf16>, tensor<8x32xf32>)
+  return
+}
+
+// -----
+
+// FQ-KVNQ: the (B*S, N, 1) form has the query's head count
+func.func @dequant_scale_q_nope_fq_kvnq_heads(%x: tensor<8x1x7168xi8>, %wdq: tensor<7168x1536xi8, #mla.format<"FRACTAL_NZ">>, %wuqqr: tensor<1536x6144xi8, #mla.format<"FRACTAL_NZ">>, %wuk: tensor<32x128x512xbf16>, %wdkvkr: tensor<7168x576xi8, #mla.format<"FRACTAL_NZ">>, %gcq: tensor<1536xbf16>, %gckv: tensor<512xbf16>, %sin: tensor<8x1x64xbf16>, %cos: tensor<8x1x64xbf16>, %idx: tensor<8x1xi64>, %kv: tensor<16x128x1x512xbf16>, %kr: tensor<16x128x1x64xbf16>, %dsx: tensor<8x1xf32>, %dswdq: tensor<1x1536xf32>, %dswuqqr: tensor<1x6144xf32>, %dswdkvkr: tensor<1x576xf32>, %smooth: tensor<1x1536xf32>) {
+  // expected-error @+1 {{dequant_scale_q_nope: expected shape (B*S, N, 1) = (8, 32, 1), got (8, 16, 1) [MLA-130]}}
+  %q, %qr, %kv_out, %kr_out, %dsq = "mla.prolog_v2"(%x, %wdq, %wuqqr, %wuk, %wdkvkr, %gcq, %gckv, %sin, %cos, %idx, %kv, %kr, %dsx, %dswdq, %dswuqqr, %dswdkvkr, %smooth) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1>} : (tensor<8x1x7168xi8>, tensor<7168x1536xi8, #mla.format<"FRACTAL_NZ">>, tensor<1536x6144xi8, #mla.format<"FRACTAL_NZ">>, tensor<32x128x512xbf16>, tensor<7168x576xi8, #mla.format<"FRACTAL_NZ">>, tensor<1536xbf16>, tensor<512xbf16>, tensor<8x1x64xbf16>, tensor<8x1x64xbf16>, tensor<8x1xi64>, tensor<16x128x1x512xbf16>, tensor<16x128x1x64xbf16>, tensor<8x1xf32>, tensor<1x1536xf32>, tensor<1x6144xf32>, tensor<1x576xf32>, tensor<1x1536xf32>) -> (tensor<8x1x32x512xbf16>, tensor<8x1x32x64xbf16>, tensor<16x128x1x512xbf16>, tensor<16x128x1x64xbf16>, tensor<8x16x1xf32>)
+  return
+}
+
+// -----
+
 // NQ: outside FQ-KVQ the scale is the (1) placeholder
 func.func @dequant_scale_q_nope_nq_3d(%x: tensor<8x1x7168xbf16>, %wdq: tensor<7168x1536xbf16, #mla.format<"FRACTAL_NZ">>, %wuqqr: tensor<1536x6144xbf16, #mla.format<"FRACTAL_NZ">>, %wuk: tensor<32x128x512xbf16>, %wdkvkr: tensor<7168x576xbf16, #mla.format<"FRACTAL_NZ">>, %gcq: tensor<1536xbf16>, %gckv: tensor<512xbf16>, %sin: tensor<8x1x64xbf16>, %cos: tensor<8x1x64xbf16>, %idx: tensor<8x1xi64>, %kv: tensor<16x128x1x512xbf16>, %kr: tensor<16x128x1x64xbf16>) {
   // expected-error @+1 {{dequant_scale_q_nope: expected rank 1 (1) in scenario NQ, got rank 3 [MLA-055]}}
@@ -1023,7 +1041,7 @@ func.func @query_empty(%x: tensor<8x1x7168xbf16>, %wdq: tensor<7168x1536xbf16, #
 
 // FQ-KVQ
 func.func @dequant_scale_q_nope_empty(%x: tensor<8x1x7168xi8>, %wdq: tensor<7168x1536xi8, #mla.format<"FRACTAL_NZ">>, %wuqqr: tensor<1536x6144xi8, #mla.format<"FRACTAL_NZ">>, %wuk: tensor<32x128x512xbf16>, %wdkvkr: tensor<7168x576xi8, #mla.format<"FRACTAL_NZ">>, %gcq: tensor<1536xbf16>, %gckv: tensor<512xbf16>, %sin: tensor<8x1x64xbf16>, %cos: tensor<8x1x64xbf16>, %idx: tensor<8x1xi64>, %kv: tensor<16x128x1x512xi8>, %kr: tensor<16x128x1x64xbf16>, %dsx: tensor<8x1xf32>, %dswdq: tensor<1x1536xf32>, %dswuqqr: tensor<1x6144xf32>, %dswdkvkr: tensor<1x576xf32>, %qsckv: tensor<1x512xf32>, %smooth: tensor<1x1536xf32>) {
-  // expected-error @+1 {{dequant_scale_q_nope: must not be empty unless T_eff = 0 in FQ-KVQ, got (0, 32, 1) [MLA-184]}}
+  // expected-error @+1 {{dequant_scale_q_nope: must not be empty unless T_eff = 0 in its (T_eff, N, 1) form, got (0, 32, 1) [MLA-184]}}
   %q, %qr, %kv_out, %kr_out, %dsq = "mla.prolog_v2"(%x, %wdq, %wuqqr, %wuk, %wdkvkr, %gcq, %gckv, %sin, %cos, %idx, %kv, %kr, %dsx, %dswdq, %dswuqqr, %dswdkvkr, %qsckv, %smooth) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1>} : (tensor<8x1x7168xi8>, tensor<7168x1536xi8, #mla.format<"FRACTAL_NZ">>, tensor<1536x6144xi8, #mla.format<"FRACTAL_NZ">>, tensor<32x128x512xbf16>, tensor<7168x576xi8, #mla.format<"FRACTAL_NZ">>, tensor<1536xbf16>, tensor<512xbf16>, tensor<8x1x64xbf16>, tensor<8x1x64xbf16>, tensor<8x1xi64>, tensor<16x128x1x512xi8>, tensor<16x128x1x64xbf16>, tensor<8x1xf32>, tensor<1x1536xf32>, tensor<1x6144xf32>, tensor<1x576xf32>, tensor<1x512xf32>, tensor<1x1536xf32>) -> (tensor<8x1x32x512xi8>, tensor<8x1x32x64xbf16>, tensor<16x128x1x512xi8>, tensor<16x128x1x64xbf16>, tensor<0x32x1xf32>)
   return
 }

@@ -52,6 +52,19 @@ func.func @fq_kvnq(%x: tensor<8x1x7168xi8>, %wdq: tensor<7168x1536xi8, #mla.form
 
 // -----
 
+// FQ-KVNQ with dequant_scale_q_nope (B*S, N, 1): the V2 text gives that shape in full quant
+// ("全量化场景下"), the table only "need not be assigned"
+// CHECK-LABEL: func.func @fq_kvnq_per_token_head_scale(
+// CHECK: %{{.*}}:5 = "mla.prolog_v2"(%arg0, %arg1, %arg2, %arg3, %arg4, %arg5, %arg6, %arg7, %arg8, %arg9, %arg10, %arg11, %arg12, %arg13, %arg14, %arg15, %arg16)
+// CHECK-SAME: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1>
+// CHECK-SAME: -> (tensor<8x1x32x512xbf16>, tensor<8x1x32x64xbf16>, tensor<16x128x1x512xbf16>, tensor<16x128x1x64xbf16>, tensor<8x32x1xf32>)
+func.func @fq_kvnq_per_token_head_scale(%x: tensor<8x1x7168xi8>, %wdq: tensor<7168x1536xi8, #mla.format<"FRACTAL_NZ">>, %wuqqr: tensor<1536x6144xi8, #mla.format<"FRACTAL_NZ">>, %wuk: tensor<32x128x512xbf16>, %wdkvkr: tensor<7168x576xi8, #mla.format<"FRACTAL_NZ">>, %gcq: tensor<1536xbf16>, %gckv: tensor<512xbf16>, %sin: tensor<8x1x64xbf16>, %cos: tensor<8x1x64xbf16>, %idx: tensor<8x1xi64>, %kv: tensor<16x128x1x512xbf16>, %kr: tensor<16x128x1x64xbf16>, %dsx: tensor<8x1xf32>, %dswdq: tensor<1x1536xf32>, %dswuqqr: tensor<1x6144xf32>, %dswdkvkr: tensor<1x576xf32>, %smooth: tensor<1x1536xf32>) -> (tensor<8x1x32x512xbf16>, tensor<8x1x32x64xbf16>, tensor<16x128x1x512xbf16>, tensor<16x128x1x64xbf16>, tensor<8x32x1xf32>) {
+  %q, %qr, %kv_out, %kr_out, %dsq = "mla.prolog_v2"(%x, %wdq, %wuqqr, %wuk, %wdkvkr, %gcq, %gckv, %sin, %cos, %idx, %kv, %kr, %dsx, %dswdq, %dswuqqr, %dswdkvkr, %smooth) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1>} : (tensor<8x1x7168xi8>, tensor<7168x1536xi8, #mla.format<"FRACTAL_NZ">>, tensor<1536x6144xi8, #mla.format<"FRACTAL_NZ">>, tensor<32x128x512xbf16>, tensor<7168x576xi8, #mla.format<"FRACTAL_NZ">>, tensor<1536xbf16>, tensor<512xbf16>, tensor<8x1x64xbf16>, tensor<8x1x64xbf16>, tensor<8x1xi64>, tensor<16x128x1x512xbf16>, tensor<16x128x1x64xbf16>, tensor<8x1xf32>, tensor<1x1536xf32>, tensor<1x6144xf32>, tensor<1x576xf32>, tensor<1x1536xf32>) -> (tensor<8x1x32x512xbf16>, tensor<8x1x32x64xbf16>, tensor<16x128x1x512xbf16>, tensor<16x128x1x64xbf16>, tensor<8x32x1xf32>)
+  return %q, %qr, %kv_out, %kr_out, %dsq : tensor<8x1x32x512xbf16>, tensor<8x1x32x64xbf16>, tensor<16x128x1x512xbf16>, tensor<16x128x1x64xbf16>, tensor<8x32x1xf32>
+}
+
+// -----
+
 // FQ-KVQ, the aclnnMlaPrologV2WeightNz example (C2): int8 NZ storage shapes, no quant_scale_ckr
 // CHECK-LABEL: func.func @fq_kvq_c2(
 // CHECK: %{{.*}}:5 = "mla.prolog_v2"(%arg0, %arg1, %arg2, %arg3, %arg4, %arg5, %arg6, %arg7, %arg8, %arg9, %arg10, %arg11, %arg12, %arg13, %arg14, %arg15, %arg16, %arg17)

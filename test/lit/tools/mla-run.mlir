@@ -15,3 +15,9 @@ func.func @norm(%x: tensor<2x64xbf16>, %g: tensor<64xbf16>) -> tensor<2x64xbf16>
   %0 = "mla.rms_norm"(%x, %g) : (tensor<2x64xbf16>, tensor<64xbf16>) -> tensor<2x64xbf16>
   return %0 : tensor<2x64xbf16>
 }
+
+// The prolog with its weights given in the 4-D FRACTAL_NZ storage form (the aclnnMlaProlog
+// example): random inputs are the physical fractal data, and the interpreter accepts them.
+// RUN: mla-run %S/../dialect/prolog.mlir --function nq_c1 | FileCheck %s --check-prefix=C1
+// C1: output 0: (8, 1, 32, 512) bfloat16
+// C1: output 3: (16, 128, 1, 64) bfloat16
