@@ -8,7 +8,9 @@ batched matmul (Bg*KV_N, G*S1, D) x (Bg*KV_N, D, L). In MLA mode (query_rope / k
 the rope parts are concatenated to the head dim, so with the single latent head the scores are
 the absorbed form (B, N*S1, 576) x (B, 576, L), and V is the first 512 columns of the same
 gathered latent rows. Page attention gathers (and converts to float32) the blocks of a batch row
-once; a contiguous run of block ids is read as a view. The hot matmuls and the softmax run in
+once; a contiguous run of block ids is read as a view. bf16 caches without antiquant (the MLA
+decode case) are gathered for a whole group with one index per cache, straight into a float32
+workspace kept between calls (_gather_bf16_pages). The hot matmuls and the softmax run in
 torch when it can be imported, NumPy otherwise; ASCEND_MLA_MATMUL=numpy|torch forces one.
 
 Spec: shared/spec/fused_infer_attention_score_v2.md (section 1.22 is the interpreter this follows)
@@ -46,7 +48,7 @@ Resolutions of the SEED SILENT register (section 9), all as Recommended:
       (1,), what the seed returns for a null softmaxLse.
   S33 quantization rounds half to even and saturates to [-128, 127].
   S34 post-quant: out_int8 = sat(rint(O * quant_scale2[c] + quant_offset2[c])), c = n*D + d,
-      applied to the float32 O; query rows outside the valid range stay 0.
+      applied to the float32 O; query rows outside the valid range or with no key stay 0.
   S35 full quant quantizes the normalized P: P8 = sat(rint(softmax(s) * quant_scale1)).
   S36 a uint64 dequant_scale1/2 holds the float32 bit pattern in its low 32 bits.
   S37 a one-element quant_scale2 (any shape) is per-tensor.
@@ -83,6 +85,9 @@ Cache formats under page attention (the query layout does not describe K/V there
 """
 from __future__ import annotations
 
+import sys
+import threading
+
 import numpy as np
 
 from . import kernel
@@ -118,14 +123,14 @@ def fused_infer_attention_score(
     lse = np.full((batch, n_heads, q_seq, 1), -np.inf, np.float32)
     out_dtype = _output_dtype(query.dtype, quant_scale2)
     if q.size == 0:
-        return _finish(np.zeros(q.shape, np.float32), lse, layout, out_dtype, softmax_lse_flag)
+        return _finish(_NUMPY, np.zeros(q.shape, np.float32), lse, layout, out_dtype,
+                       softmax_lse_flag)
     incre = q_seq == 1
     full_quant = dequant_scale1 is not None
     compute_dtype = _compute_dtype(query.dtype)
-    q = q.astype(np.float64 if full_quant else np.float32)
-    if query_rope is not None:
-        q = np.concatenate([q, _to_bnsd(np.asarray(query_rope), layout, n_heads)
-                            .astype(q.dtype)], axis=-1)
+    ops = _NUMPY if full_quant else _ops()
+    q = _float_query(ops, q, None if query_rope is None else
+                     _to_bnsd(np.asarray(query_rope), layout, n_heads), full_quant)
 
     keys = _kv_source(key, layout, kv_heads, block_table, block_size)
     values = keys if _same_operand(value, key) else \
@@ -148,16 +153,14 @@ def fused_infer_attention_score(
                    left_padding=q_left or kv_left)
     quant = (scale_from_bits(dequant_scale1), float(np.asarray(quant_scale1).reshape(-1)[0]),
              scale_from_bits(dequant_scale2)) if full_quant else None
-    ops = _NUMPY if full_quant else _ops()
 
     d_v = values.head_dim
     o = np.zeros((batch, n_heads, q_seq, d_v), np.float32)
-    valid_rows = np.zeros((batch, q_seq), bool)
+    valid_rows = np.zeros((batch, q_seq), bool)      # rows that see a key; others are 0 (S13)
     p = 0 if prefix_k is None else prefix_k.shape[1]
     live = [b for b in range(batch) if min(kv_rows[b]) >= 0]   # else left padding: row is 0
     for group in _same_shape_groups(live, q_rows, kv_rows, p, keys.head_dim):
-        rows = q_rows[group[0]]
-        valid_rows[group, rows] = True
+        rows, sel = q_rows[group[0]], _batch_index(group)
         length = p + kv_rows[group[0]][1] - kv_rows[group[0]][0]
         if length == 0:
             continue
@@ -167,10 +170,11 @@ def fused_infer_attention_score(
                                          kv_rows[b][0]) for b in group])
         bias = _stack([_pse_for_batch(pse_shift, b, rows, kv_rows[b][0], length)
                        for b in group])
-        o[group, :, rows], lse[group, :, rows] = _attend(
-            ops, q[group][:, :, rows], k_g, v_g, masked, bias, float(scale_value), quant,
+        valid_rows[sel, rows] = True if masked is None else ~masked.all(axis=-1)
+        o[sel, :, rows], lse[sel, :, rows] = _attend(
+            ops, q[sel, :, rows], k_g, v_g, masked, bias, float(scale_value), quant,
             compute_dtype, d_v)
-    return _finish(o, lse, layout, out_dtype, softmax_lse_flag, valid_rows, quant_scale2,
+    return _finish(ops, o, lse, layout, out_dtype, softmax_lse_flag, valid_rows, quant_scale2,
                    quant_offset2)
 
 
@@ -202,9 +206,9 @@ def _attend(ops, q, k, v, masked, bias, scale, quant, compute_dtype, d_v):
     e = ops.exp_sub_(s, row_max)                       # s is reused for exp(s - max)
     row_sum = ops.rowsum(e)
     if quant is None:
-        p = ops.round_to(e, compute_dtype)
+        p = ops.round_to_(e, compute_dtype)
         o = ops.bmm(p.reshape(pairs, shared, length), vt).reshape(bg, n, s1, d_v)
-        o = ops.numpy(o / ops.clamp_min(row_sum, 1e-30))
+        o = ops.numpy(ops.div_(o, ops.clamp_min(row_sum, 1e-30)))
     else:
         o = full_quant_pv(e, row_sum, vt, quant)
     lse = ops.numpy(ops.log(ops.clamp_min(row_sum, 1e-30)) + row_max)
@@ -212,6 +216,21 @@ def _attend(ops, q, k, v, masked, bias, scale, quant, compute_dtype, d_v):
         return o, lse
     empty = ops.numpy(empty)
     return np.where(empty, 0.0, o), np.where(empty, -np.inf, lse)
+
+
+def _float_query(ops, q, q_rope, full_quant):
+    """[q ; q_rope] (B, N, Q_S, D [+ Dr]) in float32 (float64 for exact int8 products)."""
+    d_rope = 0 if q_rope is None else q_rope.shape[-1]
+    out = np.empty(q.shape[:3] + (q.shape[3] + d_rope,), np.float64 if full_quant else np.float32)
+    ops.fill(out[..., :q.shape[3]], q)
+    if q_rope is not None:
+        ops.fill(out[..., q.shape[3]:], q_rope)
+    return out
+
+
+def _batch_index(group):
+    """Index of a group's batch rows (increasing): a slice (views, not copies) if consecutive."""
+    return slice(group[0], group[-1] + 1) if group[-1] - group[0] == len(group) - 1 else group
 
 
 def _same_shape_groups(live, q_rows, kv_rows, prefix_len, width, max_elements=1 << 26):
@@ -257,6 +276,10 @@ class _NumpyOps:
         """dst[...] = src, converting to dst's float dtype."""
         dst[...] = src
 
+    def gather_blocks(self, dst, blocks, ids):
+        """dst[b, j] = blocks[ids[b, j]]; dst may be any strided view."""
+        dst[...] = blocks[ids]
+
     def scale_(self, s, scale):
         s *= np.asarray(scale, s.dtype)
         return s
@@ -277,8 +300,18 @@ class _NumpyOps:
     def rowsum(self, e):
         return e.sum(axis=-1, keepdims=True)
 
-    def round_to(self, a, dtype):
-        return a if dtype is None else a.astype(dtype).astype(a.dtype)
+    def div_(self, a, b):
+        a /= b
+        return a
+
+    def cast(self, a, dtype):
+        return a.astype(dtype)
+
+    def round_to_(self, a, dtype):
+        """a rounded to dtype (and back), in place."""
+        if dtype is not None:
+            a[...] = a.astype(dtype)
+        return a
 
     def clamp_min(self, a, lo):
         return np.maximum(a, a.dtype.type(lo))
@@ -315,6 +348,19 @@ class _TorchOps(_NumpyOps):
         bits = self.t.from_numpy(np.asarray(src).view(np.int16)).view(src_type)
         self.t.from_numpy(dst).copy_(bits)
 
+    def gather_blocks(self, dst, blocks, ids):
+        # index_select writes into the strided dst directly, on all threads: one call when
+        # the (batch row, block) axes of dst merge into one (one kv head), else one per row
+        if not blocks.flags.writeable:                   # torch would warn on every call
+            return super().gather_blocks(dst, blocks, ids)
+        t = self.t
+        src, out, idx = t.from_numpy(blocks), t.from_numpy(dst), t.from_numpy(ids)
+        if out.shape[0] == 1 or out.stride(0) == out.shape[1] * out.stride(1):
+            t.index_select(src, 0, idx.reshape(-1), out=out.view(-1, *out.shape[2:]))
+            return
+        for b in range(out.shape[0]):
+            t.index_select(src, 0, idx[b], out=out[b])
+
     def scale_(self, s, scale):
         return s.mul_(scale)
 
@@ -333,8 +379,19 @@ class _TorchOps(_NumpyOps):
     def rowsum(self, e):
         return e.sum(dim=-1, keepdim=True)
 
-    def round_to(self, a, dtype):
-        return a if dtype is None else a.to(self.dtypes[np.dtype(dtype)]).to(a.dtype)
+    def div_(self, a, b):
+        return a.div_(b)
+
+    def cast(self, a, dtype):
+        # float32 -> bf16 / fp16 on all threads; rounds half to even like NumPy and ml_dtypes
+        # (a NaN may come out with another payload)
+        target = self.dtypes.get(np.dtype(dtype))
+        if target is None or a.dtype != np.float32:
+            return a.astype(dtype)
+        return self.t.from_numpy(a).to(target).view(self.t.int16).numpy().view(dtype)
+
+    def round_to_(self, a, dtype):
+        return a if dtype is None else a.copy_(a.to(self.dtypes[np.dtype(dtype)]))
 
     def clamp_min(self, a, lo):
         return a.clamp_min(lo)
@@ -442,13 +499,13 @@ def _output_dtype(query_dtype, quant_scale2):
     return np.dtype(np.float16) if dt == np.int8 else dt
 
 
-def _finish(o, lse, layout, out_dtype, lse_flag, valid_rows=None, quant_scale2=None,
+def _finish(ops, o, lse, layout, out_dtype, lse_flag, valid_rows=None, quant_scale2=None,
             quant_offset2=None):
     if quant_scale2 is not None:
         out = post_quantize(o, quant_scale2, quant_offset2)
     else:
-        out = o.astype(out_dtype)
-    if valid_rows is not None:
+        out = ops.cast(o, out_dtype)
+    if valid_rows is not None and not valid_rows.all():
         out[~np.broadcast_to(valid_rows[:, None, :], out.shape[:3])] = 0
     out = np.ascontiguousarray(_from_bnsd(out, layout))
     return out, (lse if lse_flag else np.zeros((1,), np.float32))
@@ -502,10 +559,10 @@ class _Paged:
             self.head_dim = self.blocks.shape[2] * self.blocks.shape[4]
             return
         cache = _logical(cache)
-        if cache.ndim == 3:                                      # BnBsH
+        if cache.ndim == 3:                                      # BnBsH: never BnNBsD
             nb, _, h = cache.shape
-            cache = cache.reshape(nb, bs, kv_heads, h // kv_heads)
-        if cache.shape[1] == kv_heads and cache.shape[2] == bs:
+            self.blocks = cache.reshape(nb, bs, kv_heads, h // kv_heads).transpose(0, 2, 1, 3)
+        elif cache.shape[1] == kv_heads and cache.shape[2] == bs:
             self.blocks = cache                                  # BnNBsD
         else:
             self.blocks = cache.transpose(0, 2, 1, 3)            # BnBsND (PA_BSND) view
@@ -516,6 +573,10 @@ class _Paged:
 
     def kv_heads(self, b):
         return self.blocks.shape[1]
+
+    def bits(self):
+        """The blocks' 16-bit patterns (a view)."""
+        return self.blocks.view(np.int16)
 
     def rows(self, b, lo, hi):
         n_blocks = -(-hi // self.block_size)
@@ -587,6 +648,9 @@ def _gather_kv(ops, keys, values, ropes, group, kv_rows, deq_k, deq_v, prefix_k,
     """K = [prefix ; kv rows lo:hi] (+ rope columns) and V of each batch row of the group,
     dequantized, as float arrays (Bg, KV_N, L, D). V is None when value is the key operand:
     it is then the first Dv columns of K."""
+    if (prefix_k is None and deq_k is None and deq_v is None
+            and _bf16_pages(keys, values, ropes)):
+        return _gather_bf16_pages(ops, keys, values, ropes, group, kv_rows[group[0]][1])
     dtype = np.float64 if full_quant else np.float32
     d, d_rope = keys.head_dim, 0 if ropes is None else ropes.head_dim
     p = 0 if prefix_k is None else prefix_k.shape[1]
@@ -608,6 +672,78 @@ def _gather_kv(ops, keys, values, ropes, group, kv_rows, deq_k, deq_v, prefix_k,
                 v_g[i, :, :p] = dequantize(prefix_v, deq_v, None, 0, p, compute_dtype)
             v_g[i, :, p:] = dequantize(values.rows(b, lo, hi), deq_v, b, lo, hi, compute_dtype)
     return k_g, v_g
+
+
+def _bf16_pages(keys, values, ropes):
+    """Are K, V and the rope part all paged bf16 caches (read from row 0: no left padding)?"""
+    return _LITTLE_ENDIAN and all(
+        s is None or (s.is_paged and s.blocks.dtype == bfloat16) for s in (keys, values, ropes))
+
+
+def _gather_bf16_pages(ops, keys, values, ropes, group, length):
+    """_gather_kv for bf16 page attention: one block gather per cache, converting on the way.
+
+    A bf16 value is exactly the float32 with its 16 bits on top and 16 zero bits below. The
+    workspace's lower halves are zero and only its upper halves are ever written, so copying
+    the cache's 16-bit patterns into the upper halves is the gather and the conversion at once.
+    """
+    n_blocks = -(-length // keys.block_size)
+    ids = keys.table[group, :n_blocks]
+    shape = (len(group), keys.kv_heads(group[0]), n_blocks * keys.block_size)
+    d = keys.head_dim
+    k_g = _WORKSPACE.zeros("k", shape + (d + (0 if ropes is None else ropes.head_dim),))
+    ops.gather_blocks(_upper_halves(k_g[..., :d], keys), keys.bits(), ids)
+    if ropes is not None:
+        ops.gather_blocks(_upper_halves(k_g[..., d:], ropes), ropes.bits(), ids)
+    if values is keys:                                   # V = K[..., :Dv]
+        return k_g[:, :, :length], None
+    v_g = _WORKSPACE.zeros("v", shape + (values.head_dim,))
+    ops.gather_blocks(_upper_halves(v_g, values), values.bits(), ids)
+    return k_g[:, :, :length], v_g[:, :, :length]
+
+
+def _upper_halves(dst, pages):
+    """The upper 16 bits of each float32 of dst (Bg, KV_N, n_blocks * bs, D), as an int16 view
+    shaped (Bg, n_blocks) + the shape of one of the cache's blocks."""
+    bg, kv_heads, rows, d = dst.shape
+    bs = pages.block_size
+    upper = dst.view(np.int16)[..., 1::2].reshape(bg, kv_heads, rows // bs, bs, d)
+    if not pages.nz:                                     # block (KV_N, bs, D)
+        return upper.transpose(0, 2, 1, 3, 4)
+    c0 = pages.blocks.shape[4]                           # block (KV_N, D/C0, bs, C0)
+    return upper.reshape(bg, kv_heads, rows // bs, bs, d // c0, c0).transpose(0, 2, 1, 4, 3, 5)
+
+
+class _Workspace(threading.local):
+    """Float32 buffers kept between calls (one set per thread), allocated zeroed. Only the
+    bf16 gather writes into them, and only upper halves: their lower halves stay zero."""
+
+    max_bytes = 1 << 29                                  # larger ones are not kept
+
+    def __init__(self):
+        self.buffers = {}
+
+    def zeros(self, name, shape):
+        size = int(np.prod(shape))
+        buf = self.buffers.get(name)
+        if buf is None or buf.size < size:
+            buf = _aligned_zeros(size)
+            if buf.nbytes <= self.max_bytes:
+                self.buffers[name] = buf
+        return buf[:size].reshape(shape)
+
+
+def _aligned_zeros(size, dtype=np.float32, alignment=64):
+    """Zeros whose data starts on a cache line (NumPy only guarantees 16 bytes; BLAS reads
+    aligned operands faster)."""
+    itemsize = np.dtype(dtype).itemsize
+    raw = np.zeros(size + alignment // itemsize, dtype)
+    skip = (-raw.ctypes.data % alignment) // itemsize
+    return raw[skip:skip + size]
+
+
+_WORKSPACE = _Workspace()
+_LITTLE_ENDIAN = sys.byteorder == "little"            # the upper half is the second int16
 
 
 # --------------------------------------------------------------------------------------------

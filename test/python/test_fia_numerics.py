@@ -16,6 +16,8 @@ absolute error of a few float32 ulps of the P.V sum. Hence BF16_TOL = rtol 2^-7,
 """
 from __future__ import annotations
 
+import warnings
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -471,6 +473,25 @@ def test_page_attention(layout, cache, q_s, block):
     np.testing.assert_allclose(lse[..., 0], exp_lse, **LSE_TOL)
 
 
+def test_bnbsh_cache_with_as_many_kv_heads_as_block_rows():
+    """A rank-3 BnBsH cache is (block_num, block_size, KV_N * D) whatever KV_N is: with
+    KV_N == block_size its (nb, bs, KV_N, D) reading must not be taken for BnNBsD."""
+    rng = np.random.default_rng(31)
+    b, n, kvn, d, block = 2, 16, 16, 16, 16
+    askv = [20, 33]
+    q = rand(rng, (b, n, 1, d))
+    ks = [rand(rng, (kvn, s, d)) for s in askv]
+    vs = [rand(rng, (kvn, s, d)) for s in askv]
+    k_pool, table = page(ks, block, np.random.default_rng(0))
+    v_pool, _ = page(vs, block, np.random.default_rng(0))
+    out, _ = fia(query=q, key=bnbsh(k_pool), value=bnbsh(v_pool), block_table=table,
+                 block_size=block, actual_seq_lengths_kv=askv, num_heads=n,
+                 num_key_value_heads=kvn, input_layout="BNSD", scale_value=0.25)
+    exp_out, _ = reference(f32(q), [f32(x) for x in ks], [f32(x) for x in vs], 0.25,
+                           p_dtype=BF16)
+    check(out, rnd(exp_out, BF16), BF16_TOL)
+
+
 @pytest.mark.parametrize("q_s", [1, 3])
 def test_tensor_list_kv(q_s):
     rng = np.random.default_rng(13)
@@ -586,6 +607,33 @@ def test_post_quant_bf16_to_int8(layout, shape, dtype):
     expected = sat_round(exp_out * per_channel(qs2) + per_channel(qo2))
     assert out.dtype == np.int8
     np.testing.assert_allclose(out_to_bnsd(out, layout, n), expected, atol=1)
+
+
+def test_post_quant_rows_without_keys_are_zero():
+    """A query row that sees no key has output 0 in the output dtype (catalog 1.22: such rows
+    are never written; seed L667: an empty key/value gives zeros), not sat(0 * scale +
+    offset): both an empty batch row (incre, askv 0) and a fully masked row (prompt)."""
+    rng = np.random.default_rng(32)
+    n, d = 2, 32
+    qs2, qo2 = np.array([20.0], np.float32), np.array([3.0], np.float32)
+    q, k = rand(rng, (2, n, 1, d)), rand(rng, (2, n, 9, d))
+    out, _ = fia(query=q, key=k, value=k, num_heads=n, input_layout="BNSD",
+                 actual_seq_lengths_kv=[0, 5], quant_scale2=qs2, quant_offset2=qo2)
+    exp_out, _ = reference(f32(q[1:]), [f32(k[1, :, :5])], [f32(k[1, :, :5])], 1.0,
+                           p_dtype=BF16)
+    assert np.all(out[0] == 0)
+    np.testing.assert_allclose(f32(out[1:]), sat_round(exp_out * 20 + 3), atol=1)
+    q, k = rand(rng, (1, n, 4, d)), rand(rng, (1, n, 8, d))
+    mask = np.zeros((4, 8), np.int8)
+    mask[1] = 1                                         # row 1 sees no key
+    out, _ = fia(query=q, key=k, value=k, atten_mask=mask, num_heads=n, input_layout="BNSD",
+                 sparse_mode=1, quant_scale2=qs2, quant_offset2=qo2)
+    exp_out, _ = reference(f32(q), list(f32(k)), list(f32(k)), 1.0, masked=[mask == 1],
+                           p_dtype=BF16)
+    expected = sat_round(exp_out * 20 + 3)
+    expected[:, :, 1] = 0
+    assert np.all(out[:, :, 1] == 0)
+    np.testing.assert_allclose(f32(out), expected, atol=1)
 
 
 # ------------------------------------------------------------------------------------------
@@ -850,6 +898,45 @@ def test_pa_nz_cache_wraps_prolog_array_without_copy():
                  num_key_value_heads=1, scale_value=0.1, input_layout="BSND")
     exp_out, _ = mla_reference(query, query_rope, ckv, kr, b, n, 1, 0.1)
     check(out_to_bnsd(out, "BSND", n), rnd(exp_out, BF16), BF16_TOL)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_bf16_pages_through_the_reused_workspace(backend, monkeypatch):
+    """bf16 caches are gathered into float32 buffers kept between calls, writing only the upper
+    16 bits of each float: calls of other shapes in between (GQA BnNBsD with its own V, a
+    read-only PA_NZ cache) must not spoil the next call, on either backend."""
+    monkeypatch.setenv("ASCEND_MLA_MATMUL", backend)
+    rng = np.random.default_rng(33)
+
+    def mla_call(b, askv, block, cache_mode, read_only=False):
+        query, query_rope, ckv, kr, kv_pool, kr_pool, table = mla_problem(rng, b, 4, 1, askv,
+                                                                          block)
+        kv, kr_ = mla_cache(kv_pool, cache_mode), mla_cache(kr_pool, cache_mode)
+        for cache in (kv, kr_) if read_only else ():
+            (cache.data if cache_mode == "PA_NZ" else cache).setflags(write=False)
+        out, _ = fia_kernel(query=query.reshape(b, 1, 4, 512), key=kv, value=kv,
+                            query_rope=query_rope.reshape(b, 1, 4, 64), key_rope=kr_,
+                            block_table=table, block_size=block, actual_seq_lengths_kv=askv,
+                            num_heads=4, num_key_value_heads=1, scale_value=0.1,
+                            input_layout="BSND")
+        exp_out, _ = mla_reference(query, query_rope, ckv, kr, b, 4, 1, 0.1)
+        check(out_to_bnsd(out, "BSND", 4), rnd(exp_out, BF16), BF16_TOL)
+
+    mla_call(3, [300, 129, 5], 128, "PA_BSND")
+    ks = [rand(rng, (2, s, 16)) for s in (40, 7)]
+    vs = [rand(rng, (2, s, 16)) for s in (40, 7)]
+    k_pool, table = page(ks, 16, np.random.default_rng(3))
+    v_pool, _ = page(vs, 16, np.random.default_rng(3))
+    q = rand(rng, (2, 4, 1, 16))
+    out, _ = fia(query=q, key=k_pool, value=v_pool, block_table=table, block_size=16,
+                 actual_seq_lengths_kv=[40, 7], num_heads=4, num_key_value_heads=2,
+                 input_layout="BNSD", scale_value=0.3)
+    exp_out, _ = reference(f32(q), ks, vs, 0.3, p_dtype=BF16)
+    check(out, rnd(exp_out, BF16), BF16_TOL)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*not writable")
+        mla_call(2, [33, 20], 16, "PA_NZ", read_only=True)
+    mla_call(2, [70, 1], 16, "PA_BSND")
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
