@@ -92,7 +92,7 @@ Paged caches accepted in MLA mode, exactly what mla.prolog_v2 writes:
     (block_num, block_size, 1, H) PA_NZ cache (ND-typed, cache_mode "PA_NZ") holds the bytes of
     the (block_num, block_size, H) NZ tensor: collapsing it and putting the NZ encoding on it
     moves no data. In an eager call it is passed as an NZTensor over the same array (the
-    kernel module's `pa_nz_cache`; docs/attention.md).
+    `ascend_mla.nz_cache_view`; docs/attention.md).
 V2 mode stays as the seed writes it: ND caches of rank 3 (BnBsH) or BnNBsD.
 """
 from __future__ import annotations

@@ -81,7 +81,7 @@ Cache formats under page attention (the query layout does not describe K/V there
     encoding on the key type: logical (block_num, block_size, KV_N*D), each block the NZ form of
     its (block_size, H) matrix, i.e. memory [H/C0, block_size, C0] per block exactly as
     numerics.md point 5 writes; or logical (block_num, KV_N, block_size, D) with [D/C0, bs, C0]
-    per block and head. `pa_nz_cache` wraps a prolog PA_NZ array without copying.
+    per block and head. `ascend_mla.nz_cache_view` wraps a prolog PA_NZ array without copying.
 """
 from __future__ import annotations
 
@@ -621,19 +621,6 @@ def _nz_blocks(cache, bs, kv_heads):
     if bs % 16 or d % c0:
         return None
     return cache.data.reshape(nb, kv_heads, d // c0, bs, c0)
-
-
-def pa_nz_cache(cache, block_size):
-    """Wrap a prolog PA_NZ cache (block_num, block_size, N_kv, H) as the NZTensor FIA reads.
-
-    No copy: the array's memory already holds each block as [N_kv*H / C0, block_size, C0].
-    """
-    arr = np.asarray(cache)
-    nb = arr.shape[0]
-    h = int(np.prod(arr.shape[2:]))
-    c0 = c0_for(arr.dtype)
-    physical = arr.reshape(nb, h // c0, block_size // 16, 16, c0)
-    return NZTensor(physical, (nb, block_size, h))
 
 
 def _as_slice(ids):

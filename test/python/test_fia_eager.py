@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import ascend_mla
-from ascend_mla import NZTensor, VerificationError, VerificationWarning, ops
+from ascend_mla import VerificationError, VerificationWarning, ops
 from ascend_mla.dialect.fia import FusedInferAttentionScore
 from ascend_mla.eager import tensor_info
 from ascend_mla.runtime.kernels import get_kernel
@@ -42,14 +42,6 @@ def _rand(rng, shape, dtype=BF16, scale=1.0):
 def _causal_template():
     """The 2048x2048 mask of sparse_mode 2/3/4: 1 exactly above the diagonal (seed L872)."""
     return np.triu(np.ones((2048, 2048), np.int8), 1)
-
-
-def nz_view(cache, block_size):
-    """A (blocks, block_size, 1, H) cache whose blocks hold NZ memory [H/16, block_size, 16], as
-    the (blocks, block_size, H) NZTensor FIA reads (the same memory, no copy)."""
-    blocks, h = cache.shape[0], cache.shape[-1]
-    physical = cache.reshape(blocks, h // 16, block_size // 16, 16, 16)
-    return NZTensor(physical, (blocks, block_size, h))
 
 
 def same_bits(a, b) -> bool:
@@ -115,7 +107,7 @@ def _mla_decode_args(rng, cache_mode="PA_BSND"):
     kv = _rand(rng, (nb, bs, 1, 512), scale=0.5)
     kr = _rand(rng, (nb, bs, 1, 64), scale=0.5)
     if cache_mode == "PA_NZ":
-        kv, kr = nz_view(kv, bs), nz_view(kr, bs)
+        kv, kr = ascend_mla.nz_cache_view(kv), ascend_mla.nz_cache_view(kr)
     return dict(query=_rand(rng, (b, 1, n, 512), scale=0.1), key=kv, value=kv,
                 query_rope=_rand(rng, (b, 1, n, 64), scale=0.1), key_rope=kr,
                 block_table=np.array([[4, 1, 0], [2, 3, 5]], np.int32),
@@ -330,7 +322,7 @@ def test_prolog_v2_outputs_feed_fia(prolog_weights, cache_mode, q_s):
         rope_cos=_rand(rng, (2, q_s, DR)), cache_index=np.array(slots, np.int64), kv_cache=kv,
         kr_cache=kr, cache_mode=cache_mode, **prolog_weights)
     assert query.shape == (2, q_s, N, HCKV) and query_rope.shape == (2, q_s, N, DR)
-    key, key_rope = (kv, kr) if cache_mode == "PA_BSND" else (nz_view(kv, BS), nz_view(kr, BS))
+    key, key_rope = (kv, kr) if cache_mode == "PA_BSND" else (ascend_mla.nz_cache_view(kv), ascend_mla.nz_cache_view(kr))
     causal = dict(sparse_mode=3, atten_mask=_causal_template()) if q_s > 1 else {}
     scale = 1 / np.sqrt(192)
     out, lse = fia(query, key, key, query_rope=query_rope, key_rope=key_rope, block_table=TABLE,

@@ -22,8 +22,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from ascend_mla.runtime import formats
 import ascend_mla
+from ascend_mla.runtime import formats
 from ascend_mla.runtime.kernels import get_kernel
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -885,15 +885,14 @@ def test_mla_mtp_causal(cache_mode, layout):
 
 
 def test_pa_nz_cache_wraps_prolog_array_without_copy():
-    from ascend_mla.runtime.kernels.fia import pa_nz_cache
     rng = np.random.default_rng(24)
     b, n, askv, block = 2, 4, [40, 17], 16
     query, query_rope, ckv, kr, kv_pool, kr_pool, table = mla_problem(rng, b, n, 1, askv, block)
     kv_nz, kr_nz = nz_pool(kv_pool), nz_pool(kr_pool)       # ordinary (nb, bs, 1, H) arrays
-    kv_cache = pa_nz_cache(kv_nz, block)
+    kv_cache = ascend_mla.nz_cache_view(kv_nz)
     assert np.shares_memory(kv_cache.data, kv_nz)
     out, _ = fia(query=query.reshape(b, 1, n, 512), key=kv_cache, value=kv_cache,
-                 query_rope=query_rope.reshape(b, 1, n, 64), key_rope=pa_nz_cache(kr_nz, block),
+                 query_rope=query_rope.reshape(b, 1, n, 64), key_rope=ascend_mla.nz_cache_view(kr_nz),
                  block_table=table, block_size=block, actual_seq_lengths_kv=askv, num_heads=n,
                  num_key_value_heads=1, scale_value=0.1, input_layout="BSND")
     exp_out, _ = mla_reference(query, query_rope, ckv, kr, b, n, 1, 0.1)
