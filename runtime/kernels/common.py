@@ -132,25 +132,3 @@ def scatter_paged_cache(cache: np.ndarray, slots, rows, cache_mode: str) -> None
         _flat_view(cache)[nz_slot_offsets(slots, block_size, head_dim, cache.dtype)] = rows
     else:
         cache[slots // block_size, slots % block_size, 0, :] = rows
-
-
-def gather_paged_cache(cache: np.ndarray, slots, cache_mode: str) -> np.ndarray:
-    """The logical rows (len(slots), H) of the given slots of a paged cache (inverse of scatter)."""
-    slots = np.asarray(slots, dtype=np.int64)
-    _, block_size, _, head_dim = cache.shape
-    if cache_mode == "PA_NZ":
-        return _flat_view(cache)[nz_slot_offsets(slots, block_size, head_dim, cache.dtype)]
-    return cache[slots // block_size, slots % block_size, 0, :]
-
-
-def paged_cache_blocks(cache: np.ndarray, cache_mode: str) -> np.ndarray:
-    """All blocks of a paged cache in logical order, shape (BlockNum, BlockSize, H).
-
-    PA_BSND returns a view; PA_NZ returns a copy un-permuted from [H/C0, BlockSize, C0] blocks.
-    """
-    block_num, block_size, _, head_dim = cache.shape
-    if cache_mode != "PA_NZ":
-        return cache[:, :, 0, :]
-    c0 = 32 // cache.dtype.itemsize
-    nz = _flat_view(cache).reshape(block_num, head_dim // c0, block_size, c0)
-    return np.ascontiguousarray(nz.transpose(0, 2, 1, 3)).reshape(block_num, block_size, head_dim)
