@@ -60,3 +60,19 @@ def test_host_parameters_are_checked_for_kind_before_any_rule():
         ascend_mla.ops.rms_norm(x, g, epsilon=True)
     # NumPy scalars are host numbers too.
     assert ascend_mla.ops.rms_norm(x, g, epsilon=np.float32(1e-6)).shape == (2, 8)
+
+
+def test_ir_result_type_may_differ_from_the_input():
+    """f16 in, f32 out (RMS-006 allows it): the float32 result is not rounded to f16 first."""
+    program = ascend_mla.compile("""
+    func.func @f(%x: tensor<2x64xf16>, %g: tensor<64xf32>) -> tensor<2x64xf32> {
+      %0 = "mla.rms_norm"(%x, %g) : (tensor<2x64xf16>, tensor<64xf32>) -> tensor<2x64xf32>
+      return %0 : tensor<2x64xf32>
+    }""")
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 64)).astype(np.float16)
+    g = rng.uniform(0.5, 1.5, 64).astype(np.float32)
+    (y,) = program(x, g)
+    assert y.dtype == np.float32
+    # float32 arithmetic: within a few float32 ulps, far below f16's 2^-11 rounding.
+    np.testing.assert_allclose(y, reference_rms_norm(x, g, 1e-5), rtol=1e-6, atol=1e-7)
