@@ -61,7 +61,7 @@ def call(opdef: OpDef, operands: Mapping[str, Any], attributes: Mapping[str, Any
         _raise(opdef, data_verdict.errors)
     _warn(opdef, data_verdict.warnings)
 
-    outputs = run_kernel(opdef.name, {s.name: arrays.get(s.name) for s in opdef.operands},
+    outputs = run_kernel(opdef.name, {s.name: arrays.get(s.name) for s in opdef.kernel_operands},
                          snapshot.attributes, results)
     outputs = tuple(outputs)
     if len(outputs) != len(results):

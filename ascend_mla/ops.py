@@ -67,7 +67,7 @@ def npu_mla_prolog_v2(token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr
 
 
 def _mla_prolog(opdef, arguments, profile):
-    operands = {o.name: arguments[o.name] for o in opdef.operands}
+    operands = {o.name: arguments[o.name] for o in opdef.kernel_operands}
     attributes = {a.name: arguments[a.name] for a in opdef.attributes}
     return call(opdef, operands, attributes, profile=profile)
 
@@ -96,7 +96,7 @@ def npu_fused_infer_attention_score(
                             "scale; give one")
         scale_value = scale
     arguments = locals()
-    operands = {o.name: arguments[o.name] for o in FusedInferAttentionScore.operands}
+    operands = {o.name: arguments[o.name] for o in FusedInferAttentionScore.kernel_operands}
     operands["key"], operands["value"] = _tensor_list(key), _tensor_list(value)
     attributes = {a.name: arguments[a.name] for a in FusedInferAttentionScore.attributes}
     return call(FusedInferAttentionScore, operands, attributes)

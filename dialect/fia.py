@@ -2263,7 +2263,11 @@ FusedInferAttentionScore = MLA.add(OpDef(
               *[optional(name) for name in OPTIONAL_TENSORS],
               optional("query_rope"), optional("key_rope")],
     attributes=[
-        i64_array("actual_seq_lengths"), i64_array("actual_seq_lengths_kv"),
+        # The tensor forms (operands actual_seq_qlen / actual_seq_kvlen, after key_rope) carry
+        # the same lists as host i64 tensors read at call time: a compiled decode step takes
+        # each step's lengths without recompiling. torch_npu 2.14 spells the lists so.
+        i64_array("actual_seq_lengths", operand="actual_seq_qlen"),
+        i64_array("actual_seq_lengths_kv", operand="actual_seq_kvlen"),
         i64_array("actual_shared_prefix_len"),
         i64("num_heads", default=1), f64("scale_value", default=1.0),
         i64("pre_tokens", default=2147483647), i64("next_tokens", default=2147483647),

@@ -64,6 +64,11 @@ class PassInfo:
 
 PASSES: dict[str, PassInfo] = {}
 
+# Named pipelines: `ascend_mla.compile(pipeline="default")` and `mla-opt --pass-pipeline=default`.
+PIPELINES = {
+    "default": "builtin.module(verify,fuse-prolog,fuse-attention,select-layout,fold-constants,cleanup)",
+}
+
 
 def register_pass(argument: str, description: str, options: Sequence[PassOption] = ()):
     def add(fn):
@@ -99,6 +104,8 @@ def parse_pipeline(text: str) -> list[tuple[str, str]]:
     passed to MLIR as it is.
     """
     text = text.strip()
+    if text in PIPELINES:
+        text = PIPELINES[text]
     if text.startswith("builtin.module(") and text.endswith(")"):
         text = text[len("builtin.module("):-1]
     elements = []
@@ -126,7 +133,7 @@ def parse_options(text: str) -> dict[str, str]:
 def _python_pass(info: PassInfo, options: dict[str, Any], verify_each: bool):
     def run(op, pass_):
         try:
-            info.run(op, **options)
+            info.run(op, **{name.replace("-", "_"): value for name, value in options.items()})
         except PassFailure:
             pass_.signal_pass_failure()
             return

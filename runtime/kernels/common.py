@@ -118,17 +118,29 @@ def _flat_view(cache: np.ndarray) -> np.ndarray:
     return flat
 
 
+def last_writers(slots) -> np.ndarray:
+    """Indices of the rows that write a cache: non-negative slots, the last row of each slot."""
+    slots = np.asarray(slots)
+    reversed_slots = slots[::-1]
+    _, first_in_reversed = np.unique(reversed_slots, return_index=True)
+    last = len(slots) - 1 - first_in_reversed
+    return np.sort(last[slots[last] >= 0])
+
+
 def scatter_paged_cache(cache: np.ndarray, slots, rows, cache_mode: str) -> None:
-    """Write rows[i] (length H) into slot slots[i] of a (BlockNum, BlockSize, 1, H) cache, in place.
+    """Write rows[i] (Nkv*H values) into slot slots[i] of a (BlockNum, BlockSize, Nkv, H) cache,
+    in place.
 
     The caller has removed skipped (negative) slots and resolved duplicates; `rows` already has
-    the cache's dtype. cache_mode "PA_BSND": plain row-major slots; "PA_NZ": NZ blocks.
+    the cache's dtype. cache_mode "PA_BSND": plain row-major slots; "PA_NZ": NZ blocks of the
+    (BlockSize, Nkv*H) matrix.
     """
     slots = np.asarray(slots, dtype=np.int64)
     if slots.size == 0:
         return
-    _, block_size, _, head_dim = cache.shape
+    _, block_size, nkv, head_dim = cache.shape
+    rows = np.asarray(rows).reshape(slots.size, nkv * head_dim)
     if cache_mode == "PA_NZ":
-        _flat_view(cache)[nz_slot_offsets(slots, block_size, head_dim, cache.dtype)] = rows
+        _flat_view(cache)[nz_slot_offsets(slots, block_size, nkv * head_dim, cache.dtype)] = rows
     else:
-        cache[slots // block_size, slots % block_size, 0, :] = rows
+        cache[slots // block_size, slots % block_size] = rows.reshape(-1, nkv, head_dim)

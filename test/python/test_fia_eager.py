@@ -85,7 +85,7 @@ def test_signature_is_api_md():
     assert all(p.kind == p.KEYWORD_ONLY for p in params[3:])
     assert [p.default for p in params[3:]] == [d for _, d in API_MD_SIGNATURE[3:]]
     # the IR op has the same operands, in the same order, and the host parameters as attributes
-    ir_names = ([o.name for o in FusedInferAttentionScore.operands]
+    ir_names = ([o.name for o in FusedInferAttentionScore.kernel_operands]
                 + [a.name for a in FusedInferAttentionScore.attributes])
     assert sorted(ir_names) == sorted(p.name for p in params[:-1])
 
