@@ -114,15 +114,15 @@ NSA = ACLNN.add(Function(
 # --- primitives -----------------------------------------------------------------------------
 
 
-def _rms_norm_cpu(run_kernel, args):
+def _rms_norm_cpu(call):
     """aclnnRmsNorm on the CPU: y from the mla.rms_norm kernel, rstd = 1/sqrt(mean(x^2)+eps) in
     float32 (the kernel's own intermediate; the op does not return it)."""
     from ..runtime.formats import NZTensor
-    x = args["x"].to_nd() if isinstance(args["x"], NZTensor) else args["x"]
-    (y,) = run_kernel("mla.rms_norm", {"x": args["x"], "gamma": args["gamma"]},
-                      {"epsilon": args["epsilon"]}, {"y": args["yOut"]})
-    xf = np.asarray(x, np.float32)
-    rstd = 1.0 / np.sqrt(np.mean(xf * xf, axis=-1, keepdims=True) + np.float32(args["epsilon"]))
+    x, eps = call.args["x"], call.args["epsilon"]
+    (y,) = call.kernel("mla.rms_norm", {"x": x, "gamma": call.args["gamma"]}, {"epsilon": eps},
+                       {"y": call.types["yOut"]})
+    xf = np.asarray(x.to_nd() if isinstance(x, NZTensor) else x, np.float32)
+    rstd = 1.0 / np.sqrt(np.mean(xf * xf, axis=-1, keepdims=True) + np.float32(eps))
     return {"yOut": y, "rstdOut": rstd.astype(np.float32)}
 
 
