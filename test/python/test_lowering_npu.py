@@ -13,6 +13,7 @@ from mlir import ir
 
 sys.path.insert(0, str(Path(__file__).parent))
 import acl_double  # noqa: E402
+from test_lowering import lowered  # noqa: E402
 
 import ascend_mla  # noqa: E402
 from ascend_mla.dialect.dialect import make_context  # noqa: E402
@@ -75,15 +76,6 @@ def _zeros(t):
     return np.zeros(info_shape, dtype)
 
 
-def _lowered(source: str):
-    ctx = make_context()
-    with ctx, ir.Location.unknown(), DiagnosticCollector(ctx):
-        module = lower_module(ir.Module.parse(source))
-        fn = executor.load(module)
-    fn._keep = (ctx, module)
-    return fn
-
-
 def test_rms_norm_protocol(double):
     x = np.arange(8 * 64, dtype=np.float32).reshape(8, 64).astype(bf16)
     gamma = np.ones(64, bf16)
@@ -117,7 +109,7 @@ def test_mla_decode_step_protocol(double):
     """prolog_v2 (PA_NZ) -> nz_cache_view -> FIA in MLA mode (V3): weights in FRACTAL_NZ with
     their storage shape, caches passed by reference, views over the cache buffers, nullptrs."""
     source = (LIT / "dialect" / "mla-chain.mlir").read_text().split("// -----")[1]
-    fn = _lowered(source)
+    fn = lowered(source)
     ctx = fn._keep[0]
     with ctx:
         inputs = [_zeros(t) for t in fn._keep[1].body.operations[0].type.inputs]
@@ -155,7 +147,7 @@ def test_mla_decode_step_protocol(double):
 def test_phase_one_reruns_when_a_host_value_changes(double):
     """Lowered IR whose kv lengths are a run-time host tensor (aclnn.read_int_array): phase one
     runs again exactly when the values change."""
-    fn = _lowered(_NSA_LOWERED_SOURCE)
+    fn = lowered(_NSA_LOWERED_SOURCE)
     q = np.zeros((2, 4, 192), np.float16)
     k = np.zeros((4, 128, 192), np.float16)
     v = np.zeros((4, 128, 128), np.float16)
