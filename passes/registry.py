@@ -181,3 +181,7 @@ def run_pipeline(module: ir.Module, pipeline: str, **kwargs) -> bool:
 def verify_pass(module):
     if not verify_ops(module):
         raise PassFailure()
+
+
+# Passes defined in other packages register themselves on import (one line each).
+from ..lowering import convert as _lowering  # noqa: E402,F401  (lower-to-aclnn)
