@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Optional, Sequence
 
 from mlir import ir
 from mlir.dialects import irdl
@@ -48,45 +48,57 @@ OUT = "out"                  # const aclTensor *, written by the launch
 OPT_OUT = "opt_out"          # const aclTensor *, written by the launch, or nullptr
 TENSOR_LIST = "tensor_list"  # const aclTensorList *
 INT_ARRAY = "int_array"      # const aclIntArray * (host list), or nullptr
+SCALAR = "scalar"            # const aclScalar * (a host number with its aclDataType)
 F64 = "f64"                  # double
 I64 = "i64"                  # int64_t
+I32 = "i32"                  # int32_t
+I8 = "i8"                    # int8_t
 BOOL = "bool"                # bool
 STRING = "string"            # char *
+DTYPE = "dtype"              # aclDataType (an element type, as a host enum)
 
 C_TYPES = {TENSOR: "const aclTensor *", OPT_TENSOR: "const aclTensor *", REF: "const aclTensor *",
            OUT: "const aclTensor *", OPT_OUT: "const aclTensor *",
            TENSOR_LIST: "const aclTensorList *", INT_ARRAY: "const aclIntArray *",
-           F64: "double", I64: "int64_t", BOOL: "bool", STRING: "char *"}
+           SCALAR: "const aclScalar *", F64: "double", I64: "int64_t", I32: "int32_t",
+           I8: "int8_t", BOOL: "bool", STRING: "char *", DTYPE: "aclDataType"}
 DEVICE_TENSORS = (TENSOR, OPT_TENSOR, REF, OUT, OPT_OUT)
 WRITTEN = (REF, OUT, OPT_OUT)
 NULLABLE = (OPT_TENSOR, OPT_OUT, INT_ARRAY)
-HOST = (INT_ARRAY, F64, I64, BOOL, STRING)
+HOST = (INT_ARRAY, SCALAR, F64, I64, I32, I8, BOOL, STRING, DTYPE)
 
 
 @dataclass(frozen=True)
 class Param:
     """One C argument: its documented name, kind, and the name of the mla operand, attribute or
-    result it carries (None: always nullptr in this compiler, e.g. a reserved argument)."""
+    result it carries (None: always nullptr in this compiler, e.g. a reserved argument).
+    `ctype` overrides the kind's C type where the documented prototype spells it otherwise
+    (`aclTensor *out` without const, `const char *roundMode`)."""
     c_name: str
     kind: str
     binds: Optional[str] = None
+    ctype: Optional[str] = None
 
     @property
     def c_type(self) -> str:
-        return C_TYPES[self.kind]
+        return self.ctype or C_TYPES[self.kind]
 
 
-def tensor(c, binds=None): return Param(c, TENSOR, binds)
-def opt_tensor(c, binds=None): return Param(c, OPT_TENSOR, binds)
-def ref(c, binds=None): return Param(c, REF, binds)
-def out(c, binds=None): return Param(c, OUT, binds)
-def opt_out(c, binds=None): return Param(c, OPT_OUT, binds)
-def tensor_list(c, binds=None): return Param(c, TENSOR_LIST, binds)
-def int_array(c, binds=None): return Param(c, INT_ARRAY, binds)
-def f64(c, binds=None): return Param(c, F64, binds)
-def i64(c, binds=None): return Param(c, I64, binds)
-def boolean(c, binds=None): return Param(c, BOOL, binds)
-def string(c, binds=None): return Param(c, STRING, binds)
+def tensor(c, binds=None, ctype=None): return Param(c, TENSOR, binds, ctype)
+def opt_tensor(c, binds=None, ctype=None): return Param(c, OPT_TENSOR, binds, ctype)
+def ref(c, binds=None, ctype=None): return Param(c, REF, binds, ctype)
+def out(c, binds=None, ctype=None): return Param(c, OUT, binds, ctype)
+def opt_out(c, binds=None, ctype=None): return Param(c, OPT_OUT, binds, ctype)
+def tensor_list(c, binds=None, ctype=None): return Param(c, TENSOR_LIST, binds, ctype)
+def int_array(c, binds=None, ctype=None): return Param(c, INT_ARRAY, binds, ctype)
+def scalar(c, binds=None, ctype=None): return Param(c, SCALAR, binds, ctype)
+def f64(c, binds=None, ctype=None): return Param(c, F64, binds, ctype)
+def i64(c, binds=None, ctype=None): return Param(c, I64, binds, ctype)
+def i32(c, binds=None, ctype=None): return Param(c, I32, binds, ctype)
+def i8(c, binds=None, ctype=None): return Param(c, I8, binds, ctype)
+def boolean(c, binds=None, ctype=None): return Param(c, BOOL, binds, ctype)
+def string(c, binds=None, ctype=None): return Param(c, STRING, binds, ctype)
+def dtype(c, binds=None, ctype=None): return Param(c, DTYPE, binds, ctype)
 
 
 def snake_case(name: str) -> str:
@@ -104,14 +116,17 @@ class Function:
     aclOpExecutor *executor, aclrtStream stream)`.
 
     `kernel`: the mla op whose CPU kernel carries the call out on the CPU backend (arguments
-    matched through `Param.binds`); `cpu`: a CPU implementation instead, for functions whose
-    outputs the kernel does not give (called with the arguments by C name). `source` says
-    where the prototype comes from (a seed, or a public CANN document: NON-SEED)."""
+    matched through `Param.binds`); without it the CPU backend runs the function's own CPU
+    implementation (runtime/cpu_calls.py), for calls whose arguments are views of the mla
+    op's operands rather than the operands themselves. `source` says where the prototype
+    comes from (a seed, or a public CANN document: NON-SEED). `strided`: the documentation
+    says the tensor arguments may be non-contiguous ("支持非连续的Tensor"); otherwise the
+    lowering passes contiguous copies of strided views."""
     name: str
     params: tuple
     kernel: Optional[str] = None
-    cpu: Optional[Callable] = None
     source: str = ""
+    strided: bool = False
     param_by_name: dict = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -145,7 +160,7 @@ class Function:
 
 # --- the dialect ----------------------------------------------------------------------------
 
-_TYPES = ("executor", "stream", "nullptr", "cstring", "int_array", "tensor_list")
+_TYPES = ("executor", "stream", "nullptr", "cstring", "int_array", "tensor_list", "scalar", "data_type")
 
 # Generic ops: name -> (operands, attributes, results); each entry "name: constraint".
 _GENERIC_OPS = {
@@ -155,6 +170,8 @@ _GENERIC_OPS = {
     "null": ([], [], ["null: @nullptr"]),                   # nullptr for an absent argument
     "string": ([], ["value: string"], ["string: @cstring"]),
     "create_int_array": ([], ["value: dense_array"], ["array: @int_array"]),
+    "create_scalar": ([], ["value: typed_attr"], ["scalar: @scalar"]),      # aclCreateScalar
+    "dtype": ([], ["type: type_attr"], ["dtype: @data_type"]),              # an aclDataType value
     "read_int_array": (["host: tensor"], [], ["array: @int_array"]),  # from a host i64 tensor
     "create_tensor_list": (["tensors: variadic tensor"], [], ["list: @tensor_list"]),
     "workspace": (["size: integer"], [], ["workspace: tensor"]),
@@ -165,10 +182,12 @@ _GENERIC_OPS = {
 _IRDL_BASES = {"tensor": '"!builtin.tensor"', "integer": '"!builtin.integer"',
                "integer_attr": '"#builtin.integer"',
                "f64": '"!builtin.f64"', "string": '"#builtin.string"',
-               "dense_array": '"#builtin.dense_array"', "any": None}
+               "dense_array": '"#builtin.dense_array"', "typed_attr": None,
+               "type_attr": '"#builtin.type"', "any": None}
 _KIND_CONSTRAINT = {TENSOR: "tensor", REF: "tensor", OUT: "tensor", OPT_TENSOR: "any",
                     OPT_OUT: "any", INT_ARRAY: "any", TENSOR_LIST: "@tensor_list", F64: "f64",
-                    I64: "integer", BOOL: "integer", STRING: "@cstring"}
+                    I64: "integer", I32: "integer", I8: "integer", BOOL: "integer",
+                    STRING: "@cstring", SCALAR: "@scalar", DTYPE: "@data_type"}
 
 
 class AclnnDialect:
@@ -255,9 +274,12 @@ def irdl_module_text() -> str:
 def host_type(kind: str) -> ir.Type:
     """The IR type of a host argument of `kind` (needs a context with aclnn loaded)."""
     return {F64: lambda: ir.F64Type.get(), I64: lambda: ir.IntegerType.get_signless(64),
+            I32: lambda: ir.IntegerType.get_signless(32), I8: lambda: ir.IntegerType.get_signless(8),
             BOOL: lambda: ir.IntegerType.get_signless(1),
             STRING: lambda: ir.Type.parse("!aclnn.cstring"),
-            INT_ARRAY: lambda: ir.Type.parse("!aclnn.int_array")}[kind]()
+            INT_ARRAY: lambda: ir.Type.parse("!aclnn.int_array"),
+            SCALAR: lambda: ir.Type.parse("!aclnn.scalar"),
+            DTYPE: lambda: ir.Type.parse("!aclnn.data_type")}[kind]()
 
 
 def type_kind(t: ir.Type) -> str:
@@ -273,7 +295,8 @@ def type_kind(t: ir.Type) -> str:
 _ACCEPTS = {TENSOR: {"tensor"}, REF: {"tensor"}, OUT: {"tensor"},
             OPT_TENSOR: {"tensor", "nullptr"}, OPT_OUT: {"tensor", "nullptr"},
             INT_ARRAY: {"int_array", "nullptr"}, TENSOR_LIST: {"tensor_list"}, F64: {"f64"},
-            I64: {"i64"}, BOOL: {"i1"}, STRING: {"cstring"}}
+            I64: {"i64"}, I32: {"i32"}, I8: {"i8"}, BOOL: {"i1"}, STRING: {"cstring"},
+            SCALAR: {"scalar"}, DTYPE: {"data_type"}}
 
 
 def check_call(function: Function, operand_types: Sequence[ir.Type]) -> Optional[str]:

@@ -3,15 +3,12 @@
 The argument order and C types are the documented prototypes; `binds` names the mla operand,
 attribute or result an argument carries. From these declarations come the aclnn dialect's ops,
 the C prototypes (headers for the tests and the C++ emitter), the NPU backend's ctypes calls and
-the CPU backend's dispatch to the interpreter's kernels. test_lowering_imports.py checks each
-seed-documented prototype against the seed text itself.
+the CPU backend's dispatch to the kernels (through `binds`, or runtime/cpu_calls.py).
 """
 from __future__ import annotations
 
-import numpy as np
-
-from .aclnn import (ACLNN, Function, boolean, f64, i64, int_array, opt_out, opt_tensor, out, ref,
-                    string, tensor, tensor_list)
+from .aclnn import (ACLNN, Function, Param, boolean, dtype, f64, i8, i32, i64, int_array, opt_out,
+                    opt_tensor, out, ref, scalar, string, tensor, tensor_list)
 
 # --- MLA prolog (seeds 001 and 000) ---------------------------------------------------------
 
@@ -111,25 +108,143 @@ NSA = ACLNN.add(Function(
      out("output", "output"), out("topKOutput", "topk_indices")),
     kernel="mla.nsa_compress_attention_infer", source="seed 003"))
 
-# --- primitives -----------------------------------------------------------------------------
+# --- FusedInferAttentionScoreV4: the interface torch_npu.npu_fused_infer_attention_score_v2
+# calls (op-plugin FusedInferAttentionScoreV2KernelNpuOpApi.cpp); V3's arguments plus the
+# query's dequantization (dequantScaleQueryOptional, queryQuantMode) of the full-quant MLA mode.
+# The attention primitives lower to it (lowering/primitive.py); no binds: the CPU backend runs
+# the primitive kernels through runtime/cpu_calls.py.
 
+_V4_TENSORS = tuple(Param(p.c_name, p.kind) for p in _FIA_HEAD) + (
+    opt_tensor("queryRopeOptional"), opt_tensor("keyRopeOptional"),
+    opt_tensor("keyRopeAntiquantScaleOptional"), opt_tensor("dequantScaleQueryOptional"))
+_V4_HOST = tuple(Param(p.c_name, p.kind) for p in _FIA_TAIL[:-2]) + (i64("queryQuantMode"),)
+FIA_V4 = ACLNN.add(Function(
+    "aclnnFusedInferAttentionScoreV4",
+    _V4_TENSORS + _V4_HOST + (out("attentionOut"), opt_out("softmaxLse")),
+    source="NON-SEED: public CANN aclnnFusedInferAttentionScoreV4 (ops-transformer docs)"))
 
-def _rms_norm_cpu(call):
-    """aclnnRmsNorm on the CPU: y from the mla.rms_norm kernel, rstd = 1/sqrt(mean(x^2)+eps) in
-    float32 (the kernel's own intermediate; the op does not return it)."""
-    from ..runtime.formats import NZTensor
-    x, eps = call.args["x"], call.args["epsilon"]
-    (y,) = call.kernel("mla.rms_norm", {"x": x, "gamma": call.args["gamma"]}, {"epsilon": eps},
-                       {"y": call.types["yOut"]})
-    xf = np.asarray(x.to_nd() if isinstance(x, NZTensor) else x, np.float32)
-    rstd = 1.0 / np.sqrt(np.mean(xf * xf, axis=-1, keepdims=True) + np.float32(eps))
-    return {"yOut": y, "rstdOut": rstd.astype(np.float32)}
+# --- primitives: the standard kernels torch_npu calls (evidence in lowering/primitive.py) ------
+# NON-SEED prototypes, from the public CANN operator documents (hicann ops-nn / ops-math /
+# ops-transformer docs/aclnn*.md). `strided`: the document accepts non-contiguous tensors.
 
+_OUT = "aclTensor *"          # outputs the documents declare without const
 
-# NON-SEED: the public CANN aclnnRmsNorm (the norm torch_npu.npu_rms_norm calls); rstdOut is
-# float32 with the normalised axis reduced to 1.
 RMS_NORM = ACLNN.add(Function(
     "aclnnRmsNorm",
     (tensor("x", "x"), tensor("gamma", "gamma"), f64("epsilon", "epsilon"),
      out("yOut", "y"), out("rstdOut")),
-    cpu=_rms_norm_cpu, source="NON-SEED: public CANN aclnnRmsNorm"))
+    source="NON-SEED: public CANN aclnnRmsNorm"))
+
+MATMUL = ACLNN.add(Function(
+    "aclnnMatmul",
+    (tensor("self"), tensor("mat2"), out("out", ctype=_OUT), i8("cubeMathType")),
+    source="NON-SEED: public CANN aclnnMatmul", strided=True))
+
+MATMUL_WEIGHT_NZ = ACLNN.add(Function(
+    "aclnnMatmulWeightNz",
+    (tensor("self"), tensor("mat2"), out("out", ctype=_OUT), i8("cubeMathType")),
+    source="NON-SEED: public CANN aclnnMatmulWeightNz"))
+
+QUANT_MATMUL_V4 = ACLNN.add(Function(
+    "aclnnQuantMatmulV4",
+    (tensor("x1"), tensor("x2"), tensor("scale"), opt_tensor("offset"),
+     opt_tensor("pertokenScaleOptional"), opt_tensor("bias"), boolean("transposeX1"),
+     boolean("transposeX2"), out("out")),
+    source="NON-SEED: public CANN aclnnQuantMatmulV4"))
+
+QUANT_MATMUL_WEIGHT_NZ = ACLNN.add(Function(
+    "aclnnQuantMatmulWeightNz",
+    (tensor("x1"), tensor("x2"), opt_tensor("x1Scale"), tensor("x2Scale"), opt_tensor("yScale"),
+     opt_tensor("x1Offset"), opt_tensor("x2Offset"), opt_tensor("yOffset"), opt_tensor("bias"),
+     boolean("transposeX1"), boolean("transposeX2"), i64("groupSize"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnQuantMatmulWeightNz"))
+
+INTERLEAVE_ROPE = ACLNN.add(Function(
+    "aclnnInterleaveRope",
+    (tensor("x", "x", "const aclTensor *"), tensor("cos", "cos"), tensor("sin", "sin"),
+     out("out", "y", _OUT)),
+    kernel="mla.rope", source="NON-SEED: ops-transformer aclnn_interleave_rope.h"))
+
+ROTARY_POSITION_EMBEDDING = ACLNN.add(Function(
+    "aclnnRotaryPositionEmbedding",
+    (tensor("x"), tensor("cos"), tensor("sin"), i64("mode"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnRotaryPositionEmbedding"))
+
+DYNAMIC_QUANT = ACLNN.add(Function(
+    "aclnnDynamicQuant",
+    (tensor("x", "x"), opt_tensor("smoothScalesOptional", "smooth_scales"),
+     out("yOut", "y"), out("scaleOut", "scale")),
+    kernel="mla.dynamic_quant", source="NON-SEED: public CANN aclnnDynamicQuant"))
+
+ASCEND_QUANT_V3 = ACLNN.add(Function(
+    "aclnnAscendQuantV3",
+    (tensor("x", "x"), tensor("scale", "scale"), opt_tensor("offset"), boolean("sqrtMode"),
+     string("roundMode", ctype="const char *"), i32("dstType"), i32("axis"), out("y", "y")),
+    kernel="mla.quantize", source="NON-SEED: public CANN aclnnAscendQuantV3"))
+
+ADD = ACLNN.add(Function(
+    "aclnnAdd",
+    (tensor("self", "x"), tensor("other", "y"), scalar("alpha"), out("out", "z", _OUT)),
+    kernel="mla.add", source="NON-SEED: public CANN aclnnAdd", strided=True))
+
+MUL = ACLNN.add(Function(
+    "aclnnMul",
+    (tensor("self", "x"), tensor("other", "y"), out("out", "z", _OUT)),
+    kernel="mla.mul", source="NON-SEED: public CANN aclnnMul", strided=True))
+
+DIV = ACLNN.add(Function(
+    "aclnnDiv",
+    (tensor("self", "x"), tensor("other", "y"), out("out", "z", _OUT)),
+    kernel="mla.div", source="NON-SEED: public CANN aclnnDiv", strided=True))
+
+SCATTER_PA_KV_CACHE = ACLNN.add(Function(
+    "aclnnScatterPaKvCache",
+    (tensor("key"), ref("keyCacheRef", ctype=_OUT), tensor("slotMapping"), tensor("value"),
+     ref("valueCacheRef", ctype=_OUT), opt_tensor("compressLensOptional"),
+     opt_tensor("compressSeqOffsetOptional"), opt_tensor("seqLensOptional"),
+     string("cacheModeOptional"), string("scatterModeOptional"),
+     int_array("stridesOptional"), int_array("offsetsOptional")),
+    source="NON-SEED: public CANN aclnnScatterPaKvCache", strided=True))
+
+EMBEDDING = ACLNN.add(Function(
+    "aclnnEmbedding",
+    (tensor("weight"), tensor("indices"), out("out")),
+    source="NON-SEED: public CANN aclnnEmbedding"))
+
+NPU_FORMAT_CAST = ACLNN.add(Function(
+    "aclnnNpuFormatCast",
+    (tensor("srcTensor", "x"), out("dstTensor", "y", _OUT)),
+    kernel="mla.format_cast", source="NON-SEED: public CANN aclnnNpuFormatCast"))
+
+PERMUTE = ACLNN.add(Function(
+    "aclnnPermute",
+    (tensor("self", "x"), int_array("dims", "permutation"), out("out", "y", _OUT)),
+    kernel="mla.transpose", source="NON-SEED: public CANN aclnnPermute", strided=True))
+
+INPLACE_COPY = ACLNN.add(Function(
+    "aclnnInplaceCopy",
+    (ref("selfRef", ctype=_OUT), tensor("src")),
+    source="NON-SEED: public CANN aclnnInplaceCopy", strided=True))
+
+CAST = ACLNN.add(Function(
+    "aclnnCast",
+    (tensor("self"), dtype("dtype", ctype="const aclDataType"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnCast", strided=True))
+
+CAT = ACLNN.add(Function(
+    "aclnnCat",
+    (tensor_list("tensors"), i64("dim"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnCat", strided=True))
+
+INPLACE_ONE = ACLNN.add(Function(
+    "aclnnInplaceOne", (ref("selfRef"),), source="NON-SEED: public CANN aclnnInplaceOne"))
+
+TRIU = ACLNN.add(Function(
+    "aclnnTriu",
+    (tensor("self"), i64("diagonal"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnTriu"))
+
+LOGICAL_OR = ACLNN.add(Function(
+    "aclnnLogicalOr",
+    (tensor("self"), tensor("other"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnLogicalOr", strided=True))

@@ -10,7 +10,7 @@ The interface (used by runtime/executor.py, which owns the two-phase protocol):
     alloc(state, slot, info) / view(base, info, offset, strides) / constant(state, slot, array, info)
     workspace(state, size)                  the workspace of one launch
     tensor_key(buffer)                      what phase one binds of a tensor (description, buffer)
-    phase_one(function, args) -> (workspace_size, executor);  release(executor)
+    phase_one(call, args) -> (workspace_size, executor);  release(executor)
     launch(callee, workspace, size, executor, checked)
     synchronize();  host_value(buffer);  result(buffer, info, caller) -> a host value
 """
@@ -123,10 +123,12 @@ def resolve(buffer):
 
 
 def view_array(base, info, offset: int, strides):
-    """A NumPy view of `base` (ND, contiguous) described by (info, offset, strides) in elements;
-    a FRACTAL_NZ description gives the NZTensor over the same memory."""
-    if isinstance(base, NZTensor) or not base.flags.c_contiguous:
-        raise NotImplementedError("a view of an NZ or non-contiguous buffer")
+    """A NumPy view of `base` described by (info, offset, strides) in elements of its row-major
+    order; a FRACTAL_NZ description gives the NZTensor over the same memory. A base that is
+    not contiguous (a kernel may return a transposed view) is read through a copy."""
+    if isinstance(base, NZTensor):
+        raise NotImplementedError("a view of a FRACTAL_NZ buffer")
+    base = np.asarray(base)
     flat = base.reshape(-1)
     if info.format == "FRACTAL_NZ":
         physical = nz_physical_shape(info.shape, base.dtype)
@@ -139,26 +141,46 @@ def view_array(base, info, offset: int, strides):
 
 class CpuExecutor:
     """Phase one on the CPU: the call bound to its buffers and host values."""
-    __slots__ = ("function", "args")
+    __slots__ = ("call", "args")
 
-    def __init__(self, function, args):
-        self.function, self.args = function, args
+    def __init__(self, call, args):
+        self.call, self.args = call, args
 
 
 class CpuCall:
-    """What a Function's own CPU implementation gets: arguments by C name (resolved values),
-    their buffers' TensorInfos, and `kernel(op, operands, attributes, result_types)`."""
+    """What a CPU implementation (runtime/cpu_calls.py) gets: `args` by C name (resolved
+    values), `types` (the TensorInfo of each tensor argument), and `run(op, operands,
+    attributes, result_types)`, which runs an mla op's kernel after its data rules (in
+    checked mode)."""
 
-    def __init__(self, values, types):
-        self.args, self.types = values, types
+    def __init__(self, name, values, types, buffers, checked):
+        self.name, self.args, self.types = name, values, types
+        self._buffers, self._checked = buffers, checked
 
-    @staticmethod
-    def kernel(op_name, operands, attributes, result_types=None):
+    def run(self, op_name, operands, attributes, result_types=None):
+        if self._checked:
+            from ..dialect.dialect import MLA, _load_op_modules
+            _load_op_modules()
+            opdef = MLA.ops[op_name]
+            given = {k: v for k, v in attributes.items()
+                     if opdef.attribute_by_name[k].required or v != opdef.attribute_by_name[k].default}
+            _check_data(opdef, operands, given)
         return run_kernel(op_name, operands, attributes, result_types)
+
+    def same(self, a: str, b: str) -> bool:
+        """Whether two arguments are the same buffer (a cache passed as key and value)."""
+        return _same(self._buffers[a], self._buffers[b])
+
+
+def _same(x, y) -> bool:
+    if isinstance(x, list) and isinstance(y, list):
+        return len(x) == len(y) and all(_same(p, q) for p, q in zip(x, y))
+    return x is y
 
 
 class CpuBackend:
-    """Each kernel call runs the interpreter's kernel for it (runtime/kernels)."""
+    """Each kernel call runs the CPU kernel of the mla op it comes from (runtime/kernels):
+    through the Function's binds, or its implementation in runtime/cpu_calls.py."""
     name = "cpu"
 
     def new_state(self, lowered):
@@ -194,28 +216,36 @@ class CpuBackend:
             return (id(buffer), buffer.info)
         return (id(buffer), describe_value("constant", buffer))
 
-    def phase_one(self, function, args):
-        return 0, CpuExecutor(function, args)
+    def phase_one(self, call, args):
+        return 0, CpuExecutor(call, args)
 
     def release(self, executor):
         pass
 
     def launch(self, callee, workspace, size, executor, *, checked=True):
-        fn, args = executor.function, executor.args
-        values, types = {}, {}
+        from .cpu_calls import CPU_CALLS
+        call, args = executor.call, executor.args
+        fn = call.function
+        values, types, buffers = {}, {}, {}
         for p, a in zip(fn.params, args):
+            buffers[p.c_name] = a
             if isinstance(a, list):
                 values[p.c_name] = [resolve(x) for x in a]
             else:
                 values[p.c_name] = resolve(a)
             if isinstance(a, (CpuBuffer, CpuView)):
                 types[p.c_name] = a.info
-        if fn.cpu is not None:
-            written = fn.cpu(CpuCall(values, types))
+        implementation = CPU_CALLS.get(fn.name)
+        if implementation is not None:
+            if call.variant:
+                raise NotImplementedError(f"{fn.name}: numerics variant {call.variant}")
+            written = implementation(CpuCall(fn.name, values, types, buffers, checked))
             for name, value in written.items():
                 _store(args[fn.params.index(fn.param_by_name[name])], value)
             return
-        _run_bound_kernel(fn, args, values, types, checked)
+        if fn.kernel is None:
+            raise NotImplementedError(f"{fn.name}: no CPU implementation")
+        _run_bound_kernel(fn, args, values, types, checked, call.variant)
 
     def synchronize(self):
         pass
@@ -234,8 +264,9 @@ def _store(buffer, value):
     buffer.value = value
 
 
-def _run_bound_kernel(fn, args, values, types, checked):
-    """Call fn.kernel with the arguments matched to the mla op's names through Param.binds."""
+def _run_bound_kernel(fn, args, values, types, checked, variant=None):
+    """Call fn.kernel with the arguments matched to the mla op's names through Param.binds;
+    `variant`: attributes of the op the function does not take (e.g. a rounding)."""
     from ..dialect.dialect import MLA, _load_op_modules
     from ..lowering import aclnn as A
     _load_op_modules()
@@ -246,7 +277,9 @@ def _run_bound_kernel(fn, args, values, types, checked):
     for p, a in zip(fn.params, args):
         value = values[p.c_name]
         if p.binds is None:
-            if a is not None:
+            # A host argument the lowering fixes (alpha = 1, roundMode "round") carries no
+            # attribute of the op; a tensor without binds is always nullptr in this compiler.
+            if a is not None and p.kind not in A.HOST:
                 raise NotImplementedError(f"{fn.name}: {p.c_name} is always nullptr in this compiler")
             continue
         if p.kind in (A.OUT, A.OPT_OUT):
@@ -261,6 +294,8 @@ def _run_bound_kernel(fn, args, values, types, checked):
                 given[p.binds] = value
         else:
             operands[p.binds] = value
+    for name, value in (variant or {}).items():
+        attributes[name] = given[name] = value
     if checked:
         _check_data(opdef, operands, given)
     results = run_kernel(fn.kernel, operands, attributes, result_types)

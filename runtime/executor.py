@@ -14,7 +14,7 @@ decode loop with fixed shapes and lengths runs phase one once per call site.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 from mlir import ir
@@ -34,10 +34,12 @@ NULL = None   # the value of an `aclnn.null` (nullptr)
 
 @dataclass
 class Call:
-    """One phase-one site: the Function and the slots of its arguments, in C order."""
+    """One phase-one site: the Function, the slots of its arguments in C order, and the
+    numerics variant the lowering recorded (`mla.<name>` attributes; see CallBuilder.call)."""
     function: Function
     args: tuple
     site: int
+    variant: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -55,11 +57,14 @@ class Stats:
 
 
 class LoweredFunction:
-    """A lowered func.func decoded once into a flat list of instructions over value slots."""
+    """A lowered func.func decoded once into a flat list of instructions over value slots.
+    `constants`: the values of the ml_program globals it loads (a compiled program's weights),
+    uploaded once per backend state (device-resident across calls)."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, constants: Optional[Mapping] = None):
         fn = fn.operation
         ACLNN.load(fn.context)
+        self._constants = constants if constants is not None else {}
         self.name = fn.attributes["sym_name"].value
         block = fn.regions[0].blocks[0]
         self._slots: dict = {}
@@ -106,6 +111,18 @@ class LoweredFunction:
             emit(("host", res[0], op.attributes["value"].value))
         elif name == "aclnn.create_int_array":
             emit(("host", res[0], tuple(op.attributes["value"])))
+        elif name == "aclnn.create_scalar":
+            attr = op.attributes["value"]
+            dtype = str(attr.type)
+            emit(("host", res[0], (dtype, float(attr.value) if dtype.startswith(("f", "bf")) else int(attr.value))))
+        elif name == "aclnn.dtype":
+            emit(("host", res[0], str(ir.TypeAttr(op.attributes["type"]).value)))
+        elif name == "ml_program.global_load_const":
+            symbol = op.attributes["global"].value
+            if symbol not in self._constants:
+                raise ExecutionError(f"@{self.name}: no value is bound to the global @{symbol} "
+                                     "(compile the program with weights={...})")
+            emit(("constant_tensor", res[0], self._constants[symbol], describe_type(op.results[0].type)))
         elif name == "aclnn.read_int_array":
             emit(("read_int_array", res[0], src[0]))
         elif name == "aclnn.create_tensor_list":
@@ -120,7 +137,9 @@ class LoweredFunction:
             emit(("view", res[0], src[0], describe_type(op.results[0].type),
                   int(op.attributes["offset"].value), tuple(op.attributes["strides"])))
         elif name in ACLNN.phase_one_ops:
-            call = Call(ACLNN.phase_one_ops[name], tuple(src), len(self.calls))
+            variant = {key[len("mla."):]: ir.StringAttr(op.attributes[key]).value
+                       for key in op.attributes if key.startswith("mla.")}
+            call = Call(ACLNN.phase_one_ops[name], tuple(src), len(self.calls), variant)
             self.calls.append(call)
             emit(("phase_one", res[0], res[1], call))
         elif name == "aclnn.workspace":
@@ -171,7 +190,7 @@ class LoweredFunction:
                 if site.executor is None or site.key != key:
                     if site.executor is not None:
                         backend.release(site.executor)
-                    site.workspace_size, site.executor = backend.phase_one(call.function, args)
+                    site.workspace_size, site.executor = backend.phase_one(call, args)
                     site.key = key
                     stats.phase_one[call.site] += 1
                 else:
@@ -237,19 +256,20 @@ def _resolve_backend(backend):
     return backend_instance(backend)
 
 
-def load(lowered, function: Optional[str] = None) -> LoweredFunction:
-    """Decode a lowered module (or one of its func.func ops) for repeated execution."""
+def load(lowered, function: Optional[str] = None, constants: Optional[Mapping] = None) -> LoweredFunction:
+    """Decode a lowered module (or one of its func.func ops) for repeated execution;
+    `constants`: the values of its ml_program globals, by symbol name."""
     if isinstance(lowered, LoweredFunction):
         return lowered
     op = lowered.operation
     if op.name == "func.func":
-        return LoweredFunction(op)
+        return LoweredFunction(op, constants)
     functions = [o for o in op.regions[0].blocks[0].operations if o.operation.name == "func.func"]
     if function is not None:
         functions = [f for f in functions if f.operation.attributes["sym_name"].value == function]
     if not functions:
         raise ExecutionError(f"no function {'@' + function if function else ''} to run in the module")
-    return LoweredFunction(functions[0])
+    return LoweredFunction(functions[0], constants)
 
 
 def execute(lowered, inputs: Sequence, backend=None, *, function: Optional[str] = None,

@@ -101,11 +101,11 @@ class DeviceBuffer:
 
 
 class NpuExecutor:
-    __slots__ = ("handle", "tensors", "lists", "arrays", "keep")
+    __slots__ = ("handle", "tensors", "lists", "arrays", "scalars", "keep")
 
     def __init__(self):
         self.handle = ctypes.c_void_p()
-        self.tensors, self.lists, self.arrays, self.keep = [], [], [], []
+        self.tensors, self.lists, self.arrays, self.scalars, self.keep = [], [], [], [], []
 
 
 class NpuBackend:
@@ -258,7 +258,12 @@ class NpuBackend:
             raise AclError("aclCreateTensor", 161001, "returned nullptr")
         return handle
 
-    def phase_one(self, function, args):
+    def phase_one(self, call, args):
+        function = call.function
+        if call.variant:
+            raise AclError(function.phase_one, 161002,
+                           f"the device function has no {call.variant} (numerics of the mla op that "
+                           "only the CPU backend implements; see the op's lowering)")
         one, _ = self._aclnn_functions(function)
         executor = NpuExecutor()
         c_args = []
@@ -280,6 +285,15 @@ class NpuBackend:
                     handle = self.fn["aclCreateIntArray"](values, len(a))
                     executor.arrays.append(handle)
                     c_args.append(handle)
+                elif p.kind == A.SCALAR:
+                    dtype, number = a
+                    cell = np.array([number], numpy_dtype(dtype))
+                    executor.keep.append(cell)
+                    handle = self.fn["aclCreateScalar"](cell.ctypes.data, api.DTYPE_ENUM[dtype])
+                    executor.scalars.append(handle)
+                    c_args.append(handle)
+                elif p.kind == A.DTYPE:
+                    c_args.append(api.DTYPE_ENUM[a])
                 elif p.kind == A.STRING:
                     text = ctypes.create_string_buffer(a.encode())
                     executor.keep.append(text)
@@ -306,8 +320,10 @@ class NpuBackend:
             self._check("aclDestroyTensorList", self.fn["aclDestroyTensorList"](handle))
         for handle in executor.arrays:
             self._check("aclDestroyIntArray", self.fn["aclDestroyIntArray"](handle))
+        for handle in executor.scalars:
+            self._check("aclDestroyScalar", self.fn["aclDestroyScalar"](handle))
         executor.handle = ctypes.c_void_p()
-        executor.tensors, executor.lists, executor.arrays = [], [], []
+        executor.tensors, executor.lists, executor.arrays, executor.scalars = [], [], [], []
 
     def launch(self, callee, workspace, size, executor: NpuExecutor, *, checked=True):
         from ..lowering.aclnn import ACLNN

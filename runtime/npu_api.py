@@ -77,9 +77,11 @@ META_API = {
         ("const int64_t *", "storageDims"), ("uint64_t", "storageDimsNum"), ("void *", "tensorData")]),
     "aclCreateIntArray": ("aclIntArray *", [("const int64_t *", "value"), ("uint64_t", "size")]),
     "aclCreateTensorList": ("aclTensorList *", [("const aclTensor *const *", "value"), ("uint64_t", "size")]),
+    "aclCreateScalar": ("aclScalar *", [("void *", "value"), ("aclDataType", "dataType")]),
     "aclDestroyTensor": ("aclnnStatus", [("const aclTensor *", "tensor")]),
     "aclDestroyIntArray": ("aclnnStatus", [("const aclIntArray *", "array")]),
     "aclDestroyTensorList": ("aclnnStatus", [("const aclTensorList *", "array")]),
+    "aclDestroyScalar": ("aclnnStatus", [("const aclScalar *", "scalar")]),
     "aclSetAclOpExecutorRepeatable": ("aclnnStatus", [("aclOpExecutor *", "executor")]),
     "aclDestroyAclOpExecutor": ("aclnnStatus", [("aclOpExecutor *", "executor")]),
 }
@@ -100,6 +102,7 @@ typedef struct aclOpExecutor aclOpExecutor;
 typedef struct aclTensor aclTensor;
 typedef struct aclIntArray aclIntArray;
 typedef struct aclTensorList aclTensorList;
+typedef struct aclScalar aclScalar;
 """
 
 
@@ -151,10 +154,12 @@ _CTYPES = {
     "const int64_t *": ctypes.POINTER(ctypes.c_int64),
     "aclTensor *": _P, "const aclTensor *": _P, "aclIntArray *": _P, "const aclIntArray *": _P,
     "aclTensorList *": _P, "const aclTensorList *": _P, "const aclTensor *const *": ctypes.POINTER(_P),
+    "aclScalar *": _P, "const aclScalar *": _P,
     "aclOpExecutor *": _P,
 }
-_KIND_CTYPES = {A.F64: ctypes.c_double, A.I64: ctypes.c_int64, A.BOOL: ctypes.c_bool,
-                A.STRING: ctypes.c_char_p}
+_KIND_CTYPES = {A.F64: ctypes.c_double, A.I64: ctypes.c_int64, A.I32: ctypes.c_int32,
+                A.I8: ctypes.c_int8, A.BOOL: ctypes.c_bool, A.STRING: ctypes.c_char_p,
+                A.DTYPE: ctypes.c_int}
 
 
 def bind(lib_lookup, name: str, api: dict):

@@ -172,6 +172,32 @@ void double_log_tensor_list(FILE *f, const aclTensorList *l) {
     for (uint64_t i = 0; i < l->size; i++) { if (i) fputs(", ", f); double_log_tensor(f, l->tensors[i]); }
     fputs("]}", f);
 }
+aclScalar *aclCreateScalar(void *value, aclDataType dataType) {
+    aclScalar *s = calloc(1, sizeof(aclScalar));
+    s->id = next_id++; s->dtype = dataType;
+    memcpy(s->bytes, value, aclDataTypeSize(dataType));
+    fprintf(double_log(), "{\"fn\": \"aclCreateScalar\", \"scalar\": ");
+    double_log_scalar(double_log(), s);
+    fprintf(double_log(), "}\n");
+    return s;
+}
+void double_log_scalar(FILE *f, const aclScalar *s) {
+    if (!s) { fputs("null", f); return; }
+    fprintf(f, "{\"dtype\": %d, \"value\": ", (int)s->dtype);
+    switch (s->dtype) {
+    case ACL_FLOAT: { float v; memcpy(&v, s->bytes, 4); fprintf(f, "%.9g", v); break; }
+    case ACL_DOUBLE: { double v; memcpy(&v, s->bytes, 8); fprintf(f, "%.17g", v); break; }
+    case ACL_INT64: { long long v; memcpy(&v, s->bytes, 8); fprintf(f, "%lld", v); break; }
+    case ACL_INT32: { int v; memcpy(&v, s->bytes, 4); fprintf(f, "%d", v); break; }
+    default: fputs("null", f);
+    }
+    fputc('}', f);
+}
+aclnnStatus aclDestroyScalar(const aclScalar *scalar) {
+    fprintf(double_log(), "{\"fn\": \"aclDestroyScalar\", \"id\": %d}\n", scalar ? scalar->id : 0);
+    free((void *)scalar);
+    return 0;
+}
 aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
     fprintf(double_log(), "{\"fn\": \"aclDestroyTensor\", \"id\": %d}\n", tensor ? tensor->id : 0);
     free((void *)tensor);

@@ -52,9 +52,11 @@ def _log_statement(p) -> str:
         return f"double_log_tensor_list(f, {p.c_name});"
     if p.kind == A.INT_ARRAY:
         return f"double_log_int_array(f, {p.c_name});"
+    if p.kind == A.SCALAR:
+        return f"double_log_scalar(f, {p.c_name});"
     if p.kind == A.F64:
         return f'fprintf(f, "%.17g", {p.c_name});'
-    if p.kind == A.I64:
+    if p.kind in (A.I64, A.I32, A.I8, A.DTYPE):
         return f'fprintf(f, "%lld", (long long){p.c_name});'
     if p.kind == A.BOOL:
         return f'fputs({p.c_name} ? "true" : "false", f);'
@@ -70,7 +72,7 @@ def generated_ops() -> str:
     for fn in ACLNN.functions.values():
         params = ", ".join(f"{p.c_type}{'' if p.c_type.endswith('*') else ' '}{p.c_name}" for p in fn.params)
         logs = '\n    fputs(", ", f);\n    '.join(_log_statement(p) for p in fn.params)
-        first_input = next(p.c_name for p in fn.params if p.kind == A.TENSOR)
+        first_input = next((p.c_name for p in fn.params if p.kind == A.TENSOR), "NULL")
         outputs = "\n    ".join(f"if ({p.c_name}) e->outputs[e->output_count++] = {p.c_name};"
                                 for p in fn.params if p.kind in (A.OUT, A.OPT_OUT))
         out.append(f"""

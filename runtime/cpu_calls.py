@@ -1,0 +1,197 @@
+"""CPU implementations of the aclnn functions whose arguments are not the mla op's own.
+
+A kernel call whose Function binds an mla op (`Function.kernel`) runs that op's kernel with
+the arguments matched by name (runtime/backend.py). The functions here receive views of the
+op's operands instead (aclnnMatmul with x as (T, K), aclnnScatterPaKvCache with (T, Nkv, H)
+rows...): each implementation maps its C arguments back onto the mla op whose lowering emits
+it and runs that op's kernel through `call.run` (which first checks the op's data rules in
+checked mode). So the CPU backend computes exactly what the op computes, whatever views the
+lowering chose, and the numerics stay in one place: runtime/kernels.
+
+An implementation gets a `CpuCall` (arguments by C name: NumPy arrays or NZTensors, host
+values; `call.types` the TensorInfo of each tensor argument) and returns the values of the
+buffers it writes, by C name. In-place caches are written where they are.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..dialect.types import numpy_dtype
+
+CPU_CALLS: dict[str, Callable] = {}
+
+
+def cpu_call(name: str):
+    def register(fn):
+        if name in CPU_CALLS:
+            raise ValueError(f"a CPU implementation of {name} is already registered")
+        CPU_CALLS[name] = fn
+        return fn
+    return register
+
+
+def _out(call, name):
+    return {"y": call.types[name]}
+
+
+@cpu_call("aclnnRmsNorm")
+def rms_norm(call):
+    """y from the mla.rms_norm kernel; rstd = 1/sqrt(mean(x^2)+eps) in float32 (the kernel's
+    own intermediate, which the op does not return)."""
+    x, eps = call.args["x"], call.args["epsilon"]
+    (y,) = call.run("mla.rms_norm", {"x": x, "gamma": call.args["gamma"]}, {"epsilon": eps},
+                    _out(call, "yOut"))
+    xf = np.asarray(x.to_nd() if hasattr(x, "to_nd") else x, np.float32)
+    rstd = 1.0 / np.sqrt(np.mean(xf * xf, axis=-1, keepdims=True) + np.float32(eps))
+    return {"yOut": y, "rstdOut": rstd.astype(np.float32)}
+
+
+def _matmul(call):
+    """torch.matmul semantics for the two forms the lowering emits: (T, K) @ (K, N), and the
+    per-head (..., H, 1, K) @ (H, K, N)."""
+    a, w = call.args["self"], call.args["mat2"]
+    out = call.types["out"]
+    if len(w.shape) == 2:
+        (y,) = call.run("mla.matmul", {"x": a, "w": w}, {}, {"y": out})
+        return {"out": y}
+    if len(w.shape) == 3 and a.shape[-2] == 1 and a.shape[-3] == w.shape[0]:
+        x = a.reshape(a.shape[:-2] + a.shape[-1:])
+        (y,) = call.run("mla.head_matmul", {"x": x, "w": w}, {},
+                        {"y": type(out)(out.shape[:-2] + out.shape[-1:], out.dtype)})
+        return {"out": y.reshape(out.shape)}
+    raise NotImplementedError(f"{call.name}: self {a.shape} @ mat2 {w.shape} (the lowering emits "
+                              "(T, K) @ (K, N) and (..., H, 1, K) @ (H, K, N))")
+
+
+cpu_call("aclnnMatmul")(_matmul)
+cpu_call("aclnnMatmulWeightNz")(_matmul)
+
+
+@cpu_call("aclnnQuantMatmulV4")
+def quant_matmul_v4(call):
+    a = call.args
+    (y,) = call.run("mla.quant_matmul", {"x": a["x1"], "w": a["x2"], "x_scale": a["pertokenScaleOptional"],
+                                         "w_scale": a["scale"]}, {}, _out(call, "out"))
+    return {"out": y}
+
+
+@cpu_call("aclnnQuantMatmulWeightNz")
+def quant_matmul_weight_nz(call):
+    a = call.args
+    (y,) = call.run("mla.quant_matmul", {"x": a["x1"], "w": a["x2"], "x_scale": a["x1Scale"],
+                                         "w_scale": a["x2Scale"]}, {}, _out(call, "out"))
+    return {"out": y}
+
+
+@cpu_call("aclnnRotaryPositionEmbedding")
+def rotary_position_embedding(call):
+    a = call.args
+    if a["mode"] != 0:
+        raise NotImplementedError(f"{call.name}: mode {a['mode']} (the lowering emits mode 0, half)")
+    (y,) = call.run("mla.rope", {"x": a["x"], "cos": a["cos"], "sin": a["sin"]}, {"mode": "half"},
+                    _out(call, "out"))
+    return {"out": y}
+
+
+@cpu_call("aclnnScatterPaKvCache")
+def scatter_pa_kv_cache(call):
+    """key (T, Nkv, H) into keyCacheRef: the (BlockNum, BlockSize, Nkv, H) cache ("Norm"), or
+    the same bytes as (BlockNum, Nkv*H/C0, BlockSize, C0) ("PA_NZ"); value is 0-dimensional
+    (one cache)."""
+    a = call.args
+    key, cache, mode = a["key"], a["keyCacheRef"], a["cacheModeOptional"]
+    if np.ndim(a["value"]) != 0:
+        raise NotImplementedError(f"{call.name}: a value cache (the lowering writes one cache per call)")
+    if mode == "PA_NZ":
+        blocks, _, block_size, _ = cache.shape
+        cache = cache.reshape(blocks, block_size, *key.shape[1:])      # the same memory
+        if not np.shares_memory(cache, a["keyCacheRef"]):
+            raise ValueError(f"{call.name}: keyCacheRef must be contiguous")
+    call.run("mla.scatter_cache", {"cache": cache, "slot_mapping": a["slotMapping"], "update": key},
+             {"cache_mode": "PA_NZ" if mode == "PA_NZ" else "PA_BSND"}, {"cache_out": call.types["keyCacheRef"]})
+    return {}
+
+
+@cpu_call("aclnnEmbedding")
+def embedding(call):
+    (out,) = call.run("mla.gather", {"table": call.args["weight"], "indices": call.args["indices"]}, {},
+                      {"out": call.types["out"]})
+    return {"out": out}
+
+
+@cpu_call("aclnnInplaceCopy")
+def inplace_copy(call):
+    src = call.args["src"]
+    return {"selfRef": np.ascontiguousarray(src).reshape(call.types["selfRef"].shape)}
+
+
+@cpu_call("aclnnCast")
+def cast(call):
+    # Round to nearest even (as arith.truncf and the CPU step of the upstream op).
+    return {"out": np.asarray(call.args["self"]).astype(numpy_dtype(call.args["dtype"]))}
+
+
+@cpu_call("aclnnCat")
+def cat(call):
+    out = call.types["out"]
+    return {"out": np.concatenate(call.args["tensors"], axis=call.args["dim"]).astype(numpy_dtype(out.dtype))}
+
+
+@cpu_call("aclnnInplaceOne")
+def inplace_one(call):
+    t = call.types["selfRef"]
+    return {"selfRef": np.ones(t.shape, numpy_dtype(t.dtype))}
+
+
+@cpu_call("aclnnTriu")
+def triu(call):
+    out = call.types["out"]
+    return {"out": np.triu(call.args["self"], call.args["diagonal"]).astype(numpy_dtype(out.dtype))}
+
+
+@cpu_call("aclnnLogicalOr")
+def logical_or(call):
+    out = call.types["out"]
+    both = np.logical_or(np.asarray(call.args["self"]) != 0, np.asarray(call.args["other"]) != 0)
+    return {"out": both.astype(numpy_dtype(out.dtype))}
+
+
+@cpu_call("aclnnFusedInferAttentionScoreV4")
+def fused_infer_attention_score_v4(call):
+    """The calls the attention primitives lower to (lowering/attention.py), run by the
+    primitive's kernel: with a blockTable mla.paged_attention, else mla.attention."""
+    a = call.args
+    out = {"attention_out": call.types["attentionOut"]}
+    query, heads, kv_heads = a["query"], a["numHeads"], a["numKeyValueHeads"]
+    if a["blockTableOptional"] is None:
+        mask, causal = a["attenMaskOptional"], a["sparseMode"] == 3
+        (y,) = call.run("mla.attention", {"query": query, "key": a["key"][0], "value": a["value"][0],
+                                          "atten_mask": None if causal else mask},
+                        {"scale_value": a["scaleValue"], "causal": causal}, out)
+        return {"attentionOut": y}
+
+    def cache(index_name, i=0):
+        """The (BlockNum, BlockSize, Nkv, D) cache an argument views (ND or FRACTAL_NZ)."""
+        value = a[index_name][i] if isinstance(a[index_name], list) else a[index_name]
+        if value is None:
+            return None
+        if hasattr(value, "to_nd"):            # the FRACTAL_NZ view of a PA_NZ cache's bytes
+            blocks, block_size, width = value.shape
+            return value.data.reshape(blocks, block_size, kv_heads, width // kv_heads)
+        if value.ndim == 3:
+            return value.reshape(*value.shape[:2], kv_heads, -1)
+        return value
+
+    key = cache("key")
+    value = key if call.same("key", "value") else cache("value")
+    nz = hasattr(a["key"][0], "to_nd")
+    lengths = np.asarray(a["actualSeqLengthsKvOptional"], np.int64)
+    (y,) = call.run("mla.paged_attention", {
+        "query": query, "key_cache": key, "value_cache": value, "block_table": a["blockTableOptional"],
+        "seq_lengths": lengths, "query_rope": a["queryRopeOptional"],
+        "key_rope_cache": cache("keyRopeOptional"), "dequant_scale_query": a["dequantScaleQueryOptional"],
+        "key_dequant_scale": a["keyAntiquantScaleOptional"]},
+        {"scale_value": a["scaleValue"], "cache_mode": "PA_NZ" if nz else "PA_BSND"}, out)
+    return {"attentionOut": y}
