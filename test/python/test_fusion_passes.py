@@ -130,3 +130,24 @@ def test_programs_take_named_inputs_and_reject_wrong_ones():
     assert names == ["q", "k_cache", "block_table", "seq_lengths", "q_rope", "kr_cache"]
     with pytest.raises(TypeError, match="missing"):
         program(q=None)
+
+
+def test_compile_takes_an_ir_module_and_torch_tensors_updating_caches_in_place():
+    torch = pytest.importorskip("torch")
+    from mlir import ir
+    from ascend_mla.dialect.dialect import make_context
+    from ascend_mla.models import deepseek
+    model = deepseek.build("deepseek-v3", tp=16, layers=1, batch=2, block_size=16)
+    with make_context():
+        module = ir.Module.parse(model.module)
+        program = ascend_mla.compile(module, weights=model.weights)
+    inputs = model.inputs(0, model.new_caches())
+    expected = program(**{k: v.copy() for k, v in inputs.items()})
+    as_torch = {k: torch.from_numpy(v.view(np.int16)).view(torch.bfloat16) if v.dtype == BF16 else torch.from_numpy(v)
+                for k, v in inputs.items()}
+    outputs = program(**as_torch)
+    assert outputs[1] is as_torch["kv_cache.0"] and outputs[2] is as_torch["kr_cache.0"]   # in place
+    assert isinstance(outputs[0], torch.Tensor) and outputs[0].dtype == torch.bfloat16
+    got = outputs[0].view(torch.int16).numpy().view(BF16)
+    assert np.array_equal(got, expected[0])
+    assert np.array_equal(as_torch["kv_cache.0"].view(torch.int16).numpy().view(BF16), expected[1])
