@@ -118,11 +118,8 @@ def full_quant_pv(e, row_sum, v, quant):
 def post_quantize(o, quant_scale2, quant_offset2):
     """(B, N, S, D) float32 -> int8: sat(rint(o * scale + offset)), per tensor or channel."""
     n, d = o.shape[1], o.shape[3]
-    scale = np.asarray(quant_scale2, np.float32)
-    offset = np.zeros((), np.float32) if quant_offset2 is None else \
-        np.asarray(quant_offset2, np.float32)
-    if scale.size > 1:                                  # per-channel, c = n * D + d
-        scale, offset = scale.reshape(1, n, 1, d), offset.reshape(1, n, 1, d)
-    else:
-        scale, offset = scale.reshape(()), offset.reshape(())
+    # per-channel (c = n * D + d) or per-tensor; a null quant_offset2 is offset 0 (S34)
+    layout = (1, n, 1, d) if np.size(quant_scale2) > 1 else ()
+    scale = np.asarray(quant_scale2, np.float32).reshape(layout)
+    offset = 0 if quant_offset2 is None else np.asarray(quant_offset2, np.float32).reshape(layout)
     return saturate_int8(o * scale + offset)

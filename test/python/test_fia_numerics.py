@@ -589,22 +589,26 @@ def test_full_quant_int8(scale_dtype):
     np.testing.assert_allclose(f32(out8), sat_round(expected * 20 + 3), atol=1 + step * 20)
 
 
-@pytest.mark.parametrize("layout,shape,dtype", [
-    ("BSH", (1, 1, 128), np.float32), ("BNSD", (4, 32), BF16), ("BSND", (1,), np.float32)])
-def test_post_quant_bf16_to_int8(layout, shape, dtype):
+@pytest.mark.parametrize("layout,shape,dtype,offset", [
+    ("BSH", (1, 1, 128), np.float32, True), ("BNSD", (4, 32), BF16, True),
+    ("BSND", (1,), np.float32, True), ("BSND", (1, 1, 4, 32), np.float32, False),
+    ("BSH", (128,), BF16, False)])
+def test_post_quant_bf16_to_int8(layout, shape, dtype, offset):
+    """Per-tensor and per-channel quant_scale2, with quant_offset2 or without it (offset 0:
+    per-channel without an offset once crashed in the kernel)."""
     rng = np.random.default_rng(16)
     # D = 32: an INT8 output needs D % 32 == 0 (FIA-051).
     b, n, d, q_s, kv_s = 2, 4, 32, 1 if layout == "BNSD" else 3, 25
     q, k, v = rand(rng, (b, n, q_s, d)), rand(rng, (b, 2, kv_s, d)), rand(rng, (b, 2, kv_s, d))
     qs2 = (rng.random(shape) * 60 + 20).astype(dtype)
-    qo2 = rng.integers(-5, 6, shape).astype(dtype)
+    qo2 = rng.integers(-5, 6, shape).astype(dtype) if offset else None
     out, _ = fia(query=to_layout(q, layout), key=to_layout(k, layout),
                  value=to_layout(v, layout), quant_scale2=qs2, quant_offset2=qo2, num_heads=n,
                  num_key_value_heads=2, input_layout=layout)
     exp_out, _ = reference(f32(q), list(f32(k)), list(f32(v)), 1.0, p_dtype=BF16)
     per_channel = lambda x: f32(x).reshape(-1)[0] if np.size(x) == 1 else \
         f32(x).reshape(1, n, 1, d)
-    expected = sat_round(exp_out * per_channel(qs2) + per_channel(qo2))
+    expected = sat_round(exp_out * per_channel(qs2) + (per_channel(qo2) if offset else 0))
     assert out.dtype == np.int8
     np.testing.assert_allclose(out_to_bnsd(out, layout, n), expected, atol=1)
 
