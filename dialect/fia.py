@@ -1635,10 +1635,13 @@ def per_channel_no_lse(op, s):
         return "must be false with per-channel int8 output quantization (no Ring Attention)"
 
 
-@rule("FIA-112", "attention_out")
+@rule("FIA-112", "quant_scale2")
 def int4_no_post_quant(op, s):
+    """Named after the parameter the caller passes: quant_scale2 asks for the int8 output
+    (FIA-094, before this rule, requires it for any int8 output of a float query)."""
     if is_int4(op.key[0]) and _int8_out(op):
-        return f"int8 output (post-quant) is not supported with an {op.key[0].dtype} (INT4) key"
+        return (f"int8 output (post-quant) is not supported with an {op.key[0].dtype} (INT4) "
+                f"key")
 
 
 # =============================================================================================

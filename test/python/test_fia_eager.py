@@ -489,3 +489,16 @@ def test_static_rules_reject_in_eager_calls_too():
                      query_rope=kwargs["query_rope"][:, :, :6])
     rejected(lambda: fia(**six_heads), "FIA-MLA-8", "num_heads")
     rejected(lambda: fia(**dict(kwargs, key_rope=None)), "FIA-MLA-1", "key_rope")
+
+
+def test_int4_key_with_post_quant_names_quant_scale2():
+    """FIA-112 names the parameter the caller passed (quant_scale2), not the inferred output."""
+    rng = _rng(31)
+    q = _rand(rng, (2, 1, 4, 64))
+    packed = rng.integers(-2**31, 2**31, (2, 16, 2, 8)).astype(np.int32)   # 8 INT4 per int32
+    scales = dict(key_antiquant_scale=_rand(rng, (1, 2, 64)),
+                  value_antiquant_scale=_rand(rng, (1, 2, 64)))
+    common = dict(num_heads=4, num_key_value_heads=2, input_layout="BSND", **scales)
+    fia(q, packed, packed, **common)
+    rejected(lambda: fia(q, packed, packed, quant_scale2=np.array([2.0], np.float32), **common),
+             "FIA-112", "quant_scale2")
