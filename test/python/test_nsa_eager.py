@@ -242,10 +242,10 @@ def test_unused_block_table_entries_are_not_read():
      "actual_cmp_seq_kvlen: is required (the operator supports paged attention only), "
      "got none [NSA-005]"),
     (dict(layout="BNSD"), 'layout: expected "TND" or "BSND", got "BNSD" [NSA-020]'),
-    (dict(select_block_count=22),
-     "select_block_count: expected at most the number of selection blocks of every batch, "
-     "ceil(((L - 1) * compress_stride + compress_block_size) / select_block_size) = "
-     "ceil((39 * 16 + 32) / 32) = 21 for batch 0, got 22 [NSA-077]"),
+    (dict(select_block_count=21),   # the ceiling of 20.5 (which the device's tiling accepts)
+     "select_block_count: expected at most NoCmpKvSeqlenCeil / select_block_size of every "
+     "batch, ((L - 1) * compress_stride + compress_block_size) / select_block_size = "
+     "(39 * 16 + 32) / 32 = 20.5 for batch 0, got 21 [NSA-077]"),
 ], ids=["NSA-004", "NSA-005", "NSA-020", "NSA-077"])
 def test_static_rules_name_the_parameter(change, expected):
     assert rejected(dict(tnd_case(), **change)) == f"{OP} {expected}"
