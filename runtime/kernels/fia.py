@@ -49,7 +49,11 @@ Resolutions of the SEED SILENT register (section 9), all as Recommended:
   S33 quantization rounds half to even and saturates to [-128, 127].
   S34 post-quant: out_int8 = sat(rint(O * quant_scale2[c] + quant_offset2[c])), c = n*D + d,
       applied to the float32 O; query rows outside the valid range or with no key stay 0.
-  S35 full quant quantizes the normalized P: P8 = sat(rint(softmax(s) * quant_scale1)).
+  S35 full quant quantizes the UNNORMALIZED exp(s - rowmax) and divides by the row sum after
+      P.V: P8 = sat(rint(exp(s - max) * quant_scale1)), O = P8.V8 * deq2 / rowsum. NON-SEED
+      EVIDENCE (the device's kernel and CANN's golden; fia_quant.FullQuant lists the sources)
+      over the catalog's Recommended "normalized", which quantizes every weight below
+      0.5 / quant_scale1 to 0: with quant_scale1 = 127 and a long row the output was ~0.
   S36 a uint64 dequant_scale1/2 holds the float32 bit pattern in its low 32 bits.
   S37 a one-element quant_scale2 (any shape) is per-tensor.
   S42 antiquant: x = (x_int + offset) * scale (offset absent: 0).
@@ -68,7 +72,9 @@ Numerics (kernel-faithful choices not fixed by the spec):
     unrounded exponentials) follows P.V. The row max is the global one: the device's KV tiling
     only changes which max is subtracted, i.e. the result by about one bf16 ulp.
   - Antiquantized K/V are rounded to the compute dtype after (x + offset) * scale.
-  - Full quant: Q8.K8^T and P8.V8 are exact integer products; O = float(P8.V8) * dequant_scale2.
+  - Full quant (int8 query, key, value): Q8.K8^T and P8.V8 are exact integer products; the scores,
+    exp(s - max) and P8's product run in half and deq1/deq2 are 19-bit floats, as the device's
+    int8 path does (fia_quant.FullQuant).
   - The output is rounded once (half to even) to the query dtype, FP16 for an INT8 query, INT8
     with quant_scale2; float32 inputs (a convenience for tests) give float32 with no rounding.
 
@@ -92,8 +98,7 @@ import numpy as np
 
 from . import kernel
 from .common import bfloat16, matmul_choice, torch_module
-from .fia_quant import (KvDequant, dequantize, full_quant_pv, post_quantize, scale_from_bits,
-                        unpack_int4)
+from .fia_quant import FullQuant, KvDequant, dequantize, post_quantize, unpack_int4
 from ..formats import NZTensor, c0_for
 
 _BIG = 1 << 40  # pre/next_tokens beyond any sequence length (avoids int64 overflow)
@@ -151,8 +156,7 @@ def fused_infer_attention_score(
 
     masks = _Masks(atten_mask, sparse_mode, pre_tokens, next_tokens, incre,
                    left_padding=q_left or kv_left)
-    quant = (scale_from_bits(dequant_scale1), float(np.asarray(quant_scale1).reshape(-1)[0]),
-             scale_from_bits(dequant_scale2)) if full_quant else None
+    quant = FullQuant(dequant_scale1, quant_scale1, dequant_scale2) if full_quant else None
 
     d_v = values.head_dim
     o = np.zeros((batch, n_heads, q_seq, d_v), np.float32)
@@ -193,11 +197,12 @@ def _attend(ops, q, k, v, masked, bias, scale, quant, compute_dtype, d_v):
     kt = ops.tensor(k).reshape(pairs, length, -1)
     vt = kt[..., :d_v] if v is None else ops.tensor(v).reshape(pairs, length, -1)
     s = ops.bmm(qt, ops.swap_last(kt)).reshape(bg, n, s1, length)
-    if quant is not None:                 # exact int32 scores -> float32 * dequant_scale1
-        s = s.astype(np.float32) * quant[0]
-    if bias is not None:
-        s = s + ops.tensor(bias)
-    s = ops.scale_(s, scale)
+    if quant is not None:                 # exact integer scores -> the half scores (FullQuant)
+        s = quant.scores(s, bias, scale)
+    else:
+        if bias is not None:
+            s = s + ops.tensor(bias)
+        s = ops.scale_(s, scale)
     if masked is not None:
         s = ops.masked_fill(s, ops.tensor(masked[:, None]), -np.inf)
     row_max = ops.rowmax(s)
@@ -210,7 +215,7 @@ def _attend(ops, q, k, v, masked, bias, scale, quant, compute_dtype, d_v):
         o = ops.bmm(p.reshape(pairs, shared, length), vt).reshape(bg, n, s1, d_v)
         o = ops.numpy(ops.div_(o, ops.clamp_min(row_sum, 1e-30)))
     else:
-        o = full_quant_pv(e, row_sum, vt, quant)
+        o = quant.pv(e, row_sum, vt)
     lse = ops.numpy(ops.log(ops.clamp_min(row_sum, 1e-30)) + row_max)
     if masked is None:                    # every row has a key: nothing is empty
         return o, lse
