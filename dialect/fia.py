@@ -1164,28 +1164,39 @@ def prefix_same_length(op, s):
         return f"expected the S of key_shared_prefix ({kp.shape[axis]}), got {vp}"
 
 
-@rule("FIA-209", "actual_shared_prefix_len")
-def prefix_length_needs_prefix(op, s):
+@rule("FIA-209", "actual_shared_prefix_len", severity="warning")
+def prefix_length_without_prefix(op, s):
+    """A DERIVED item (not in the seed). The device reads actualSharedPrefixLen only when the
+    prefix tensors exist (PromptFlashAttention tiling: isKVHasPrefix guards it) and CANN's ATK
+    case list for aclnnFusedInferAttentionScoreV2 passes it without them in all 201 cases:
+    accepted and ignored, with this warning. FIA-206/207/208 check it only with a prefix."""
     if op.actual_shared_prefix_len is not None and op.key_shared_prefix is None:
-        return "needs key_shared_prefix and value_shared_prefix, got none"
+        return ("ignored without key_shared_prefix and value_shared_prefix (there is no shared "
+                "prefix to shorten)")
+
+
+def _prefix_length(op):
+    """actual_shared_prefix_len when it has an effect (a prefix is given), else None."""
+    return None if op.key_shared_prefix is None else op.actual_shared_prefix_len
 
 
 @rule("FIA-206", "actual_shared_prefix_len")
 def prefix_length_count(op, s):
-    lengths = op.actual_shared_prefix_len
+    lengths = _prefix_length(op)
     if lengths is not None and len(lengths) != 1:
         return f"expected exactly 1 value, got {len(lengths)}"
 
 
 @rule("FIA-208", "actual_shared_prefix_len")
 def prefix_length_non_negative(op, s):
-    if op.actual_shared_prefix_len is not None and op.actual_shared_prefix_len[0] < 0:
-        return f"expected a value >= 0, got {op.actual_shared_prefix_len[0]}"
+    lengths = _prefix_length(op)
+    if lengths is not None and lengths[0] < 0:
+        return f"expected a value >= 0, got {lengths[0]}"
 
 
 @rule("FIA-207", "actual_shared_prefix_len")
 def prefix_length_bound(op, s):
-    if op.actual_shared_prefix_len is None:
+    if _prefix_length(op) is None:
         return None
     limit = op.key_shared_prefix.shape[seq_axis(op.input_layout)]
     if op.actual_shared_prefix_len[0] > limit:

@@ -502,3 +502,21 @@ def test_int4_key_with_post_quant_names_quant_scale2():
     fia(q, packed, packed, **common)
     rejected(lambda: fia(q, packed, packed, quant_scale2=np.array([2.0], np.float32), **common),
              "FIA-112", "quant_scale2")
+
+
+def test_shared_prefix_length_without_a_prefix_is_ignored_with_a_warning():
+    """CANN's ATK list for aclnnFusedInferAttentionScoreV2 passes actualSharedPrefixLen (1024 ..
+    5120) without prefix tensors in all its cases; the device reads it only with a prefix."""
+    rng = _rng(32)
+    q, kv = _rand(rng, (1, 8, 16, 64), F16), _rand(rng, (1, 1, 24, 64), F16)
+    common = dict(num_heads=8, num_key_value_heads=1, input_layout="BNSD", scale_value=0.125)
+    plain, _ = fia(q, kv, kv, **common)
+    with pytest.warns(VerificationWarning, match=r"actual_shared_prefix_len: ignored without "
+                      r"key_shared_prefix and value_shared_prefix .*\[FIA-209\]"):
+        ignored, _ = fia(q, kv, kv, actual_shared_prefix_len=[2049], **common)
+    assert same_bits(ignored, plain)
+    # with a prefix the length is read and checked (FIA-207: at most the prefix's S)
+    prefix = dict(key_shared_prefix=_rand(rng, (1, 1, 4, 64), F16),
+                  value_shared_prefix=_rand(rng, (1, 1, 4, 64), F16), **common)
+    rejected(lambda: fia(q, kv, kv, actual_shared_prefix_len=[5], **prefix), "FIA-207",
+             "actual_shared_prefix_len")
