@@ -99,7 +99,7 @@ def npu_fused_infer_attention_score(
     operands = {o.name: arguments[o.name] for o in FusedInferAttentionScore.operands}
     operands["key"], operands["value"] = _tensor_list(key), _tensor_list(value)
     attributes = {a.name: arguments[a.name] for a in FusedInferAttentionScore.attributes}
-    return call(FusedInferAttentionScore, operands, attributes)
+    return call(FusedInferAttentionScore, operands, attributes, profile="PT")
 
 
 def _tensor_list(tensors) -> list:

@@ -72,7 +72,7 @@ Documented choices (register section 9 "Recommended" unless said otherwise):
     FIA-212/079 add P.
   - FIA-032 (key/value shapes equal) applies without page attention, FIA-175 with it.
   - FIA-121 (incre antiquant_mode in {0, 1}) applies whether or not antiquant is used.
-  - Contiguity (FIA-014) has no IR meaning: waived.
+  - Contiguity (FIA-014) has no IR meaning: a call-time rule on the eager arrays.
 
 MLA mode (query_rope and key_rope given). The numerics.md constraints, plus the structure the
 mode defines, are FIA-MLA-1..19: query (.., D = 512) f16/bf16 with query_rope (.., 64) of the same
@@ -141,7 +141,13 @@ ANTIQUANT_OPERANDS = ("antiquant_scale", "antiquant_offset", "key_antiquant_scal
 rules = RuleSet()
 
 
-def rule(rule_id, params, *, branch=None, mla=None, kind=STATIC, severity="error"):
+# Profiles: IR is verified as the aclnn V2 operator; the torch_npu-style eager calls of
+# ascend_mla.ops add the rules about the caller's arrays (strides), which IR values do not have.
+V2, PT = "V2", "PT"
+
+
+def rule(rule_id, params, *, branch=None, mla=None, kind=STATIC, severity="error",
+         profiles=None):
     """A rule that only runs in one branch ("prompt" / "incre") or mode (mla True / False).
 
     `params` is a parameter name, or a tuple of names for a rule about several operands: the
@@ -159,7 +165,7 @@ def rule(rule_id, params, *, branch=None, mla=None, kind=STATIC, severity="error
                     return None
                 return check(op, s) if isinstance(params, str) else check(op, s, name)
             guarded.__name__, guarded.__doc__ = check.__name__, check.__doc__
-            rules.rule(rule_id, name, kind=kind, severity=severity)(guarded)
+            rules.rule(rule_id, name, kind=kind, severity=severity, profiles=profiles)(guarded)
         return check
     return add
 
@@ -419,6 +425,21 @@ def optional_formats(op, s, name):
     t = getattr(op, name)
     if t is not None and t.is_nz:
         return "expected format ND, got FRACTAL_NZ"
+
+
+@rule("FIA-014", ("query", "key", "value", "pse_shift", "atten_mask"), kind=RUNTIME,
+      profiles=PT)
+def contiguous(op, s, name):
+    """The seed's parameter table marks these tensors "non-contiguous: x" (L124, L134, L144,
+    L155, L166). IR values have no strides (a compiled program's intermediates are the
+    runtime's business), so this is a call-time rule of the eager calls on the caller's arrays."""
+    value = getattr(op, name)
+    tensors = value if isinstance(value, list) else [value]
+    for i, t in enumerate(tensors):
+        data = None if t is None else t.value
+        if isinstance(data, np.ndarray) and not data.flags.c_contiguous:
+            return (f"expected a contiguous tensor, got a strided view{element(i, tensors)} "
+                    f"(the operator does not support non-contiguous tensors)")
 
 
 @rule("FIA-STATIC", ("query", "key", "value") + OPTIONAL_TENSORS + ("query_rope", "key_rope"))
@@ -2196,8 +2217,6 @@ def timeout_advice(op, s):
 
 waive("FIA-004", "attention_out is the op's first result: it always exists (an IR result, the "
       "eager call's return value); a null output pointer cannot be expressed")
-waive("FIA-014", "contiguity: IR tensors are values without strides, and an eager call hands the "
-      "kernel the logical values of any NumPy array or torch tensor view")
 waive("FIA-016", "semantic: an INT32 key/value packs 8 INT4 values, so the logical last dim is 8x "
       "the stored one; every head-dim rule uses it through logical_last() (see FIA-054)")
 waive("FIA-052", "the lenient B <= 128 reading of L806 is replaced by the strict FIA-051 "
@@ -2290,5 +2309,6 @@ FusedInferAttentionScore = MLA.add(OpDef(
     rules=rules,
     symbols=SYMBOLS,
     infer_results=infer_results,
+    profiles=(V2, PT),
     summary="FlashAttention for inference (aclnnFusedInferAttentionScoreV2), with the MLA mode",
 ))

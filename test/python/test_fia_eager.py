@@ -520,3 +520,34 @@ def test_shared_prefix_length_without_a_prefix_is_ignored_with_a_warning():
                   value_shared_prefix=_rand(rng, (1, 1, 4, 64), F16), **common)
     rejected(lambda: fia(q, kv, kv, actual_shared_prefix_len=[5], **prefix), "FIA-207",
              "actual_shared_prefix_len")
+
+
+def test_non_contiguous_tensors_are_rejected():
+    """FIA-014: the seed marks query, key, value, pse_shift and atten_mask "non-contiguous: x";
+    a strided view (here a slice along S, and one element of a tensor list) is rejected by the
+    eager call, naming the parameter; its contiguous copy runs."""
+    rng = _rng(33)
+    q, kv, common = _small(rng)
+    wide = _rand(rng, (2, 32, 2, 64))
+    view = wide[:, ::2]                                     # (2, 16, 2, 64), strided
+    assert not view.flags.c_contiguous
+    rejected(lambda: fia(q, view, kv, **common), "FIA-014", "key")
+    rejected(lambda: fia(q, kv, view, **common), "FIA-014", "value")
+    message = rejected(lambda: fia(q, [kv[:1], view[1:]], [kv[:1], kv[1:]], **common),
+                       "FIA-014", "key")
+    assert "(element 1)" in message
+    transposed = _rand(rng, (2, 4, 3, 64)).transpose(0, 2, 1, 3)    # BSND (2, 3, 4, 64) view
+    rejected(lambda: fia(transposed, kv, kv, **common), "FIA-014", "query")
+    fia(q, np.ascontiguousarray(view), kv, **common)
+
+
+def test_non_contiguous_torch_tensor_is_rejected():
+    torch = pytest.importorskip("torch")
+    rng = _rng(34)
+    q, kv, common = _small(rng)
+    as_torch = lambda a: torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    strided = as_torch(_rand(rng, (2, 16, 64, 2))).transpose(2, 3)     # (2, 16, 2, 64)
+    assert not strided.is_contiguous()
+    rejected(lambda: fia(as_torch(q), strided, as_torch(kv), **common), "FIA-014", "key")
+    out, _ = fia(as_torch(q), strided.contiguous(), as_torch(kv), **common)
+    assert isinstance(out, torch.Tensor)

@@ -388,7 +388,8 @@ def test_actual_seq_lengths_broadcast_and_incre_ignores_them():
     assert np.all(f32(out[:, :, 3:]) == 0) and np.all(np.isneginf(lse[:, :, 3:]))
     check(out, rnd(exp_out, BF16), BF16_TOL)
     np.testing.assert_allclose(lse[..., 0], exp_lse, **LSE_TOL)
-    out1, _ = fia(query=q[:, :, :1], key=k, value=v, num_heads=n, input_layout="BNSD",
+    out1, _ = fia(query=np.ascontiguousarray(q[:, :, :1]), key=k, value=v, num_heads=n,
+                  input_layout="BNSD",
                   actual_seq_lengths=[0], actual_seq_lengths_kv=[11])
     exp1, _ = reference(f32(q[:, :, :1]), list(f32(k[:, :, :11])), list(f32(v[:, :, :11])),
                         1.0, p_dtype=BF16)
