@@ -5,6 +5,8 @@ Each function builds a one-op mla module, verifies it and runs it on the selecte
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .eager import call
 from .dialect.primitive import RmsNorm
 from .dialect.nsa import NsaCompressAttentionInfer
@@ -38,7 +40,8 @@ def npu_nsa_compress_attention_infer(query, key, value, scale_value, head_num, k
                   "actual_cmp_seq_kvlen": actual_cmp_seq_kvlen,
                   "actual_sel_seq_kvlen": actual_sel_seq_kvlen,
                   "layout": layout, "sparse_mode": sparse_mode}
-    return call(NsaCompressAttentionInfer, operands, attributes)
+    return call(NsaCompressAttentionInfer, operands, _torch_style_ints(NsaCompressAttentionInfer,
+                                                                       attributes))
 
 
 def npu_mla_prolog(token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr, rmsnorm_gamma_cq,
@@ -99,7 +102,8 @@ def npu_fused_infer_attention_score(
     operands = {o.name: arguments[o.name] for o in FusedInferAttentionScore.operands}
     operands["key"], operands["value"] = _tensor_list(key), _tensor_list(value)
     attributes = {a.name: arguments[a.name] for a in FusedInferAttentionScore.attributes}
-    return call(FusedInferAttentionScore, operands, attributes, profile="PT")
+    return call(FusedInferAttentionScore, operands,
+                _torch_style_ints(FusedInferAttentionScore, attributes), profile="PT")
 
 
 def _tensor_list(tensors) -> list:
@@ -108,3 +112,21 @@ def _tensor_list(tensors) -> list:
         return []
     return list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
 
+
+
+def _torch_style_ints(opdef, attributes: dict) -> dict:
+    """An int parameter given as a one-element integral tensor (NumPy or torch, any rank) is
+    its value, as torch's argument parser takes it (torch_npu's own tests pass e.g.
+    key_antiquant_mode that way). Anything else is left to the host-parameter kind check."""
+    return {name: _one_element_int(value) if opdef.attribute_by_name[name].kind == "i64" else value
+            for name, value in attributes.items()}
+
+
+def _one_element_int(value):
+    if isinstance(value, (int, np.integer)) or not hasattr(value, "item"):
+        return value
+    size = value.numel() if callable(getattr(value, "numel", None)) else getattr(value, "size", None)
+    if size != 1:
+        return value
+    item = value.item()
+    return item if isinstance(item, int) and not isinstance(item, bool) else value

@@ -551,3 +551,24 @@ def test_non_contiguous_torch_tensor_is_rejected():
     rejected(lambda: fia(as_torch(q), strided, as_torch(kv), **common), "FIA-014", "key")
     out, _ = fia(as_torch(q), strided.contiguous(), as_torch(kv), **common)
     assert isinstance(out, torch.Tensor)
+
+
+def test_int_parameters_as_one_element_integral_tensors():
+    """torch takes a one-element integral tensor for an int parameter (torch_npu's own tests
+    pass num_heads or the antiquant modes so); a float tensor or a longer one is not an int."""
+    rng = _rng(35)
+    q, kv, _ = _small(rng)
+    plain, _ = fia(q, kv, kv, num_heads=4, num_key_value_heads=2, input_layout="BSND",
+                   next_tokens=7)
+    as_tensors, _ = fia(q, kv, kv, num_heads=np.array([4]), num_key_value_heads=np.int32(2),
+                        input_layout="BSND", next_tokens=np.array([[7]], np.int64))
+    assert same_bits(as_tensors, plain)
+    for bad in (np.array([4.0]), np.array([4, 4]), np.array([True])):
+        with pytest.raises(VerificationError, match=r"op num_heads: expected an integer"):
+            fia(q, kv, kv, num_heads=bad, num_key_value_heads=2, input_layout="BSND")
+    torch = pytest.importorskip("torch")
+    as_torch, _ = fia(q, kv, kv, num_heads=torch.tensor([4]), num_key_value_heads=torch.tensor(2),
+                      input_layout="BSND", next_tokens=torch.tensor([7], dtype=torch.int32))
+    assert same_bits(as_torch, plain)
+    with pytest.raises(VerificationError, match=r"op num_heads: expected an integer"):
+        fia(q, kv, kv, num_heads=torch.ones(1), num_key_value_heads=2, input_layout="BSND")
