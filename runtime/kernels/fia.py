@@ -123,14 +123,24 @@ def fused_infer_attention_score(
     layout = input_layout
     n_heads = int(num_heads)
     kv_heads = int(num_key_value_heads) or n_heads
+    tnd = _Tnd(layout, actual_seq_lengths, actual_seq_lengths_kv, block_table is not None) \
+        if layout in _Tnd.LAYOUTS else None
+    if tnd is not None:                   # unpacked into BNSD: padded query, a key/value list
+        query, query_rope = tnd.query(query), tnd.query(query_rope)
+        if block_table is None:
+            value = tnd.kv(value) if not _same_operand(value, key) else None
+            key = tnd.kv(key)
+            value = key if value is None else value
+        layout, actual_seq_lengths, actual_seq_lengths_kv = "BNSD", tnd.q_lens, tnd.kv_lens
     q = _to_bnsd(np.asarray(query), layout, n_heads)               # (B, N, Q_S, D)
     batch, _, q_seq, _ = q.shape
     lse = np.full((batch, n_heads, q_seq, 1), -np.inf, np.float32)
     out_dtype = _output_dtype(query.dtype, quant_scale2)
     if q.size == 0:
         return _finish(_NUMPY, np.zeros(q.shape, np.float32), lse, layout, out_dtype,
-                       softmax_lse_flag)
-    incre = q_seq == 1
+                       softmax_lse_flag, tnd=tnd)
+    # TND decides masks and query rows as the prompt branch does, whatever its longest batch
+    incre = q_seq == 1 and tnd is None
     full_quant = dequant_scale1 is not None
     compute_dtype = _compute_dtype(query.dtype)
     ops = _NUMPY if full_quant else _ops()
@@ -166,7 +176,7 @@ def fused_infer_attention_score(
     for group in _same_shape_groups(live, q_rows, kv_rows, p, keys.head_dim):
         rows, sel = q_rows[group[0]], _batch_index(group)
         length = p + kv_rows[group[0]][1] - kv_rows[group[0]][0]
-        if length == 0:
+        if length == 0 or rows.stop == rows.start:
             continue
         k_g, v_g = _gather_kv(ops, keys, values, ropes, group, kv_rows, deq_k, deq_v, prefix_k,
                               prefix_v, compute_dtype, full_quant)
@@ -179,7 +189,7 @@ def fused_infer_attention_score(
             ops, q[sel, :, rows], k_g, v_g, masked, bias, float(scale_value), quant,
             compute_dtype, d_v)
     return _finish(ops, o, lse, layout, out_dtype, softmax_lse_flag, valid_rows, quant_scale2,
-                   quant_offset2)
+                   quant_offset2, tnd)
 
 
 def _attend(ops, q, k, v, masked, bias, scale, quant, compute_dtype, d_v):
@@ -505,15 +515,79 @@ def _output_dtype(query_dtype, quant_scale2):
 
 
 def _finish(ops, o, lse, layout, out_dtype, lse_flag, valid_rows=None, quant_scale2=None,
-            quant_offset2=None):
+            quant_offset2=None, tnd=None):
     if quant_scale2 is not None:
         out = post_quantize(o, quant_scale2, quant_offset2)
     else:
         out = ops.cast(o, out_dtype)
     if valid_rows is not None and not valid_rows.all():
         out[~np.broadcast_to(valid_rows[:, None, :], out.shape[:3])] = 0
-    out = np.ascontiguousarray(_from_bnsd(out, layout))
-    return out, (lse if lse_flag else np.zeros((1,), np.float32))
+    out = _from_bnsd(out, layout)
+    if tnd is not None:
+        out, lse = tnd.out(out), tnd.lse(lse)
+    return np.ascontiguousarray(out), (lse if lse_flag else np.zeros((1,), np.float32))
+
+
+class _Tnd:
+    """The TND layouts as a packing of BNSD. Batch b's query tokens are rows
+    [ends[b-1], ends[b]) of the packed T axis (actual_seq_lengths: cumulative ends); they become
+    rows 0.. of a zero-padded (B, N, Q_S, D) query, Q_S the longest batch, and the output and
+    lse rows are packed back. A packed key/value becomes a tensor list of per-batch
+    (1, KV_N, L_b, D) tensors; a paged cache stays as it is (its lengths are per batch).
+    NTD_TND reads (N, T, D) and writes TND; TND_NTD reads TND and writes (N, T, D)."""
+
+    LAYOUTS = ("TND", "TND_NTD", "NTD_TND")
+
+    def __init__(self, layout, q_ends, kv_lengths, paged):
+        self.layout = layout
+        self.q_starts, self.q_lens = _starts_and_spans(q_ends)
+        self.q_seq = max(self.q_lens, default=0)
+        if paged:
+            self.kv_lens = [int(v) for v in kv_lengths]
+        else:
+            self.kv_starts, spans = _starts_and_spans(kv_lengths)
+            self.kv_spans, self.kv_lens = spans, None     # the list elements have the spans
+
+    def _tokens_first(self, x):
+        """(T, N, D) view of a packed tensor."""
+        x = np.asarray(x)
+        return x.transpose(1, 0, 2) if self.layout == "NTD_TND" else x
+
+    def query(self, x):
+        if x is None:
+            return None
+        x = self._tokens_first(x)
+        out = np.zeros((len(self.q_lens), x.shape[1], self.q_seq, x.shape[2]), x.dtype)
+        for b, (start, n) in enumerate(zip(self.q_starts, self.q_lens)):
+            out[b, :, :n] = x[start:start + n].transpose(1, 0, 2)
+        return out
+
+    def kv(self, x):
+        x = self._tokens_first(_logical(_tensor(x)))
+        return [x[start:start + n].transpose(1, 0, 2)[None]
+                for start, n in zip(self.kv_starts, self.kv_spans)]
+
+    def out(self, o):
+        """(B, N, Q_S, Dv) -> (T, N, Dv), or (N, T, Dv) for TND_NTD."""
+        rows = np.concatenate([o[b, :, :n].transpose(1, 0, 2) for b, n in enumerate(self.q_lens)]
+                              + [np.zeros((0, o.shape[1], o.shape[3]), o.dtype)])
+        return rows.transpose(1, 0, 2) if self.layout == "TND_NTD" else rows
+
+    def lse(self, lse):
+        """(B, N, Q_S, 1) -> (T, N, 1)."""
+        return np.concatenate([lse[b, :, :n].transpose(1, 0, 2) for b, n in enumerate(self.q_lens)]
+                              + [np.zeros((0, lse.shape[1], 1), lse.dtype)])
+
+
+def _starts_and_spans(ends):
+    ends = [int(v) for v in ends]
+    starts = [0] + ends[:-1]
+    return starts, [e - s for s, e in zip(starts, ends)]
+
+
+def _tensor(x):
+    """One array of a tensor-list operand."""
+    return x[0] if isinstance(x, (list, tuple)) else x
 
 
 # --------------------------------------------------------------------------------------------
