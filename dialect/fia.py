@@ -717,19 +717,6 @@ def tnd_token_limit(op, s, name):
         return f"expected T <= {TND_MAX_T} with input_layout {op.input_layout!r}, got {t}"
 
 
-@rule("FIA-TND-5", "actual_seq_lengths_kv", tnd=True)
-def tnd_kv_ends(op, s):
-    values = [int(v) for v in op.actual_seq_lengths_kv]
-    if len(values) != s.B:
-        return (f"expected B = {s.B} values (as many as actual_seq_lengths), got "
-                f"{len(values)}")
-    if s.paged:
-        if min(values) < 0:
-            return f"expected per-batch lengths >= 0 with page attention, got {values}"
-        return None
-    return _cumulative_ends(values, dim(op.key[0], seq_axis(op.input_layout)), "the key's T")
-
-
 TND_EXCLUDED = (("query_padding_size", "left padding"), ("kv_padding_size", "left padding"),
                 ("pse_shift", "pse_shift"), ("key_shared_prefix", "a shared prefix")) + tuple(
     (name, "quantization") for name in QUANT_OPERANDS + ANTIQUANT_OPERANDS)
@@ -746,6 +733,19 @@ def tnd_excluded_features(op, s, name):
     if op.present(name):
         feature = dict(TND_EXCLUDED)[name]
         return f"{feature} is not supported with input_layout {op.input_layout!r}"
+
+
+@rule("FIA-TND-5", "actual_seq_lengths_kv", tnd=True)
+def tnd_kv_ends(op, s):
+    values = [int(v) for v in op.actual_seq_lengths_kv]
+    if len(values) != s.B:
+        return (f"expected B = {s.B} values (as many as actual_seq_lengths), got "
+                f"{len(values)}")
+    if s.paged:
+        if min(values) < 0:
+            return f"expected per-batch lengths >= 0 with page attention, got {values}"
+        return None
+    return _cumulative_ends(values, dim(op.key[0], seq_axis(op.input_layout)), "the key's T")
 
 
 @rule("FIA-TND-7", "input_layout", tnd=True)
@@ -2374,7 +2374,7 @@ def block_ids_in_range(op, s):
             return f"batch {b}: block id {int(bad[0])} is outside the cache's {blocks} blocks"
 
 
-@rule("FIA-231", "key", branch="incre", mla=False, severity="warning")
+@rule("FIA-231", "key", branch="incre", mla=False, tnd=False, severity="warning")
 def incre_paged_form_advice(op, s):
     if s.paged and s.cache_form == "BnBsH":
         return "the BnNBsD cache (block_num, KV_N, block_size, D) is usually faster than BnBsH"

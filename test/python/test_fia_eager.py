@@ -572,3 +572,12 @@ def test_int_parameters_as_one_element_integral_tensors():
     assert same_bits(as_torch, plain)
     with pytest.raises(VerificationError, match=r"op num_heads: expected an integer"):
         fia(q, kv, kv, num_heads=torch.ones(1), num_key_value_heads=2, input_layout="BSND")
+
+
+def test_tnd_rejects_a_tensor_list():
+    """FIA-TND-6: the TND layouts pack every batch's keys along T; a tensor list is not one."""
+    rng = _rng(36)
+    q = _rand(rng, (5, 2, 128))
+    k = [_rand(rng, (4, 2, 128)), _rand(rng, (4, 2, 128))]
+    rejected(lambda: fia(q, k, k, actual_seq_lengths=[2, 5], actual_seq_lengths_kv=[4, 8],
+                         num_heads=2, input_layout="TND"), "FIA-TND-6", "key")

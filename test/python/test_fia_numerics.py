@@ -1024,3 +1024,134 @@ def test_matmul_backends_agree_with_reference(backend, monkeypatch):
     exp_out, exp_lse = mla_reference(query, query_rope, ckv, kr, b, n, 1, 0.05)
     check(out_to_bnsd(out, "BSND", n), rnd(exp_out, BF16), BF16_TOL)
     np.testing.assert_allclose(lse[..., 0], exp_lse, **LSE_TOL)
+
+
+# ------------------------------------------------------------------------------------------
+# TND layouts: batches packed along T, cumulative actual lengths
+# ------------------------------------------------------------------------------------------
+
+def packed_reference(q_tokens, q_lens, ks, vs, scale, masked=None):
+    """q_tokens (T, N, D) with batch b's tokens after those of b - 1; ks[b], vs[b] (L_b, KV_N,
+    D[v]); masked[b] (q_len_b, L_b). Returns out (T, N, Dv) and lse (T, N), head n reading kv
+    head n // G."""
+    t, heads, _ = q_tokens.shape
+    out = np.zeros((t, heads, vs[0].shape[-1]), np.float32)
+    lse = np.full((t, heads), -np.inf, np.float32)
+    start = 0
+    for b, q_len in enumerate(q_lens):
+        group = heads // ks[b].shape[1]
+        rows = slice(start, start + q_len)
+        for n in range(heads):
+            out[rows, n], lse[rows, n] = attention_rows(
+                q_tokens[rows, n], ks[b][:, n // group], vs[b][:, n // group], scale,
+                None if masked is None else masked[b], p_dtype=BF16)
+        start += q_len
+    return out, lse
+
+
+def cumulative(lengths):
+    return [int(x) for x in np.cumsum(lengths)]
+
+
+def test_tnd_prefill_with_value_d_smaller_than_key_d():
+    """TND without rope, key D 192 and value D 128 (the non-absorbed DeepSeek prefill), GQA,
+    a batch with no query token, softmax_lse (T, N, 1)."""
+    rng = np.random.default_rng(51)
+    q_lens, kv_lens, n, kvn = [3, 0, 4, 2], [5, 2, 4, 6], 4, 2
+    q = rand(rng, (sum(q_lens), n, 192))
+    ks = [rand(rng, (s, kvn, 192)) for s in kv_lens]
+    vs = [rand(rng, (s, kvn, 128)) for s in kv_lens]
+    out, lse = fia(query=q, key=np.concatenate(ks), value=np.concatenate(vs),
+                   actual_seq_lengths=cumulative(q_lens), actual_seq_lengths_kv=cumulative(kv_lens),
+                   num_heads=n, num_key_value_heads=kvn, input_layout="TND", scale_value=0.07,
+                   softmax_lse_flag=True)
+    exp_out, exp_lse = packed_reference(f32(q), q_lens, [f32(k) for k in ks],
+                                        [f32(v) for v in vs], 0.07)
+    assert out.shape == (9, n, 128) and out.dtype == BF16 and lse.shape == (9, n, 1)
+    check(out, rnd(exp_out, BF16), BF16_TOL)
+    np.testing.assert_allclose(lse[..., 0], exp_lse, **LSE_TOL)
+
+
+@pytest.mark.parametrize("mode", [3, 4])
+def test_ntd_tnd_causal_and_band(mode):
+    """NTD_TND (query and key/value (N, T, D), output TND): rightDownCausal puts each batch's
+    query tokens last among its keys; band keeps pre_tokens before and next_tokens after that
+    diagonal."""
+    rng = np.random.default_rng(52 + mode)
+    q_lens, kv_lens, n, d, pre, nxt = [3, 5, 1], [4, 5, 7], 2, 128, 2, 1
+    q = rand(rng, (n, sum(q_lens), d))
+    ks = [rand(rng, (n, s, d)) for s in kv_lens]
+    vs = [rand(rng, (n, s, d)) for s in kv_lens]
+    out, _ = fia(query=q, key=np.concatenate(ks, axis=1), value=np.concatenate(vs, axis=1),
+                 actual_seq_lengths=cumulative(q_lens), actual_seq_lengths_kv=cumulative(kv_lens),
+                 num_heads=n, input_layout="NTD_TND", scale_value=0.09, sparse_mode=mode,
+                 pre_tokens=pre, next_tokens=nxt, atten_mask=np.triu(np.ones((2048, 2048), bool), 1))
+    if mode == 3:
+        masked = [band(ql, kl, -10**6, kl - ql) for ql, kl in zip(q_lens, kv_lens)]
+    else:
+        masked = [band(ql, kl, kl - ql - pre, kl - ql + nxt) for ql, kl in zip(q_lens, kv_lens)]
+    exp_out, _ = packed_reference(f32(q).transpose(1, 0, 2), q_lens,
+                                  [f32(k).transpose(1, 0, 2) for k in ks],
+                                  [f32(v).transpose(1, 0, 2) for v in vs], 0.09, masked)
+    assert out.shape == (sum(q_lens), n, d)
+    check(out, rnd(exp_out, BF16), BF16_TOL)
+
+
+def test_tnd_paged_decode_without_rope():
+    """TND over a paged BnBsH cache (lengths per batch, not cumulative), one query token per
+    batch, key D 192 and value D 128 in two caches of the same block table."""
+    rng = np.random.default_rng(54)
+    kv_lens, n, block = [100, 5, 260], 16, 128
+    q = rand(rng, (3, n, 192))
+    ks = [rand(rng, (1, s, 192)) for s in kv_lens]             # (KV_N = 1, L, D) per batch
+    vs = [rand(rng, (1, s, 128)) for s in kv_lens]
+    k_pool, table = page(ks, block, np.random.default_rng(6))
+    v_pool, _ = page(vs, block, np.random.default_rng(6))
+    out, _ = fia(query=q, key=bnbsh(k_pool), value=bnbsh(v_pool), block_table=table,
+                 block_size=block, actual_seq_lengths=[1, 2, 3], actual_seq_lengths_kv=kv_lens,
+                 num_heads=n, num_key_value_heads=1, input_layout="TND", scale_value=0.07)
+    exp_out, _ = packed_reference(f32(q), [1, 1, 1], [f32(k).transpose(1, 0, 2) for k in ks],
+                                  [f32(v).transpose(1, 0, 2) for v in vs], 0.07)
+    check(out, rnd(exp_out, BF16), BF16_TOL)
+
+
+@pytest.mark.parametrize("layout", ["TND", "TND_NTD"])
+def test_tnd_mla_mtp_over_the_prolog_cache(layout):
+    """MLA mode in TND: batches of 2, 3 and 1 query tokens (the prolog's (T, N, 512) query as
+    it is), the paged latent cache with per-batch lengths, rightDownCausal. TND_NTD writes
+    (N, T, 512)."""
+    rng = np.random.default_rng(55)
+    q_lens, askv, n, block = [2, 3, 1], [40, 17, 9], 4, 16
+    t = sum(q_lens)
+    query, query_rope = rand(rng, (t, n, 512), BF16, 0.3), rand(rng, (t, n, 64), BF16, 0.3)
+    ckv = [rand(rng, (1, s, 512)) for s in askv]
+    kr = [rand(rng, (1, s, 64)) for s in askv]
+    kv_pool, table = page(ckv, block, np.random.default_rng(7))
+    kr_pool, _ = page(kr, block, np.random.default_rng(7))
+    kv_cache = mla_cache(bnbsh(kv_pool), "PA_BSND")
+    out, _ = fia(query=query, key=kv_cache, value=kv_cache, query_rope=query_rope,
+                 key_rope=mla_cache(bnbsh(kr_pool), "PA_BSND"), block_table=table,
+                 block_size=block, actual_seq_lengths=cumulative(q_lens), actual_seq_lengths_kv=askv,
+                 num_heads=n, num_key_value_heads=1, scale_value=0.07, input_layout=layout,
+                 sparse_mode=3, atten_mask=np.triu(np.ones((2048, 2048), np.int8), 1))
+    masked = [band(ql, s, -10**6, s - ql) for ql, s in zip(q_lens, askv)]
+    keys = [np.concatenate([f32(c), f32(r)], -1).transpose(1, 0, 2) for c, r in zip(ckv, kr)]
+    exp_out, _ = packed_reference(np.concatenate([f32(query), f32(query_rope)], -1), q_lens,
+                                  keys, [f32(c).transpose(1, 0, 2) for c in ckv], 0.07, masked)
+    got = f32(out).transpose(1, 0, 2) if layout == "TND_NTD" else f32(out)
+    assert out.shape == ((n, t, 512) if layout == "TND_NTD" else (t, n, 512))
+    check(got, rnd(exp_out, BF16), BF16_TOL)
+
+
+def test_tnd_equals_bsnd_when_every_batch_has_the_same_length():
+    """With equal lengths TND is BSND with B and S merged: the same bits."""
+    rng = np.random.default_rng(56)
+    b, s, n, d = 3, 4, 2, 128
+    q, k, v = rand(rng, (b, s, n, d)), rand(rng, (b, 6, n, d)), rand(rng, (b, 6, n, d))
+    common = dict(num_heads=n, scale_value=0.1, softmax_lse_flag=True)
+    bsnd, bsnd_lse = fia(query=q, key=k, value=v, input_layout="BSND", **common)
+    tnd, tnd_lse = fia(query=q.reshape(b * s, n, d), key=k.reshape(b * 6, n, d),
+                       value=v.reshape(b * 6, n, d), input_layout="TND",
+                       actual_seq_lengths=[4, 8, 12], actual_seq_lengths_kv=[6, 12, 18], **common)
+    assert np.array_equal(f32(tnd), f32(bsnd).reshape(b * s, n, d))
+    assert np.array_equal(tnd_lse[..., 0], bsnd_lse[..., 0].transpose(0, 2, 1).reshape(b * s, n))
