@@ -71,7 +71,7 @@ API_MD_SIGNATURE = [
     ("value_antiquant_scale", None), ("value_antiquant_offset", None),
     ("key_shared_prefix", None), ("value_shared_prefix", None),
     ("actual_shared_prefix_len", None), ("query_rope", None), ("key_rope", None),
-    ("num_heads", 1), ("scale_value", 1.0), ("pre_tokens", 2147483647),
+    ("key_rope_antiquant_scale", None), ("num_heads", 1), ("scale_value", 1.0), ("pre_tokens", 2147483647),
     ("next_tokens", 2147483647), ("input_layout", "BSH"), ("num_key_value_heads", 0),
     ("sparse_mode", 0), ("inner_precise", 0), ("block_size", 0), ("antiquant_mode", 0),
     ("softmax_lse_flag", False), ("key_antiquant_mode", 0), ("value_antiquant_mode", 0),
@@ -84,10 +84,12 @@ def test_signature_is_api_md():
     assert all(p.kind == p.POSITIONAL_OR_KEYWORD for p in params[:3])
     assert all(p.kind == p.KEYWORD_ONLY for p in params[3:])
     assert [p.default for p in params[3:]] == [d for _, d in API_MD_SIGNATURE[3:]]
-    # the IR op has the same operands, in the same order, and the host parameters as attributes
+    # the IR op has the same operands, in the same order, and the host parameters as
+    # attributes; torch_npu's reserved key_rope_antiquant_scale (no effect) has no operand
     ir_names = ([o.name for o in FusedInferAttentionScore.operands]
                 + [a.name for a in FusedInferAttentionScore.attributes])
-    assert sorted(ir_names) == sorted(p.name for p in params[:-1])
+    assert sorted(ir_names) == sorted(p.name for p in params[:-1]
+                                      if p.name != "key_rope_antiquant_scale")
 
 
 def test_seed_call_example_gives_ones():
@@ -155,7 +157,8 @@ def _full_quant_scales():
 def _kernel_arguments(kwargs):
     """The kernel's arguments for the same call: lists for key/value, defaults applied."""
     args = {p.name: p.default for p in inspect.signature(fia).parameters.values()
-            if p.default is not inspect.Parameter.empty and p.name != "scale"}
+            if p.default is not inspect.Parameter.empty
+            and p.name not in ("scale", "key_rope_antiquant_scale")}
     args.update(kwargs)
     args["key"], args["value"] = _tensor_list(args["key"]), _tensor_list(args["value"])
     return args
