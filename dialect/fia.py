@@ -32,9 +32,14 @@ an eager call, which is verified as a one-op module) has elements of one shape: 
 differing between elements (section 1.11) cannot be expressed yet.
 
 Documented choices (register section 9 "Recommended" unless said otherwise):
-  - S2 TND/NTD_TND are rejected (FIA-017). The prolog's query (T, N, 512) / query_rope
-    (T, N, 64) enter as BSND (B, S, N, 512) / (B, S, N, 64) with T = B*S, a reshape with no data
-    movement (or BSH (B, S, N*512)); for S = 1 (decode) BNSD (B, N, 1, 512) is the same memory.
+  - S2 TND, TND_NTD and NTD_TND are accepted, NOT the Recommended rejection: the seed uses TND
+    in its text (L797 lse [T, N, 1], L880/L954 page attention), torch_npu's own tests call the
+    three (prefill with cumulative actual_seq_lengths) and serving engines use TND. Semantics
+    and rules (FIA-TND-1..13) follow the later FIA documents and the device's tiling (section
+    "TND layouts" below): query (T, N, D) (NTD_TND (N, T, D)), cumulative actual lengths, B =
+    their count, Q_S = the longest batch (incre when 1, register S60), value D may differ from
+    key D. The prolog's query (T, N, 512) / query_rope (T, N, 64) enter as they are (TND), or as
+    BSND (B, S, N, 512) with T = B*S, a reshape with no data movement.
   - S7/S65 mask and pse_shift dims may exceed the required size (padding); the listed mask forms
     are exhaustive. S64: the incre mask has a batch dim B (no broadcast 1).
   - S16 negative actual_seq_lengths(_kv)/actual_shared_prefix_len are rejected.

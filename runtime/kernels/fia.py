@@ -16,9 +16,10 @@ torch when it can be imported, NumPy otherwise; ASCEND_MLA_MATMUL=numpy|torch fo
 Spec: shared/spec/fused_infer_attention_score_v2.md (section 1.22 is the interpreter this follows)
 and spec/numerics.md ("FIA in MLA mode"). The kernel assumes the verifier has accepted the call.
 
-Layouts: BSH, BSND, BNSD, BNSD_BSND. TND (S2) is not implemented: the prolog's (T, N, 512) query
-and (T, N, 64) query_rope are the BSND tensors (B, S, N, 512) / (B, S, N, 64) without a copy when
-every batch row has S tokens (decode: S = 1).
+Layouts: BSH, BSND, BNSD, BNSD_BSND, and the TND layouts (TND, TND_NTD, NTD_TND; S2), computed
+as a packing of BNSD (class _Tnd): batch b's tokens padded into a (B, N, Q_S, D) query, a
+packed key/value split into a per-batch tensor list, output and lse packed back; their masks
+and query rows are those of the prompt branch whatever the longest batch.
 
 Resolutions of the SEED SILENT register (section 9), all as Recommended:
   S3  query head n uses kv head n // G.
