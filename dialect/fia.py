@@ -727,7 +727,7 @@ TND_EXCLUDED = (("query_padding_size", "left padding"), ("kv_padding_size", "lef
     (name, "quantization") for name in QUANT_OPERANDS + ANTIQUANT_OPERANDS)
 
 
-@rule("FIA-TND-6", ("key",) + tuple(name for name, _ in TND_EXCLUDED), tnd=True)
+@rule("FIA-TND-5", ("key",) + tuple(name for name, _ in TND_EXCLUDED), tnd=True)
 def tnd_excluded_features(op, s, name):
     """Not with TND (FIA V3/V4: no left padding, tensor list, pse, prefix, antiquant, full
     quant, post-quant)."""
@@ -740,7 +740,7 @@ def tnd_excluded_features(op, s, name):
         return f"{feature} is not supported with input_layout {op.input_layout!r}"
 
 
-@rule("FIA-TND-5", "actual_seq_lengths_kv", tnd=True)
+@rule("FIA-TND-6", "actual_seq_lengths_kv", tnd=True)
 def tnd_kv_ends(op, s):
     values = [int(v) for v in op.actual_seq_lengths_kv]
     if len(values) != s.B:

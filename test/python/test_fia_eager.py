@@ -578,9 +578,9 @@ def test_int_parameters_as_one_element_integral_tensors():
 
 
 def test_tnd_rejects_a_tensor_list():
-    """FIA-TND-6: the TND layouts pack every batch's keys along T; a tensor list is not one."""
+    """FIA-TND-5: the TND layouts pack every batch's keys along T; a tensor list is not one."""
     rng = _rng(36)
     q = _rand(rng, (5, 2, 128))
     k = [_rand(rng, (4, 2, 128)), _rand(rng, (4, 2, 128))]
     rejected(lambda: fia(q, k, k, actual_seq_lengths=[2, 5], actual_seq_lengths_kv=[4, 8],
-                         num_heads=2, input_layout="TND"), "FIA-TND-6", "key")
+                         num_heads=2, input_layout="TND"), "FIA-TND-5", "key")

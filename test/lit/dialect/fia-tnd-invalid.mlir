@@ -66,36 +66,36 @@ func.func @tnd_too_many_tokens(%query: tensor<1048577x4x192xbf16>, %key: tensor<
 
 // -----
 
-// FIA-TND-5: as many kv ends as query ends
+// FIA-TND-6: as many kv ends as query ends
 func.func @tnd_kv_count(%query: tensor<7x4x192xbf16>, %key: tensor<9x2x192xbf16>, %value: tensor<9x2x128xbf16>) {
-  // expected-error @+1 {{actual_seq_lengths_kv: expected B = 3 values (as many as actual_seq_lengths), got 2 [FIA-TND-5]}}
+  // expected-error @+1 {{actual_seq_lengths_kv: expected B = 3 values (as many as actual_seq_lengths), got 2 [FIA-TND-6]}}
   %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value) {actual_seq_lengths = array<i64: 3, 3, 7>, actual_seq_lengths_kv = array<i64: 4, 9>, num_heads = 4 : i64, num_key_value_heads = 2 : i64, input_layout = "TND", operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<7x4x192xbf16>, tensor<9x2x192xbf16>, tensor<9x2x128xbf16>) -> (tensor<7x4x128xbf16>, tensor<1xf32>)
   return
 }
 
 // -----
 
-// FIA-TND-5: the last kv end is the key's T
+// FIA-TND-6: the last kv end is the key's T
 func.func @tnd_kv_last_end(%query: tensor<7x4x192xbf16>, %key: tensor<9x2x192xbf16>, %value: tensor<9x2x128xbf16>) {
-  // expected-error @+1 {{actual_seq_lengths_kv: expected the last value to be the key's T = 9, got 8 [FIA-TND-5]}}
+  // expected-error @+1 {{actual_seq_lengths_kv: expected the last value to be the key's T = 9, got 8 [FIA-TND-6]}}
   %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value) {actual_seq_lengths = array<i64: 3, 3, 7>, actual_seq_lengths_kv = array<i64: 4, 5, 8>, num_heads = 4 : i64, num_key_value_heads = 2 : i64, input_layout = "TND", operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<7x4x192xbf16>, tensor<9x2x192xbf16>, tensor<9x2x128xbf16>) -> (tensor<7x4x128xbf16>, tensor<1xf32>)
   return
 }
 
 // -----
 
-// FIA-TND-6: no pse_shift (nor left padding, prefix, tensor list, quantization)
+// FIA-TND-5: no pse_shift (nor left padding, prefix, tensor list, quantization)
 func.func @tnd_pse(%query: tensor<7x4x192xbf16>, %key: tensor<9x2x192xbf16>, %value: tensor<9x2x128xbf16>, %pse_shift: tensor<3x4x4x9xbf16>) {
-  // expected-error @+1 {{pse_shift: pse_shift is not supported with input_layout 'TND' [FIA-TND-6]}}
+  // expected-error @+1 {{pse_shift: pse_shift is not supported with input_layout 'TND' [FIA-TND-5]}}
   %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value, %pse_shift) {actual_seq_lengths = array<i64: 3, 3, 7>, actual_seq_lengths_kv = array<i64: 4, 5, 9>, num_heads = 4 : i64, num_key_value_heads = 2 : i64, input_layout = "TND", operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<7x4x192xbf16>, tensor<9x2x192xbf16>, tensor<9x2x128xbf16>, tensor<3x4x4x9xbf16>) -> (tensor<7x4x128xbf16>, tensor<1xf32>)
   return
 }
 
 // -----
 
-// FIA-TND-6: no post-quant
+// FIA-TND-5: no post-quant
 func.func @tnd_post_quant(%query: tensor<7x4x192xbf16>, %key: tensor<9x2x192xbf16>, %value: tensor<9x2x128xbf16>, %quant_scale2: tensor<1xf32>) {
-  // expected-error @+1 {{quant_scale2: quantization is not supported with input_layout 'TND' [FIA-TND-6]}}
+  // expected-error @+1 {{quant_scale2: quantization is not supported with input_layout 'TND' [FIA-TND-5]}}
   %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value, %quant_scale2) {actual_seq_lengths = array<i64: 3, 3, 7>, actual_seq_lengths_kv = array<i64: 4, 5, 9>, num_heads = 4 : i64, num_key_value_heads = 2 : i64, input_layout = "TND", operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<7x4x192xbf16>, tensor<9x2x192xbf16>, tensor<9x2x128xbf16>, tensor<1xf32>) -> (tensor<7x4x128xi8>, tensor<1xf32>)
   return
 }
