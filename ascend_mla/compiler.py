@@ -9,6 +9,9 @@
 
 The default pipeline (passes/registry.py PIPELINES) fuses the prolog and the attention, selects
 layouts and folds the weights: a compiled program packs each weight once, at compile time.
+Whatever the pipeline, the result is then lowered to aclnn kernel calls (lower-to-aclnn, the
+last stage) and every call runs them through the one executor (runtime/executor.py) on the
+selected backend; `program.memory_plan()` is the device memory those calls use.
 """
 from __future__ import annotations
 
@@ -23,9 +26,14 @@ from .errors import VerificationError
 from .passes.constants import WeightTable, check_bound
 from .passes.registry import build_pass_manager, parse_pipeline
 from .passes.rewrite import FusionLog
+from .lowering.convert import is_lowered
 from .runtime import interop
 from .runtime.backend import BACKENDS, set_backend
-from .runtime.interpreter import Plan, find_function
+from .runtime.checks import DataChecks
+from .runtime.executor import ExecutionError, load as load_lowered
+from .runtime.memory import plan as plan_memory
+
+LOWERING = "lower-to-aclnn"
 
 
 class CompileError(VerificationError):
@@ -47,10 +55,11 @@ class Report(dict):
 
 class Program:
     """A compiled module: call it with the function's inputs (positional, or by the names of
-    its arguments' `mla.name` attributes)."""
+    its arguments' `mla.name` attributes). `module` is the lowered module (kernel calls);
+    `ir` the IR before the lowering (the pipeline's result)."""
 
     def __init__(self, context, module, weights: WeightTable, stages, log: FusionLog, remarks,
-                 target: str):
+                 target: str, checks: dict):
         self.context = context
         self.module = module
         self.weights = weights
@@ -58,46 +67,88 @@ class Program:
         self.target = target
         self.diagnostics = remarks          # warnings and remarks of the compilation, as text
         self._log = log
-        self._plans = {}
+        self._checks = checks               # function name -> DataChecks (from the mla level)
+        self._functions = {}
 
     @property
     def ir(self) -> str:
+        """The IR the pipeline produced (before lower-to-aclnn)."""
+        names = [k for k in self.stages if k != LOWERING]
+        return self.stages[names[-1]] if names else str(self.module)
+
+    @property
+    def lowered_ir(self) -> str:
         return str(self.module)
 
     def report(self) -> Report:
         return Report(fused=list(self._log.fused), refused=list(self._log.refused))
 
     def input_names(self, function: str | None = None) -> list[str]:
-        with self.context:
-            fn = find_function(self.module, function)
-            return _argument_names(fn)
+        return self._function(function)[2]
 
-    def _plan(self, function):
-        if function not in self._plans:
+    def input_types(self, function: str | None = None) -> list:
+        """The TensorInfo of each argument."""
+        return list(self._function(function)[0].arg_types)
+
+    def executable(self, function: str | None = None):
+        """The function as the executor runs it (runtime/executor.py LoweredFunction): its
+        decoded kernel calls, and `stats(backend)`, the phase-one runs and executor reuses per
+        call site."""
+        return self._function(function)[0]
+
+    def memory_plan(self, function: str | None = None):
+        """The device memory of one call (runtime/memory.py MemoryPlan): peak bytes of the
+        arena that holds every intermediate and output buffer, with liveness-based reuse, and
+        the buffers with their offsets; `str()` of it is readable."""
+        return plan_memory(self._function(function)[0])
+
+    def _function(self, function):
+        if function not in self._functions:
             with self.context:
                 fn = find_function(self.module, function)
-                self._plans[function] = (Plan(fn, self.weights), _argument_names(fn))
-        return self._plans[function]
+                name = fn.attributes["sym_name"].value
+                lowered = load_lowered(fn, constants=self.weights)
+                self._functions[function] = (lowered, self._checks.get(name), _argument_names(fn))
+        return self._functions[function]
 
     def run(self, *inputs, function: str | None = None, **named):
-        plan, names = self._plan(function)
+        lowered, checks, names = self._function(function)
         if named:
             if inputs:
                 raise TypeError("give the inputs either by position or by name, not both")
             missing = [n for n in names if n not in named]
             unknown = sorted(set(named) - set(names))
             if missing or unknown:
-                raise TypeError(f"@{plan.name} takes inputs {names}; missing {missing}, unknown {unknown}")
+                raise TypeError(f"@{lowered.name} takes inputs {names}; missing {missing}, unknown {unknown}")
             inputs = [named[n] for n in names]
         arrays, back = interop.to_numpy_arguments(dict(enumerate(inputs)))
         values = [arrays[i] for i in range(len(inputs))]
+        # Types and data rules first: nothing is written when a call is rejected. Ops whose
+        # data are computed are checked again before their kernels (checked mode).
+        complete = True
+        if checks is not None:
+            checks(values)
+            complete = checks.complete
         with self.context:
-            outputs = plan.run(values)
+            outputs = lowered(values, backend=self.target if self.target != "auto" else None,
+                              checked=not complete)
         # An in-place cache comes back as the caller's own object.
         originals = {id(a): inputs[i] for i, a in arrays.items()}
         return [originals[id(o)] if id(o) in originals else back(o) for o in outputs]
 
     __call__ = run
+
+
+def find_function(module: ir.Module, name: str | None):
+    functions = [op for op in module.body.operations if op.operation.name == "func.func"]
+    if not functions:
+        raise ExecutionError("the module has no func.func to run")
+    if name is None:
+        return functions[0]
+    for fn in functions:
+        if fn.attributes["sym_name"].value == name:
+            return fn
+    raise ExecutionError(f"no function @{name} in the module")
 
 
 def _argument_names(fn) -> list[str]:
@@ -127,12 +178,13 @@ def parse_and_transform(source: str, pipeline: str | Sequence | None, *,
 
 
 def transform(module: ir.Module, pipeline: str | Sequence | None, *, print_ir_after_all: bool = False,
-              stages: dict | None = None) -> ir.Module | None:
+              stages: dict | None = None, verify: bool = True) -> ir.Module | None:
     """Verify, run the pipeline, verify again (see parse_and_transform). With `stages`, the IR
-    before and after each pipeline element is recorded there (name -> text)."""
-    if not verify_ops(module.operation):
+    before and after each pipeline element is recorded there (name -> text); `verify=False`
+    continues a verified module."""
+    if verify and not verify_ops(module.operation):
         return None
-    if stages is not None:
+    if stages is not None and "input" not in stages:
         stages["input"] = str(module)
     if pipeline:
         elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline)
@@ -175,6 +227,7 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
     for name, value in bound.items():
         table.bind(name, interop.to_numpy_arguments({0: value})[0][0])
     stages = OrderedDict()
+    checks = {}
     with context, ir.Location.unknown(), DiagnosticCollector(context) as diags, FusionLog() as log, table:
         module = None
         try:
@@ -185,8 +238,17 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
             problems = check_bound(parsed, table)
             if problems:
                 raise CompileError("\n".join(f"{source_name}: error: {p}" for p in problems))
-            module = transform(parsed, pipeline, stages=stages)
+            elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline or [])
+            lowering = [e for e in elements if e[0] == LOWERING]
+            elements = [e for e in elements if e[0] != LOWERING]
+            module = transform(parsed, elements, stages=stages)
+            if module is not None and not diags.has_errors:
+                # The data checks come from the mla level, the code from the kernel-call level.
+                if not is_lowered(module):
+                    checks = {fn.attributes["sym_name"].value: DataChecks(fn, table)
+                              for fn in module.body.operations if fn.operation.name == "func.func"}
+                    module = transform(module, lowering or [(LOWERING, "")], stages=stages, verify=False)
     if module is None or diags.has_errors:
         raise CompileError("\n".join(d.format(source_name) for d in diags.diagnostics if d.severity == "error"))
     remarks = [d.format(source_name) for d in diags.diagnostics if d.severity != "error"]
-    return Program(context, module, table, stages, log, remarks, target)
+    return Program(context, module, table, stages, log, remarks, target, checks)

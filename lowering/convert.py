@@ -104,10 +104,13 @@ class Layout:
     __slots__ = ("buffer", "offset", "strides", "info")
 
     def __init__(self, buffer, offset, strides, info):
-        self.buffer, self.offset, self.strides, self.info = buffer, offset, list(strides), info
+        self.buffer, self.offset, self.info = buffer, offset, info
+        self.strides = None if strides is None else list(strides)
 
     @property
     def contiguous(self) -> bool:
+        if self.strides is None:               # a dynamic shape: only whole buffers
+            return True
         return self.info.format != "ND" or all(
             d == 1 or s == c for d, s, c in zip(self.info.shape, self.strides,
                                                 contiguous_strides(self.info.shape)))
@@ -121,7 +124,7 @@ def layout(value: ir.Value) -> Layout:
         return Layout(owner.operands[0], int(owner.attributes["offset"].value),
                       list(owner.attributes["strides"]), info(value))
     shape = info(value).shape
-    return Layout(value, 0, contiguous_strides(shape), info(value))
+    return Layout(value, 0, None if None in shape else contiguous_strides(shape), info(value))
 
 
 class CallBuilder:
@@ -199,33 +202,24 @@ class CallBuilder:
 
     def view(self, base: ir.Value, t, *, offset: int = 0, strides=None) -> ir.Value:
         """`base`'s memory seen as `t` (no copy, no kernel): offset and strides in elements
-        of `base` (a buffer or a view: views compose); default strides are the contiguous
-        ones of t's shape."""
-        if isinstance(t, TensorInfo):
-            t = tensor_type(t.shape, t.dtype, t.format)
-        shape = describe_type(t).shape
+        of `base`'s buffer (views compose); default strides are the contiguous ones of t."""
+        t = t if isinstance(t, TensorInfo) else describe_type(t)
+        src = layout(base)
+        if not src.contiguous:
+            raise LoweringError(f"a {t.format} view of the strided view {src.info}")
         if strides is None:
-            strides = contiguous_strides(shape)
-        under = layout(base)
-        if under.buffer is not base:       # a view of a view: one offset over the buffer
-            if not under.contiguous:
-                raise LoweringError("a view of a strided view")
-            offset += under.offset
-            base = under.buffer
-        if offset == 0 and list(strides) == contiguous_strides(describe_type(base.type).shape) \
-                and t == base.type:
-            return base
-        attrs = {"offset": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), offset),
-                 "strides": ir.DenseI64ArrayAttr.get([int(s) for s in strides])}
-        return self._create("aclnn.view", [t], [base], attrs).result
+            strides = contiguous_strides(t.shape)
+        return self._strided(src, t, src.offset + offset, strides)
 
     def reshape(self, value: ir.Value, shape) -> ir.Value:
         """`value` read as `shape` (same elements, row-major): a view when strides can say
         it, else a view of a contiguous copy."""
         src = layout(value)
-        new = TensorInfo(tuple(int(d) for d in shape), src.info.dtype, src.info.format)
-        if tuple(new.shape) == tuple(src.info.shape):
+        if tuple(shape) == tuple(src.info.shape):
             return value
+        if src.strides is None or None in shape or src.info.format != "ND":
+            raise LoweringError(f"a reshape of {src.info} to {tuple(shape)} (dynamic or FRACTAL_NZ)")
+        new = TensorInfo(tuple(int(d) for d in shape), src.info.dtype, src.info.format)
         strides = view_strides(src.info.shape, src.strides, new.shape)
         if strides is None:
             src = layout(self.copy(value))
@@ -236,6 +230,8 @@ class CallBuilder:
         """The sub-tensor at `offsets` with `sizes` and `steps` per dimension; unit
         dimensions the result type drops are dropped (rank-reducing slices)."""
         src = layout(value)
+        if src.strides is None or src.info.format != "ND":
+            raise LoweringError(f"a slice of {src.info} (dynamic or FRACTAL_NZ)")
         offset = src.offset + sum(int(o) * s for o, s in zip(offsets, src.strides))
         strides = [int(t) * s for t, s in zip(steps, src.strides)]
         sizes = [int(d) for d in sizes]
@@ -252,6 +248,8 @@ class CallBuilder:
     def permute(self, value: ir.Value, permutation) -> ir.Value:
         """`value` with its axes permuted (a strided view)."""
         src = layout(value)
+        if src.strides is None:
+            raise LoweringError(f"a permutation of {src.info} (dynamic)")
         shape = tuple(src.info.shape[p] for p in permutation)
         return self._strided(src, TensorInfo(shape, src.info.dtype), src.offset,
                              [src.strides[p] for p in permutation])
@@ -431,15 +429,18 @@ def lower_module(module: ir.Module) -> ir.Module:
 
 
 def is_lowered(module: ir.Module) -> bool:
-    """Whether a module is at the kernel-call level (no op is left to lower)."""
-    _load_families()
-    for fn in module.body.operations:
-        if fn.operation.name != "func.func":
-            continue
-        for op in fn.regions[0].blocks[0].operations:
-            if op.operation.name in LOWERINGS:
-                return False
-    return True
+    """Whether a module is already at the kernel-call level (it holds aclnn ops)."""
+    found = False
+
+    def visit(op):
+        nonlocal found
+        if op.operation.name.startswith("aclnn."):
+            found = True
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
 
 
 __all__ = ["lowers", "CallBuilder", "lower_to_aclnn", "lower_module", "LOWERINGS",

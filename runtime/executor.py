@@ -98,7 +98,7 @@ class LoweredFunction:
         if name == "arith.constant":
             attr = op.attributes["value"]
             if isinstance(attr, ir.DenseElementsAttr):
-                emit(("constant_tensor", res[0], _dense_value(attr), describe_type(op.results[0].type)))
+                emit(("constant_tensor", res[0], dense_value(attr), describe_type(op.results[0].type)))
             elif isinstance(attr, ir.BoolAttr):
                 emit(("host", res[0], bool(attr.value)))
             elif isinstance(attr, ir.FloatAttr):
@@ -241,7 +241,7 @@ def _check_input(fn_name, index, declared: TensorInfo, value):
     return actual
 
 
-def _dense_value(attr: ir.DenseElementsAttr) -> np.ndarray:
+def dense_value(attr: ir.DenseElementsAttr) -> np.ndarray:
     info = describe_type(attr.type)
     from ..dialect.types import numpy_dtype
     if attr.is_splat:

@@ -1,4 +1,5 @@
-"""mla-run: execute a function of an mla module on the selected backend.
+"""mla-run: execute a function of an mla module on the selected backend (compiled, lowered to
+aclnn kernel calls and run by the executor, like every program).
 
     mla-run FILE [--function NAME] [--inputs IN.npz | --seed N] [-o OUT.npz]
             [--pass-pipeline 'builtin.module(...)'] [--backend cpu|npu|auto]
@@ -14,12 +15,11 @@ import sys
 import numpy as np
 from mlir import ir
 
-from ..compiler import CompileError, compile
+from ..compiler import CompileError, compile, find_function
 from ..dialect.types import describe_type, numpy_dtype
 from ..errors import VerificationError
 from ..runtime.backend import set_backend
 from ..runtime.formats import FRACTAL_NZ, NZTensor, c0_for, format_cast
-from ..runtime.interpreter import InterpreterError, find_function
 
 
 def random_value(info, rng):
@@ -91,7 +91,7 @@ def main(argv=None) -> int:
         values = [nz_input(v, info) if info.is_nz and not isinstance(v, NZTensor) else v
                   for v, info in zip(values, infos)]
         outputs = program(*values, function=args.function)
-    except (CompileError, VerificationError, InterpreterError, RuntimeError) as e:
+    except (CompileError, VerificationError, RuntimeError) as e:
         print(f"mla-run: error: {e}", file=sys.stderr)
         return 1
     except OSError as e:

@@ -39,7 +39,7 @@ def dense_graph(s=5, skv=7, causal=False, mask=False):
 
 def random_inputs(program, rng):
     values = {}
-    for name, arg in zip(program.input_names(), program._plan(None)[0].arg_types):
+    for name, arg in zip(program.input_names(), program.input_types()):
         if name == "block_table":
             values[name] = rng.permutation(7)[:6].reshape(2, 3).astype(np.int32)
         elif name == "seq_lengths":
@@ -106,10 +106,11 @@ def test_missing_or_mistyped_weights_are_compile_errors_naming_the_weight():
 def test_stages_record_the_ir_after_each_pass_in_order():
     program = ascend_mla.compile(paged_graph())
     assert list(program.stages) == ["input", "verify", "fuse-prolog", "fuse-attention", "select-layout",
-                                    "fold-constants", "cleanup"]
+                                    "fold-constants", "cleanup", "lower-to-aclnn"]
     assert "mla.paged_attention" in program.stages["fuse-prolog"]
     assert "mla.paged_attention" not in program.stages["fuse-attention"]
     assert program.stages["cleanup"] == program.ir
+    assert program.stages["lower-to-aclnn"] == program.lowered_ir and '"aclnn.launch"' in program.lowered_ir
 
 
 def test_the_named_pipeline_is_the_same_from_mla_opt(tmp_path):

@@ -1,0 +1,170 @@
+"""The data checks of a compiled program: everything a call is checked for before the first
+kernel writes anything.
+
+Built once per function from its mla-level IR (before lower-to-aclnn: the rules belong to the
+mla ops), a `DataChecks` runs on each call's inputs:
+  1. every input against its argument type (shape, element type, format);
+  2. every op's data-dependent rules (kind="runtime": cache slots, lengths, block tables) on
+     the data known before the program runs: the inputs and the constants. A rule that reads
+     a computed value holds for now (DynamicDim). An op whose types the IR left dynamic, or
+     whose host lists come as tensors (FIA's actual_seq_kvlen), gets all its rules on the
+     actual values.
+So a bad cache slot or length stops the call before any write (docs/errors.md). Ops whose data
+are computed inside the program are checked again right before their kernel (the executor's
+checked mode, `complete` is False then).
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from mlir import ir
+
+from ..dialect.dialect import opdef_of
+from ..dialect.opdef import VARIADIC, StructuralError
+from ..dialect.rules import RUNTIME, DynamicDim
+from ..dialect.types import TensorInfo, describe_type
+from ..errors import VerificationError
+from .formats import NZTensor, describe_value
+
+
+class InputError(RuntimeError):
+    """An input does not match its argument type (or cannot be described)."""
+
+
+class _Unknown:
+    """The data of a value not computed yet: a runtime rule that reads it holds for now."""
+
+    def __getattr__(self, name):
+        raise DynamicDim()
+
+    def __array__(self, *args, **kwargs):
+        raise DynamicDim()
+
+
+UNKNOWN = _Unknown()
+_CONSTANT_OPS = ("ml_program.global_load_const", "arith.constant")
+
+
+def conforms(declared: TensorInfo, actual: TensorInfo) -> bool:
+    return (declared.dtype == actual.dtype and declared.format == actual.format
+            and declared.rank == actual.rank
+            and all(d is None or d == a for d, a in zip(declared.shape, actual.shape)))
+
+
+def describe(where: str, param: str, value, declared: TensorInfo) -> TensorInfo:
+    """The type of `value`, checked against `declared`; InputError naming `param`."""
+    try:
+        actual = describe_value(param, value)
+    except ValueError as e:
+        raise InputError(f"{where}: {e}") from None
+    if declared.is_nz and isinstance(value, NZTensor) and declared.rank == value.data.ndim \
+            and declared.rank != actual.rank:
+        # The IR gave the NZ storage shape (the prolog weights may): match the data.
+        actual = TensorInfo(tuple(value.data.shape), actual.dtype, actual.format)
+    if not conforms(declared, actual):
+        raise InputError(f"{where}: {param} has type {actual}, the IR says {declared}")
+    return actual
+
+
+class OpCheck:
+    """The data rules of one mla op, with its operands as value slots."""
+
+    def __init__(self, op, opdef, slot_of):
+        self.op_name = opdef.name
+        self.opdef = opdef
+        groups = opdef.operand_groups(op)
+        self.operands = [(spec, [slot_of.get(v) for v in values]) for spec, values in zip(opdef.operands, groups)]
+        try:
+            self.snapshot = opdef.snapshot(op)
+        except StructuralError as e:
+            raise InputError(f"{self.op_name}: {e.param}: {e.message}") from None
+        self.result_types = {r: getattr(self.snapshot, r) for r in opdef.result_names}
+        declared = [getattr(self.snapshot, s.name) for s, _ in self.operands]
+        self.dynamic = any(None in t.shape for d in declared if d is not None
+                           for t in (d if isinstance(d, list) else [d]))
+        self.host = any(values for spec, values in self.operands if spec.name in opdef.host_operands)
+        self.complete = all(i is not None for _, indices in self.operands for i in indices)
+
+    def values(self, slots) -> dict:
+        out = {}
+        for spec, indices in self.operands:
+            pick = [UNKNOWN if i is None else slots[i] for i in indices]
+            out[spec.name] = pick if spec.kind == VARIADIC else (pick[0] if pick else None)
+        return out
+
+    def check(self, values: dict):
+        """The op's rules that need data (all its rules when types or host lists were unknown
+        in IR). VerificationError naming the parameter and rule."""
+        snapshot = self._actual_snapshot(values) if self.dynamic else self.snapshot
+        phase = "all" if self.dynamic or self.host else "runtime"
+        verdict = self.opdef.check(snapshot.with_values(values), phase=phase)
+        if not verdict.ok:
+            raise VerificationError("\n".join(f.text(self.op_name) for f in verdict.errors), verdict.errors)
+
+    def _actual_snapshot(self, values):
+        exact = {}
+        for spec, _ in self.operands:
+            declared, value = getattr(self.snapshot, spec.name), values[spec.name]
+            if declared is None or value is UNKNOWN or isinstance(value, list) and any(v is UNKNOWN for v in value):
+                exact[spec.name] = declared
+                continue
+            pairs = zip(declared, value) if isinstance(declared, list) else [(declared, value)]
+            infos = [describe(self.op_name, spec.name, v, d) for d, v in pairs]
+            exact[spec.name] = infos if isinstance(declared, list) else infos[0]
+        given = {name: getattr(self.snapshot, name) for name in self.opdef.attribute_by_name
+                 if self.snapshot.present(name)}
+        return self.opdef.snapshot_from_parts(exact, given, self.result_types)
+
+
+class DataChecks:
+    """The checks of one mla-level func.func (see the module doc). `constants`: the values of
+    its ml_program globals."""
+
+    def __init__(self, fn, constants: Mapping = None):
+        fn = fn.operation
+        self.name = fn.attributes["sym_name"].value
+        block = fn.regions[0].blocks[0]
+        slot_of = {arg: i for i, arg in enumerate(block.arguments)}
+        self.arg_types = [describe_type(a.type) for a in block.arguments]
+        self.constants = []                      # (slot, value) known before any op runs
+        self.ops = []
+        for op in block.operations:
+            op = op.operation
+            if op.name in _CONSTANT_OPS and len(op.results) == 1 and isinstance(op.results[0].type, ir.RankedTensorType):
+                value = _constant_value(op, constants or {})
+                if value is not None:
+                    slot_of[op.results[0]] = len(slot_of)
+                    self.constants.append((slot_of[op.results[0]], value))
+                continue
+            opdef = opdef_of(op)
+            if opdef is not None:
+                check = OpCheck(op, opdef, slot_of)
+                if check.dynamic or check.host or any(r.kind == RUNTIME for r in opdef.rules):
+                    self.ops.append(check)
+        self.slot_count = len(slot_of)
+        self.complete = all(c.complete for c in self.ops)
+
+    def check_inputs(self, inputs: Sequence):
+        if len(inputs) != len(self.arg_types):
+            raise InputError(f"@{self.name} takes {len(self.arg_types)} inputs, got {len(inputs)}")
+        for i, (value, declared) in enumerate(zip(inputs, self.arg_types)):
+            describe(f"@{self.name}", f"input {i}", value, declared)
+
+    def __call__(self, inputs: Sequence):
+        """Check the inputs and every op's data rules on what is known before the program
+        runs; raises InputError or VerificationError, having written nothing."""
+        self.check_inputs(inputs)
+        slots = [UNKNOWN] * self.slot_count
+        slots[:len(inputs)] = list(inputs)
+        for slot, value in self.constants:
+            slots[slot] = value
+        for op in self.ops:
+            op.check(op.values(slots))
+
+
+def _constant_value(op, constants):
+    if op.name == "ml_program.global_load_const":
+        return constants.get(op.attributes["global"].value)
+    from .executor import dense_value
+    attr = op.attributes["value"]
+    return dense_value(attr) if isinstance(attr, ir.DenseElementsAttr) else None

@@ -1,0 +1,112 @@
+"""Compiled programs run lower -> execute: the lowered DeepSeek layers (fused and unfused, every
+quant scenario, both cache modes) give the bits the kernels give op by op on the mla-level IR;
+everything a call is checked for happens before the first kernel writes; host lists re-run
+phase one only when they change; caches come back as the caller's objects."""
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ascend_mla
+from ascend_mla.models import deepseek
+
+from kernel_walk import run_ops
+
+BF16 = ml_dtypes.bfloat16
+UNFUSED = "builtin.module(verify)"
+
+
+def build(quant="bf16", cache_mode="PA_BSND", seq=1, layers=1):
+    return deepseek.build("deepseek-v3", tp=16, layers=layers, batch=2, seq=seq, block_size=16,
+                          quant=quant, cache_mode=cache_mode)
+
+
+def bits(x):
+    x = np.ascontiguousarray(np.asarray(x))
+    return x.view(np.uint8)
+
+
+SLOW = pytest.mark.slow
+
+
+@pytest.mark.parametrize("quant,cache_mode,seq", [
+    ("bf16", "PA_BSND", 1), ("w8a8c8", "PA_NZ", 3),
+    pytest.param("bf16", "PA_NZ", 3, marks=SLOW), pytest.param("w8a8", "PA_NZ", 1, marks=SLOW),
+    pytest.param("w8a8c8", "PA_BSND", 1, marks=SLOW)])
+@pytest.mark.parametrize("pipeline", ["default", UNFUSED], ids=["fused", "unfused"])
+def test_lowered_deepseek_layer_equals_the_kernels_bit_for_bit(quant, cache_mode, seq, pipeline):
+    model = build(quant, cache_mode, seq)
+    program = ascend_mla.compile(model, pipeline=pipeline)
+    assert '"aclnn.launch"' in program.stages["lower-to-aclnn"]
+    reference_caches = model.new_caches()
+    for step in range(2):                       # the second step reads what the first wrote
+        inputs = model.inputs(step)
+        expected = run_ops(program.ir, [{**inputs, **reference_caches}[n] for n in program.input_names()],
+                           program.weights)
+        got = program(**inputs)
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert np.array_equal(bits(g), bits(e))
+
+
+def test_decode_loop_runs_phase_one_again_only_when_the_lengths_change():
+    model = build()
+    program = ascend_mla.compile(model)
+    calls = program.executable()
+    fia = [i for i, c in enumerate(calls.calls) if c.function.name.startswith("aclnnFusedInferAttentionScore")]
+    assert len(fia) == 1
+    inputs = model.inputs(0)
+    program(**inputs)
+    program(**inputs)                           # same lengths: the executor is reused
+    stats = calls.stats("cpu")
+    assert stats.phase_one[fia[0]] == 1 and stats.reused[fia[0]] == 1
+    program(**model.inputs(1))                  # one more token: phase one again
+    assert stats.phase_one[fia[0]] == 2
+    assert all(n == 1 for i, n in enumerate(stats.phase_one) if i != fia[0])
+
+
+@pytest.mark.parametrize("pipeline", ["default", UNFUSED], ids=["fused", "unfused"])
+def test_a_bad_slot_stops_the_call_before_any_write(pipeline):
+    model = build()
+    program = ascend_mla.compile(model, pipeline=pipeline)
+    inputs = model.inputs(0)
+    inputs["slot_mapping"] = inputs["slot_mapping"].copy()
+    inputs["slot_mapping"][1, 0] = model.num_blocks * 16            # one past the last slot
+    before = {k: inputs[k].copy() for k in ("kv_cache.0", "kr_cache.0")}
+    rule = "MLA-190" if pipeline == "default" else "SC-010"
+    with pytest.raises(ascend_mla.VerificationError, match=rf"slot_mapping|cache_index.*\[{rule}\]|\[{rule}\]"):
+        program(**inputs)
+    for k, v in before.items():
+        assert np.array_equal(bits(inputs[k]), bits(v))
+
+
+def test_inputs_are_checked_against_the_argument_types():
+    model = build()
+    program = ascend_mla.compile(model)
+    inputs = model.inputs(0)
+    inputs["hidden_states"] = inputs["hidden_states"].astype(np.float32)
+    with pytest.raises(RuntimeError, match=r"input 0 has type tensor<2x1x7168xf32>, the IR says tensor<2x1x7168xbf16>"):
+        program(**inputs)
+
+
+def test_torch_in_torch_out_and_caches_are_the_callers_objects():
+    torch = pytest.importorskip("torch")
+    model = build()
+    program = ascend_mla.compile(model)
+    inputs = {k: torch.from_numpy(np.asarray(v).view(np.int16)).view(torch.bfloat16) if np.asarray(v).dtype == BF16
+              else torch.from_numpy(np.ascontiguousarray(v)) for k, v in model.inputs(0).items()}
+    hidden, kv, kr = program(**inputs)
+    assert isinstance(hidden, torch.Tensor) and hidden.dtype == torch.bfloat16
+    assert kv is inputs["kv_cache.0"] and kr is inputs["kr_cache.0"]
+    assert torch.count_nonzero(kv.float()) > 0                      # written in place
+
+
+@pytest.mark.parametrize("pipeline", ["default", UNFUSED], ids=["fused", "unfused"])
+def test_memory_plan_of_a_deepseek_layer(pipeline):
+    program = ascend_mla.compile(build(), pipeline=pipeline)
+    plan = program.memory_plan()
+    assert plan.buffers and plan.peak_bytes <= plan.unplanned_bytes
+    live = [(b.first, b.last, b.offset, b.offset + -(-b.nbytes // 512) * 512) for b in plan.buffers]
+    for i, (f1, l1, s1, e1) in enumerate(live):                   # no two live buffers overlap
+        for f2, l2, s2, e2 in live[i + 1:]:
+            assert not (f1 <= l2 and f2 <= l1 and s1 < e2 and s2 < e1)
+    assert "peak" in str(plan)
