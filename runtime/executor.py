@@ -98,7 +98,7 @@ class LoweredFunction:
         if name == "arith.constant":
             attr = op.attributes["value"]
             if isinstance(attr, ir.DenseElementsAttr):
-                emit(("constant_tensor", res[0], dense_value(attr), describe_type(op.results[0].type)))
+                emit(("constant_tensor", res[0], dense_value(attr), describe_type(op.results[0].type), None))
             elif isinstance(attr, ir.BoolAttr):
                 emit(("host", res[0], bool(attr.value)))
             elif isinstance(attr, ir.FloatAttr):
@@ -118,11 +118,9 @@ class LoweredFunction:
         elif name == "aclnn.dtype":
             emit(("host", res[0], str(ir.TypeAttr(op.attributes["type"]).value)))
         elif name == "ml_program.global_load_const":
+            # A weight: its value comes with the function (None: unbound, an error when run).
             symbol = op.attributes["global"].value
-            if symbol not in self._constants:
-                raise ExecutionError(f"@{self.name}: no value is bound to the global @{symbol} "
-                                     "(compile the program with weights={...})")
-            emit(("constant_tensor", res[0], self._constants[symbol], describe_type(op.results[0].type)))
+            emit(("constant_tensor", res[0], self._constants.get(symbol), describe_type(op.results[0].type), symbol))
         elif name == "aclnn.read_int_array":
             emit(("read_int_array", res[0], src[0]))
         elif name == "aclnn.create_tensor_list":
@@ -208,6 +206,9 @@ class LoweredFunction:
             elif kind == "read_int_array":
                 env[inst[1]] = tuple(int(v) for v in np.asarray(backend.host_value(env[inst[2]])).reshape(-1))
             elif kind == "constant_tensor":
+                if inst[2] is None:
+                    raise ExecutionError(f"@{self.name}: no value is bound to the global @{inst[4]} "
+                                         "(compile the program with weights={...})")
                 env[inst[1]] = backend.constant(state, inst[1], inst[2], inst[3])
             elif kind == "synchronize":
                 backend.synchronize()

@@ -176,7 +176,13 @@ class NpuBackend:
 
     # the Backend interface ----------------------------------------------------------------
     def new_state(self, lowered):
+        from .executor import ExecutionError
         from .memory import plan
+        for call in lowered.calls:
+            if call.variant:
+                raise ExecutionError(
+                    f"@{lowered.name}: {call.function.name} with {call.variant} cannot run on the NPU "
+                    "(numerics the device function does not have; the CPU backend runs them)")
         state = {"plan": plan(lowered), "arena": None, "staging": {}, "constants": {},
                  "workspace": (None, 0)}
         weakref.finalize(lowered, self._free_state, state)
@@ -225,9 +231,12 @@ class NpuBackend:
         return DeviceBuffer(state["arena"] + plan.offsets[slot], info)
 
     def constant(self, state, slot, array, info):
+        """A constant (a weight, an arith.constant) is uploaded once per function state and
+        stays on the device across calls."""
         if slot not in state["constants"]:
-            address = self.malloc(array.nbytes)
-            self.upload(address, array)
+            data = array.data if isinstance(array, NZTensor) else np.asarray(array)
+            address = self.malloc(data.nbytes)
+            self.upload(address, data)
             state["constants"][slot] = DeviceBuffer(address, info)
         return state["constants"][slot]
 
@@ -260,10 +269,6 @@ class NpuBackend:
 
     def phase_one(self, call, args):
         function = call.function
-        if call.variant:
-            raise AclError(function.phase_one, 161002,
-                           f"the device function has no {call.variant} (numerics of the mla op that "
-                           "only the CPU backend implements; see the op's lowering)")
         one, _ = self._aclnn_functions(function)
         executor = NpuExecutor()
         c_args = []
