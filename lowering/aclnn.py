@@ -174,6 +174,8 @@ _GENERIC_OPS = {
     "dtype": ([], ["type: type_attr"], ["dtype: @data_type"]),              # an aclDataType value
     "read_int_array": (["host: tensor"], [], ["array: @int_array"]),  # from a host i64 tensor
     "create_tensor_list": (["tensors: variadic tensor"], [], ["list: @tensor_list"]),
+    # IRDL gives all values of a variadic operand one type: elements of other types are appended
+    "tensor_list_append": (["list: @tensor_list", "tensor: tensor"], [], ["longer: @tensor_list"]),
     "workspace": (["size: integer"], [], ["workspace: tensor"]),
     "launch": (["workspace: tensor", "workspace_size: integer", "executor: @executor",
                 "stream: @stream"], ["callee: string"], []),

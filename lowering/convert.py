@@ -275,8 +275,15 @@ class CallBuilder:
         return value if layout(value).contiguous else self.copy(value)
 
     def tensor_list(self, values) -> ir.Value:
-        return self._create("aclnn.create_tensor_list", [ir.Type.parse("!aclnn.tensor_list")],
-                            list(values)).result
+        """An aclTensorList: the elements of the first one's type, then the others appended."""
+        values = list(values)
+        list_type = ir.Type.parse("!aclnn.tensor_list")
+        if all(v.type == values[0].type for v in values):
+            return self._create("aclnn.create_tensor_list", [list_type], values).result
+        result = self._create("aclnn.create_tensor_list", [list_type], values[:1]).result
+        for value in values[1:]:
+            result = self._create("aclnn.tensor_list_append", [list_type], [result, value]).result
+        return result
 
     # the call ----------------------------------------------------------------------------
     def call(self, function: Function, args: Mapping[str, ir.Value], variant: Mapping[str, str] = None):

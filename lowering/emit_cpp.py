@@ -47,7 +47,7 @@ _PRELUDE = r'''#include <cstdint>
 #define ASCEND_MLA_CHECK(status, what) do { if ((status) != 0) { std::fprintf(stderr, "%s failed: %d\n", what, (int)(status)); return 1; } } while (0)
 #define ASCEND_MLA_CHECK_PTR(pointer, what) do { if ((pointer) == nullptr) { std::fprintf(stderr, "%s returned nullptr\n", what); return 1; } } while (0)
 // <dir>/<name>.bin into host memory (zeros without a directory); 0 on success.
-static int ascend_mla_load(const char *dir, const char *name, void *host, size_t bytes) {
+static inline int ascend_mla_load(const char *dir, const char *name, void *host, size_t bytes) {
   std::memset(host, 0, bytes);
   if (dir == nullptr) return 0;
   char path[4096];
@@ -60,7 +60,7 @@ static int ascend_mla_load(const char *dir, const char *name, void *host, size_t
   return 0;
 }
 // host memory to <dir>/<name>.bin (nothing without a directory); 0 on success.
-static int ascend_mla_save(const char *dir, const char *name, const void *host, size_t bytes) {
+static inline int ascend_mla_save(const char *dir, const char *name, const void *host, size_t bytes) {
   if (dir == nullptr) return 0;
   char path[4096];
   std::snprintf(path, sizeof(path), "%s/%s.bin", dir, name);
@@ -70,12 +70,12 @@ static int ascend_mla_save(const char *dir, const char *name, const void *host, 
   std::fclose(f);
   return put == bytes ? 0 : 1;
 }
-static void *ascend_mla_at(void *base, size_t offset) { return static_cast<char *>(base) + offset; }
-static const char *ascend_mla_arg(int argc, char **argv, int i) { return argc > i ? argv[i] : nullptr; }
+static inline void *ascend_mla_at(void *base, size_t offset) { return static_cast<char *>(base) + offset; }
+static inline const char *ascend_mla_arg(int argc, char **argv, int i) { return argc > i ? argv[i] : nullptr; }
 // an i32 host list widened to the int64_t an aclIntArray holds
-static void ascend_mla_widen(int64_t *out, const int32_t *in, size_t n) { for (size_t i = 0; i < n; ++i) out[i] = in[i]; }
+static inline void ascend_mla_widen(int64_t *out, const int32_t *in, size_t n) { for (size_t i = 0; i < n; ++i) out[i] = in[i]; }
 // `count` copies of one element (a splat constant)
-static void ascend_mla_fill(void *host, const uint8_t *unit, size_t size, size_t count) {
+static inline void ascend_mla_fill(void *host, const uint8_t *unit, size_t size, size_t count) {
   for (size_t i = 0; i < count; ++i) std::memcpy(static_cast<char *>(host) + i * size, unit, size);
 }
 '''
@@ -289,11 +289,11 @@ class _Emitter:
         for function, value, t in self.cleanup:
             status = b.call(function, [value], [t], _ACLNN_STATUS)
             b.check(status, _ACLNN_STATUS, function)
-        for pointer in self.frees + [b.load(self.ws, _VOID)]:
-            if pointer is None:
-                continue
+        for pointer in self.frees:
             status = b.call("aclrtFree", [pointer], [_VOID], _ACL_STATUS)
             b.check(status, _ACL_STATUS, "aclrtFree")
+        self._if_set(b.load(self.ws, _VOID), lambda region: b.check(
+            b.call("aclrtFree", [region], [_VOID], _ACL_STATUS), _ACL_STATUS, "aclrtFree (workspace)"))
         for pointer in self.host:
             b.call("std::free", [pointer], [_VOID])
         for function, args in (("aclrtDestroyStream", [self.stream]), ("aclrtResetDevice", [device_id]),
@@ -477,15 +477,8 @@ class _Emitter:
         more = b._new()
         b.op(f"{more} = emitc.cmp gt, {size}, {capacity} : (ui64, ui64) -> i1")
         b.op(f"emitc.if {more} {{")
-        old = b.load(self.ws, _VOID)
-        null = b.literal("nullptr", _VOID)
-        held = b._new()
-        b.op(f"{held} = emitc.cmp ne, {old}, {null} : ({_VOID}, {_VOID}) -> i1")
-        b.op(f"emitc.if {held} {{")
-        status = b.call("aclrtFree", [old], [_VOID], _ACL_STATUS)
-        b.check(status, _ACL_STATUS, "aclrtFree (workspace)")
-        b.op("emitc.yield")
-        b.op("}")
+        self._if_set(b.load(self.ws, _VOID), lambda old: b.check(
+            b.call("aclrtFree", [old], [_VOID], _ACL_STATUS), _ACL_STATUS, "aclrtFree (workspace)"))
         status = b.call("aclrtMalloc", [b.address(self.ws, _VOID), size, b.literal(
             "ACL_MEM_MALLOC_HUGE_FIRST", '!emitc.opaque<"aclrtMemMallocPolicy">')],
             [f"!emitc.ptr<{_VOID}>", "ui64", '!emitc.opaque<"aclrtMemMallocPolicy">'], _ACL_STATUS)
@@ -494,6 +487,16 @@ class _Emitter:
         b.op("emitc.yield")
         b.op("}")
         self.env[slot] = size
+
+    def _if_set(self, pointer, then):
+        """`if (pointer != nullptr) { then(pointer) }`"""
+        b = self.b
+        held = b._new()
+        b.op(f"{held} = emitc.cmp ne, {pointer}, {b.literal('nullptr', _VOID)} : ({_VOID}, {_VOID}) -> i1")
+        b.op(f"emitc.if {held} {{")
+        then(pointer)
+        b.op("emitc.yield")
+        b.op("}")
 
     def _launch(self, callee, workspace_slot, size_slot, exec_slot):
         b = self.b

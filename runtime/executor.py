@@ -68,6 +68,7 @@ class LoweredFunction:
         self.name = fn.attributes["sym_name"].value
         block = fn.regions[0].blocks[0]
         self._slots: dict = {}
+        self._lists: dict = {}                # tensor-list slot -> its element slots
         self.arg_types = [describe_type(a.type) for a in block.arguments]
         self.arg_slots = [self._slot(a) for a in block.arguments]
         self.instructions: list[tuple] = []
@@ -124,7 +125,11 @@ class LoweredFunction:
         elif name == "aclnn.read_int_array":
             emit(("read_int_array", res[0], src[0]))
         elif name == "aclnn.create_tensor_list":
+            self._lists[res[0]] = tuple(src)
             emit(("tensor_list", res[0], tuple(src)))
+        elif name == "aclnn.tensor_list_append":
+            self._lists[res[0]] = self._lists[src[0]] + (src[1],)
+            emit(("tensor_list", res[0], self._lists[res[0]]))
         elif name == "aclnn.alloc":
             info = describe_type(op.results[0].type)
             if None in info.shape:

@@ -19,10 +19,15 @@ static struct { char *base; size_t size; int id; } buffers[MAX_BUFFERS];
 static int buffer_count = 0;
 
 FILE *double_log(void) {
+    /* $ACL_DOUBLE_LOG is read on every call: a process may record into several logs in turn */
     static FILE *file = NULL;
-    if (!file) {
-        const char *path = getenv("ACL_DOUBLE_LOG");
+    static char opened[4096] = "";
+    const char *path = getenv("ACL_DOUBLE_LOG");
+    if (!file || (path && strcmp(path, opened) != 0) || (!path && opened[0])) {
+        if (file && file != stderr) fclose(file);
         file = path ? fopen(path, "a") : stderr;
+        if (!file) file = stderr;
+        snprintf(opened, sizeof(opened), "%s", path ? path : "");
         setvbuf(file, NULL, _IOLBF, 0);
     }
     return file;

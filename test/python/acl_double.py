@@ -125,3 +125,42 @@ def build(acl_include: Path) -> Path:
 
 def read_log(path: Path) -> list[dict]:
     return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+def program_calls(calls: list[dict]) -> list[dict]:
+    """The calls of one program run: after the stream exists (init is the backend's, once),
+    up to the last device-to-host copy (the results; what follows is cleanup), with buffer and
+    object ids renumbered by first use so that two processes' logs compare equal."""
+    start = max(i for i, c in enumerate(calls) if c["fn"] == "aclrtCreateStream") + 1
+    end = max(i for i, c in enumerate(calls) if c["fn"] == "aclrtMemcpy" and c["kind"] == 2) + 1
+    names: dict = {}
+
+    def rename(kind, value):
+        table = names.setdefault(kind, {})
+        return table.setdefault(value, len(table))
+
+    def walk(x, key=None):
+        if isinstance(x, dict):
+            return {k: walk(v, k) for k, v in x.items()}
+        if isinstance(x, list):
+            return [walk(v) for v in x]
+        if key == "buffer" and isinstance(x, int):
+            return rename("buffer", x)
+        if key in ("id", "executor") and isinstance(x, int):
+            return rename("object", x)
+        return x
+
+    return [walk(c) for c in calls[start:end]]
+
+
+def compile_cpp(source: Path, include: Path, double_root: Path, out: Path, syntax_only=False):
+    """g++ -std=c++17 against the real acl/acl.h and the aclnn prototypes; linked with the
+    double unless `syntax_only`. Returns the CompletedProcess."""
+    command = ["g++", "-std=c++17", "-Wall", "-Werror", "-Wno-unused-variable", "-I",
+               str(double_root / "include"), "-I", str(include), str(source)]
+    if syntax_only:
+        command.insert(1, "-fsyntax-only")
+    else:
+        lib = double_root / "lib64"
+        command += ["-L", str(lib), "-lascendcl", f"-Wl,-rpath,{lib}", "-o", str(out)]
+    return subprocess.run(command, capture_output=True, text=True)

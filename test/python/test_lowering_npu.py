@@ -221,3 +221,50 @@ func.func @nsa(%q: tensor<2x4x192xf16>, %k: tensor<4x128x192xf16>, %v: tensor<4x
   return %out, %topk : tensor<2x4x128xf16>, tensor<2x1x4xi32>
 }
 """
+
+
+def test_unfused_deepseek_layer_protocol(double):
+    """Every primitive call of an unfused w8a8 DeepSeek layer: phase one, a repeatable executor,
+    the launch of that executor; arguments as the documents order them; caches by reference."""
+    from ascend_mla.models import deepseek
+    model = deepseek.build("deepseek-v3", tp=16, layers=1, batch=2, block_size=16, quant="w8a8")
+    program = ascend_mla.compile(model, pipeline="builtin.module(verify)", target="npu")
+    inputs = model.inputs(0)
+    double.calls()
+    hidden, kv, kr = program(**inputs)
+    assert kv is inputs["kv_cache.0"] and kr is inputs["kr_cache.0"]
+    calls = double.calls()
+    executors = {}
+    for i, c in enumerate(calls):
+        if c["fn"].endswith("GetWorkspaceSize"):
+            nxt = calls[i + 1]
+            assert nxt["fn"] == "aclSetAclOpExecutorRepeatable"
+            executors[nxt["id"]] = c["fn"][:-len("GetWorkspaceSize")]
+        elif c["fn"].startswith("aclnn"):
+            assert executors[c["executor"]] == c["fn"] and c["workspace"]
+    launched = [c["fn"] for c in calls if c["fn"].startswith("aclnn") and "GetWorkspaceSize" not in c["fn"]]
+    assert {"aclnnQuantMatmulV4", "aclnnDynamicQuant", "aclnnCast", "aclnnInterleaveRope",
+            "aclnnScatterPaKvCache", "aclnnFusedInferAttentionScoreV4", "aclnnEmbedding",
+            "aclnnPermute", "aclnnAdd", "aclnnRmsNorm", "aclnnMatmul"} <= set(launched)
+
+    def args(fn):
+        return [c["args"] for c in calls if c["fn"] == fn + "GetWorkspaceSize"]
+    cache_buffers = []
+    for a in args("aclnnScatterPaKvCache"):
+        key, ref, slots, value, value_ref = a[:5]
+        assert key["view"][0] == 2 and slots["view"] == [2] and slots["dtype"] == 9
+        assert value["view"] == [] and a[5:8] == [None] * 3 and a[8:10] == ["Norm", "None"] and a[10:] == [None, None]
+        cache_buffers.append(ref["buffer"])
+    assert len(set(cache_buffers)) == 2
+    fia = args("aclnnFusedInferAttentionScoreV4")[0]
+    assert fia[6] == {"int_array": [1, 1]}                       # the kv lengths, a host list
+    assert fia[1]["tensor_list"][0]["buffer"] == cache_buffers[0]  # the latent cache, in place
+    (add,) = args("aclnnAdd")
+    assert add[2] == {"dtype": 0, "value": 1}                    # alpha: a float scalar 1
+    qmm = args("aclnnQuantMatmulV4")[0]
+    assert qmm[0]["dtype"] == 2 and qmm[3] is None and qmm[4]["view"] == [2] and qmm[6:8] == [False, False]
+    (cast,) = args("aclnnCast")
+    assert cast[1] == 27                                         # ACL_BF16
+    # the caches came back from the device into the caller's arrays
+    downloads = [c for c in calls if c["fn"] == "aclrtMemcpy" and c["kind"] == 2]
+    assert {d["buffer"] for d in downloads[-2:]} == set(cache_buffers)

@@ -1,0 +1,125 @@
+"""mla-translate --emit-cpp: the C++ host program of a lowered function compiles against the
+real acl/acl.h (torch-npu wheel) and the aclnn prototypes, and, linked against the recording
+ACL TEST DOUBLE and run on the same data, makes the very calls the Python NPU backend makes
+(every malloc, copy, aclCreateTensor with its view, strides, offset and storage, host list,
+phase one, repeatable executor, workspace and launch, the synchronisation and the copies
+back)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+import acl_double  # noqa: E402
+
+import ascend_mla  # noqa: E402
+from ascend_mla.dialect.diagnostics import DiagnosticCollector  # noqa: E402
+from ascend_mla.lowering.emit_cpp import EmitError, emit_cpp  # noqa: E402
+from ascend_mla.models import deepseek  # noqa: E402
+from ascend_mla.runtime import npu  # noqa: E402
+
+UNFUSED = "builtin.module(verify)"
+
+
+@pytest.fixture(scope="module")
+def toolchain():
+    include, why = acl_double.headers()
+    if include is None:
+        pytest.skip(f"the CANN headers (torch-npu wheel) cannot be obtained here: {why}")
+    return include, acl_double.build(include)
+
+
+def model(quant="bf16"):
+    return deepseek.build("deepseek-v3", tp=16, layers=1, batch=2, block_size=16, quant=quant)
+
+
+def cpp_of(program) -> str:
+    with program.context, DiagnosticCollector(program.context):
+        return emit_cpp(program.module)
+
+
+def data_files(directory: Path, program, inputs):
+    """The program's inputs and weights as the C++ program reads them (device layout)."""
+    directory.mkdir(exist_ok=True)
+    for name, value in [*inputs.items(), *program.weights.items()]:
+        data = value.data if hasattr(value, "to_nd") else value
+        (directory / f"{name}.bin").write_bytes(np.ascontiguousarray(data).tobytes())
+
+
+def run_python_backend(program, inputs, log: Path):
+    saved = {k: os.environ.get(k) for k in ("ASCEND_HOME_PATH", "ACL_DOUBLE_LOG")}
+    os.environ["ACL_DOUBLE_LOG"] = str(log)
+    npu.reset()
+    try:
+        ascend_mla.set_backend("npu")
+        program.run(**inputs)
+    finally:
+        ascend_mla.set_backend("cpu")
+        npu.reset()
+        ascend_mla.set_backend("auto")
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@pytest.mark.parametrize("pipeline", ["default", pytest.param(UNFUSED, marks=pytest.mark.slow)],
+                         ids=["fused", "unfused"])
+def test_the_cpp_program_makes_the_python_backends_calls(pipeline, toolchain, tmp_path, monkeypatch):
+    include, root = toolchain
+    m = model()
+    program = ascend_mla.compile(m, pipeline=pipeline)
+    source = tmp_path / "layer.cpp"
+    source.write_text(cpp_of(program))
+    built = acl_double.compile_cpp(source, include, root, tmp_path / "layer")
+    assert built.returncode == 0, built.stderr[-3000:]
+    inputs = m.inputs(0)
+    data_files(tmp_path / "data", program, inputs)
+
+    monkeypatch.setenv("ASCEND_HOME_PATH", str(root))
+    python_log = tmp_path / "python.jsonl"
+    run_python_backend(program, dict(inputs), python_log)
+    cpp_log = tmp_path / "cpp.jsonl"
+    done = subprocess.run([str(tmp_path / "layer"), str(tmp_path / "data"), str(tmp_path)],
+                          env={**os.environ, "ACL_DOUBLE_LOG": str(cpp_log)}, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    python_calls = acl_double.program_calls(acl_double.read_log(python_log))
+    cpp_calls = acl_double.program_calls(acl_double.read_log(cpp_log))
+    assert [c["fn"] for c in cpp_calls] == [c["fn"] for c in python_calls]
+    assert cpp_calls == python_calls
+    launches = [c["fn"] for c in cpp_calls if c["fn"].startswith("aclnn") and "GetWorkspaceSize" not in c["fn"]]
+    expected = {"default": {"aclnnMlaPrologV2WeightNz", "aclnnFusedInferAttentionScoreV3"},
+                UNFUSED: {"aclnnScatterPaKvCache", "aclnnFusedInferAttentionScoreV4", "aclnnInterleaveRope"}}
+    assert expected[pipeline] <= set(launches)
+    # the results came back: the double copies each launch's first input into its outputs
+    assert (tmp_path / "result0.bin").stat().st_size == 2 * 1 * 7168 * 2
+
+
+def test_generated_code_checks_every_status_and_compiles_against_the_real_headers(toolchain, tmp_path):
+    include, root = toolchain
+    program = ascend_mla.compile(model("w8a8"), pipeline=UNFUSED)
+    code = cpp_of(program)
+    source = tmp_path / "layer.cpp"
+    source.write_text(code)
+    built = acl_double.compile_cpp(source, include, root, None, syntax_only=True)
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert '#include "acl/acl.h"' in code and '#include "aclnnop/aclnn_quant_matmul_v4.h"' in code
+    # every ACL/aclnn call returning a status is checked on the next line
+    lines = code.splitlines()
+    for i, line in enumerate(lines):
+        if (" = acl" in line) and ("aclError " in line or "aclnnStatus " in line):
+            assert lines[i + 1].strip().startswith("ASCEND_MLA_CHECK("), line
+        if "aclTensor* " in line and "aclCreateTensor(" in line:
+            assert lines[i + 1].strip().startswith("ASCEND_MLA_CHECK_PTR("), line
+
+
+def test_a_call_the_device_cannot_make_is_an_error(tmp_path):
+    program = ascend_mla.compile(model("w8a8c8"), pipeline=UNFUSED)      # half_away query quant
+    with pytest.raises(EmitError, match=r"aclnnDynamicQuant with \{'rounding': 'half_away'\}"):
+        cpp_of(program)
