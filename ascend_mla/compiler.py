@@ -131,7 +131,7 @@ class Program:
             complete = checks.complete
         with self.context:
             outputs = lowered(values, backend=self.target if self.target != "auto" else None,
-                              checked=not complete)
+                              checked=not complete, inputs_checked=checks is not None)
         # An in-place cache comes back as the caller's own object.
         originals = {id(a): inputs[i] for i, a in arrays.items()}
         return [originals[id(o)] if id(o) in originals else back(o) for o in outputs]

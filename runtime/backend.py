@@ -89,6 +89,12 @@ def run_kernel(op_name: str, operands: dict, attributes: dict, result_types: dic
 
 
 @functools.lru_cache(maxsize=None)
+def _has_data_rules(opdef) -> bool:
+    from ..dialect.rules import RUNTIME
+    return any(r.kind == RUNTIME for r in opdef.rules)
+
+
+@functools.lru_cache(maxsize=None)
 def _wants_result_types(fn) -> bool:
     return "result_types" in inspect.signature(fn).parameters
 
@@ -159,9 +165,7 @@ class CpuCall:
 
     def run(self, op_name, operands, attributes, result_types=None):
         if self._checked:
-            from ..dialect.dialect import MLA, _load_op_modules
-            _load_op_modules()
-            opdef = MLA.ops[op_name]
+            opdef = mla_opdef(op_name)
             given = {k: v for k, v in attributes.items()
                      if opdef.attribute_by_name[k].required or v != opdef.attribute_by_name[k].default}
             _check_data(opdef, operands, given)
@@ -201,7 +205,11 @@ class CpuBackend:
         return cell
 
     def constant(self, state, slot, array, info):
-        return array
+        cell = state["allocs"].get(slot)
+        if cell is None:
+            cell = state["allocs"][slot] = CpuBuffer(info)
+            cell.value = array
+        return cell
 
     def view(self, base, info, offset, strides):
         return CpuView(base, info, offset, strides)
@@ -223,25 +231,25 @@ class CpuBackend:
         pass
 
     def launch(self, callee, workspace, size, executor, *, checked=True):
-        from .cpu_calls import CPU_CALLS
         call, args = executor.call, executor.args
         fn = call.function
-        values, types, buffers = {}, {}, {}
-        for p, a in zip(fn.params, args):
-            buffers[p.c_name] = a
+        values, types = {}, {}
+        for name, a in zip(_param_names(fn), args):
             if isinstance(a, list):
-                values[p.c_name] = [resolve(x) for x in a]
+                values[name] = [resolve(x) for x in a]
+            elif isinstance(a, (CpuBuffer, CpuView)):
+                values[name] = a.value
+                types[name] = a.info
             else:
-                values[p.c_name] = resolve(a)
-            if isinstance(a, (CpuBuffer, CpuView)):
-                types[p.c_name] = a.info
-        implementation = CPU_CALLS.get(fn.name)
+                values[name] = a
+        implementation = _cpu_call(fn.name)
         if implementation is not None:
             if call.variant:
                 raise NotImplementedError(f"{fn.name}: numerics variant {call.variant}")
+            buffers = dict(zip(_param_names(fn), args))
             written = implementation(CpuCall(fn.name, values, types, buffers, checked))
             for name, value in written.items():
-                _store(args[fn.params.index(fn.param_by_name[name])], value)
+                _store(buffers[name], value)
             return
         if fn.kernel is None:
             raise NotImplementedError(f"{fn.name}: no CPU implementation")
@@ -267,32 +275,29 @@ def _store(buffer, value):
 def _run_bound_kernel(fn, args, values, types, checked, variant=None):
     """Call fn.kernel with the arguments matched to the mla op's names through Param.binds;
     `variant`: attributes of the op the function does not take (e.g. a rounding)."""
-    from ..dialect.dialect import MLA, _load_op_modules
-    from ..lowering import aclnn as A
-    _load_op_modules()
-    opdef = MLA.ops[fn.kernel]
-    operands = {o.name: ([] if o.kind == "variadic" else None) for o in opdef.kernel_operands}
-    attributes = {a.name: (None if a.required else a.default) for a in opdef.attributes}
+    binding = _binding(fn)
+    opdef = binding.opdef
+    operands = dict(binding.operands)
+    attributes = dict(binding.attributes)
     given, result_types, outputs = {}, {}, {}
     for p, a in zip(fn.params, args):
-        value = values[p.c_name]
-        if p.binds is None:
-            # A host argument the lowering fixes (alpha = 1, roundMode "round") carries no
-            # attribute of the op; a tensor without binds is always nullptr in this compiler.
-            if a is not None and p.kind not in A.HOST:
+        role = binding.role[p.c_name]
+        if role is None:
+            if a is not None:
                 raise NotImplementedError(f"{fn.name}: {p.c_name} is always nullptr in this compiler")
             continue
-        if p.kind in (A.OUT, A.OPT_OUT):
+        value = values[p.c_name]
+        if role == "out":
             if a is not None:
                 result_types[p.binds] = types[p.c_name]
                 outputs[p.binds] = a
-        elif p.kind in A.HOST:
+        elif role == "host":
             value = list(value) if isinstance(value, tuple) else value
             attributes[p.binds] = value
             spec = opdef.attribute_by_name[p.binds]
             if value is not None and (spec.required or value != spec.default):
                 given[p.binds] = value
-        else:
+        elif role == "operand":
             operands[p.binds] = value
     for name, value in (variant or {}).items():
         attributes[name] = given[name] = value
@@ -304,8 +309,56 @@ def _run_bound_kernel(fn, args, values, types, checked, variant=None):
             _store(outputs[name], value)
 
 
+class _Binding:
+    """How a Function's arguments map onto its mla op (once per Function): each parameter's
+    role ("operand", "out", "host", "fixed": a host value the lowering fixes, such as alpha = 1,
+    or None: a tensor that is always nullptr), the op's operand slots and attribute defaults."""
+
+    def __init__(self, fn):
+        from ..lowering import aclnn as A
+        self.opdef = mla_opdef(fn.kernel)
+        self.operands = {o.name: ([] if o.kind == "variadic" else None) for o in self.opdef.kernel_operands}
+        self.attributes = {a.name: (None if a.required else a.default) for a in self.opdef.attributes}
+        self.role = {}
+        for p in fn.params:
+            if p.binds is None:
+                self.role[p.c_name] = "fixed" if p.kind in A.HOST else None
+            elif p.kind in (A.OUT, A.OPT_OUT):
+                self.role[p.c_name] = "out"
+            elif p.kind in A.HOST:
+                self.role[p.c_name] = "host"
+            else:
+                self.role[p.c_name] = "operand"
+
+
+@functools.lru_cache(maxsize=None)
+def _binding(fn) -> _Binding:
+    return _Binding(fn)
+
+
+@functools.lru_cache(maxsize=None)
+def _param_names(fn) -> tuple:
+    return tuple(p.c_name for p in fn.params)
+
+
+@functools.lru_cache(maxsize=None)
+def _cpu_call(name):
+    from .cpu_calls import CPU_CALLS
+    return CPU_CALLS.get(name)
+
+
+@functools.lru_cache(maxsize=None)
+def mla_opdef(name):
+    from ..dialect.dialect import MLA, _load_op_modules
+    _load_op_modules()
+    return MLA.ops[name]
+
+
 def _check_data(opdef, operands, given):
-    """The op's data rules on the actual values (the interpreter's checked mode)."""
+    """The op's data rules on the actual values (checked mode); nothing to do for an op
+    without any."""
+    if not _has_data_rules(opdef):
+        return
     infos = {}
     for name, value in operands.items():
         if isinstance(value, list):

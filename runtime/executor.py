@@ -40,6 +40,9 @@ class Call:
     args: tuple
     site: int
     variant: dict = field(default_factory=dict)
+    # the arguments that may differ between calls (inputs, host lists read at run time, views
+    # of them): phase one's key is made of these; the others are fixed for a function's state
+    varying: tuple = ()
 
 
 @dataclass
@@ -69,8 +72,10 @@ class LoweredFunction:
         block = fn.regions[0].blocks[0]
         self._slots: dict = {}
         self._lists: dict = {}                # tensor-list slot -> its element slots
+        self._varying: set = set()            # slots whose value may change between calls
         self.arg_types = [describe_type(a.type) for a in block.arguments]
         self.arg_slots = [self._slot(a) for a in block.arguments]
+        self._varying.update(self.arg_slots)
         self.instructions: list[tuple] = []
         self.calls: list[Call] = []
         self.allocs: list[tuple] = []         # (slot, TensorInfo, op index) of each aclnn.alloc
@@ -84,6 +89,10 @@ class LoweredFunction:
         self.inplace = {i: self.arg_slots.index(s) for i, s in enumerate(self.result_slots)
                         if s in self.arg_slots}
         self._states: dict = {}
+
+    def _vary_with(self, slot, sources):
+        if any(s in self._varying for s in sources):
+            self._varying.add(slot)
 
     def _slot(self, value) -> int:
         return self._slots.setdefault(value, len(self._slots))
@@ -123,11 +132,14 @@ class LoweredFunction:
             symbol = op.attributes["global"].value
             emit(("constant_tensor", res[0], self._constants.get(symbol), describe_type(op.results[0].type), symbol))
         elif name == "aclnn.read_int_array":
+            self._varying.add(res[0])
             emit(("read_int_array", res[0], src[0]))
         elif name == "aclnn.create_tensor_list":
+            self._vary_with(res[0], src)
             self._lists[res[0]] = tuple(src)
             emit(("tensor_list", res[0], tuple(src)))
         elif name == "aclnn.tensor_list_append":
+            self._vary_with(res[0], src)
             self._lists[res[0]] = self._lists[src[0]] + (src[1],)
             emit(("tensor_list", res[0], self._lists[res[0]]))
         elif name == "aclnn.alloc":
@@ -137,12 +149,14 @@ class LoweredFunction:
             self.allocs.append((res[0], info, index))
             emit(("alloc", res[0], info))
         elif name == "aclnn.view":
+            self._vary_with(res[0], src)
             emit(("view", res[0], src[0], describe_type(op.results[0].type),
                   int(op.attributes["offset"].value), tuple(op.attributes["strides"])))
         elif name in ACLNN.phase_one_ops:
             variant = {key[len("mla."):]: ir.StringAttr(op.attributes[key]).value
                        for key in op.attributes if key.startswith("mla.")}
-            call = Call(ACLNN.phase_one_ops[name], tuple(src), len(self.calls), variant)
+            call = Call(ACLNN.phase_one_ops[name], tuple(src), len(self.calls), variant,
+                        tuple(i for i, slot in enumerate(src) if slot in self._varying))
             self.calls.append(call)
             emit(("phase_one", res[0], res[1], call))
         elif name == "aclnn.workspace":
@@ -170,14 +184,18 @@ class LoweredFunction:
     def stats(self, backend=None) -> Stats:
         return self.state(_resolve_backend(backend))[2]
 
-    def __call__(self, inputs: Sequence, *, backend=None, checked: bool = True) -> list:
+    def __call__(self, inputs: Sequence, *, backend=None, checked: bool = True,
+                 inputs_checked: bool = False) -> list:
+        """Run the function. `checked`: the data rules of each op run before its CPU kernel;
+        `inputs_checked`: the caller has checked the inputs against the argument types."""
         backend = _resolve_backend(backend)
         if len(inputs) != len(self.arg_slots):
             raise ExecutionError(f"@{self.name} takes {len(self.arg_slots)} inputs, got {len(inputs)}")
         state, sites, stats = self.state(backend)
         env = [None] * self.slot_count
         for index, (slot, info, value) in enumerate(zip(self.arg_slots, self.arg_types, inputs)):
-            actual = _check_input(self.name, index, info, value)
+            static = inputs_checked and None not in info.shape and not isinstance(value, NZTensor)
+            actual = info if static else _check_input(self.name, index, info, value)
             env[slot] = backend.argument(state, index, value, actual)
         for inst in self.instructions:
             kind = inst[0]
@@ -188,7 +206,8 @@ class LoweredFunction:
             elif kind == "phase_one":
                 _, size_slot, exec_slot, call = inst
                 args = [env[s] for s in call.args]
-                key = tuple(_key(backend, p.kind, a) for p, a in zip(call.function.params, args))
+                params = call.function.params
+                key = tuple(_key(backend, params[i].kind, args[i]) for i in call.varying)
                 site = sites[call.site]
                 if site.executor is None or site.key != key:
                     if site.executor is not None:
