@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..dialect.types import numpy_dtype
+from ..dialect.types import TensorInfo, numpy_dtype
 
 CPU_CALLS: dict[str, Callable] = {}
 
@@ -33,6 +33,7 @@ def cpu_call(name: str):
 
 
 def _out(call, name):
+    """The result type of an op whose one result is `y`, from the C output `name`."""
     return {"y": call.types[name]}
 
 
@@ -59,7 +60,7 @@ def _matmul(call):
     if len(w.shape) == 3 and a.shape[-2] == 1 and a.shape[-3] == w.shape[0]:
         x = a.reshape(a.shape[:-2] + a.shape[-1:])
         (y,) = call.run("mla.head_matmul", {"x": x, "w": w}, {},
-                        {"y": type(out)(out.shape[:-2] + out.shape[-1:], out.dtype)})
+                        {"y": TensorInfo(out.shape[:-2] + out.shape[-1:], out.dtype)})
         return {"out": y.reshape(out.shape)}
     raise NotImplementedError(f"{call.name}: self {a.shape} @ mat2 {w.shape} (the lowering emits "
                               "(T, K) @ (K, N) and (..., H, 1, K) @ (H, K, N))")
@@ -69,20 +70,18 @@ cpu_call("aclnnMatmul")(_matmul)
 cpu_call("aclnnMatmulWeightNz")(_matmul)
 
 
-@cpu_call("aclnnQuantMatmulV4")
-def quant_matmul_v4(call):
-    a = call.args
-    (y,) = call.run("mla.quant_matmul", {"x": a["x1"], "w": a["x2"], "x_scale": a["pertokenScaleOptional"],
-                                         "w_scale": a["scale"]}, {}, _out(call, "out"))
-    return {"out": y}
+def _quant_matmul(x_scale, w_scale):
+    """The per-token x per-channel product, whichever names the function gives the scales."""
+    def run(call):
+        a = call.args
+        (y,) = call.run("mla.quant_matmul", {"x": a["x1"], "w": a["x2"], "x_scale": a[x_scale],
+                                             "w_scale": a[w_scale]}, {}, _out(call, "out"))
+        return {"out": y}
+    return run
 
 
-@cpu_call("aclnnQuantMatmulWeightNz")
-def quant_matmul_weight_nz(call):
-    a = call.args
-    (y,) = call.run("mla.quant_matmul", {"x": a["x1"], "w": a["x2"], "x_scale": a["x1Scale"],
-                                         "w_scale": a["x2Scale"]}, {}, _out(call, "out"))
-    return {"out": y}
+cpu_call("aclnnQuantMatmulV4")(_quant_matmul("pertokenScaleOptional", "scale"))
+cpu_call("aclnnQuantMatmulWeightNz")(_quant_matmul("x1Scale", "x2Scale"))
 
 
 @cpu_call("aclnnRotaryPositionEmbedding")
