@@ -19,6 +19,7 @@ weights are upstream `ml_program` globals. Guide: docs/dialect.md ("Primitive op
     mla.format_cast       npu_format_cast                        FC-
     mla.transpose         permute                                TR-
     mla.add/mul/div       torch add/mul/div (broadcasting)       EW-
+    mla.mean, mla.rsqrt   torch.mean(x, -1, True), torch.rsqrt    MEAN-, RSQ-
     mla.paged_attention   _npu_paged_attention(_mla), GQA        PA-
     mla.attention         scaled_dot_product_attention           ATT-
     mla.causal_mask       triu(ones(S, S), 1)                    CM-
@@ -439,6 +440,43 @@ Mul = _elementwise("mla.mul", "x * y")
 Div = _elementwise("mla.div", "x / y")
 
 
+# --- mla.mean, mla.rsqrt -----------------------------------------------------------------------
+# The two pieces of a written-out RmsNorm (Hugging Face's DeepseekV3RMSNorm: x * rsqrt(mean(x^2) +
+# eps)) that are not elementwise products: imported PyTorch code holds them until raise-rms-norm
+# makes one mla.rms_norm of the whole (passes/raise_primitives.py). float32, one rounding.
+#   mla.mean   y = mean(x, last axis, keepdim): (..., H) -> (..., 1)       torch.mean(x, -1, True)
+#   mla.rsqrt  y = 1 / sqrt(x)                                             torch.rsqrt
+
+mean_rules = RuleSet()
+mean_rules.rule("MEAN-001", "x")(rank_at_least("x", 1, " (the reduced axis is the last one)"))
+mean_rules.rule("MEAN-002", "x")(dtype_in("x", FLOAT_TYPES))
+mean_rules.rule("MEAN-003", "x")(nd_only("x"))
+mean_rules.rule("MEAN-004", "y")(result_is("y", lambda op, s: op.x.shape[:-1] + (1,), FLOAT_TYPES))
+
+Mean = MLA.add(OpDef(
+    "mla.mean",
+    operands=[operand("x")],
+    results=["y"],
+    rules=mean_rules,
+    infer_results=lambda op, s: {"y": TensorInfo(op.x.shape[:-1] + (1,), op.x.dtype)},
+    summary="mean over the last axis, kept as a dimension of 1, float32 sum, one rounding",
+))
+
+rsqrt_rules = RuleSet()
+rsqrt_rules.rule("RSQ-001", "x")(dtype_in("x", FLOAT_TYPES))
+rsqrt_rules.rule("RSQ-002", "x")(nd_only("x"))
+rsqrt_rules.rule("RSQ-003", "y")(result_is("y", lambda op, s: op.x.shape, FLOAT_TYPES))
+
+Rsqrt = MLA.add(OpDef(
+    "mla.rsqrt",
+    operands=[operand("x")],
+    results=["y"],
+    rules=rsqrt_rules,
+    infer_results=lambda op, s: {"y": TensorInfo(op.x.shape, op.x.dtype)},
+    summary="1 / sqrt(x) elementwise, float32, one rounding",
+))
+
+
 # --- mla.scatter_cache -------------------------------------------------------------------------
 # cache[slot_mapping[i]] = update[i] for a paged cache (BlockNum, BlockSize, Nkv, H), slot
 # p = block * BlockSize + offset (numerics.md 5): PA_BSND row-major blocks, PA_NZ blocks stored
@@ -857,7 +895,7 @@ NzCacheView = MLA.add(OpDef(
 ))
 
 # Ops without operand reads or writes beyond their results: a dead one may be erased (passes/cleanup.py).
-PURE = ("mla.rms_norm", "mla.matmul", "mla.head_matmul", "mla.quant_matmul", "mla.rope",
+PURE = ("mla.rms_norm", "mla.mean", "mla.rsqrt", "mla.matmul", "mla.head_matmul", "mla.quant_matmul", "mla.rope",
         "mla.dynamic_quant", "mla.quantize", "mla.add", "mla.mul", "mla.div", "mla.gather",
         "mla.format_cast", "mla.transpose", "mla.paged_attention", "mla.attention",
         "mla.causal_mask", "mla.nz_cache_view")

@@ -94,6 +94,16 @@ _elementwise("mla.mul", np.multiply)
 _elementwise("mla.div", np.divide)
 
 
+@kernel("mla.mean")
+def mean(x, result_types=None):
+    return (np.mean(f32(x), axis=-1, keepdims=True, dtype=np.float32).astype(_out(result_types, "y", x.dtype)),)
+
+
+@kernel("mla.rsqrt")
+def rsqrt(x, result_types=None):
+    return ((np.float32(1) / np.sqrt(f32(x))).astype(_out(result_types, "y", x.dtype)),)
+
+
 @kernel("mla.scatter_cache")
 def scatter_cache(cache, slot_mapping, update, cache_mode="PA_BSND"):
     """In place; of duplicate slots the last row wins, negative slots are skipped."""
