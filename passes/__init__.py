@@ -11,7 +11,7 @@ The named pipeline "default" runs them in that order.
 """
 from .registry import (PASSES, PIPELINES, PassFailure, PassOption, build_pass_manager, parse_pipeline,
                        register_pass, run_pipeline)
-from . import constants, fuse_attention, fuse_prolog, select_layout  # noqa: F401  (registration)
+from . import constants, fuse_attention, fuse_prolog, raise_primitives, select_layout  # noqa: F401  (registration)
 
 __all__ = ["PASSES", "PIPELINES", "PassFailure", "PassOption", "build_pass_manager", "parse_pipeline",
            "register_pass", "run_pipeline"]
