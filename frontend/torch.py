@@ -38,7 +38,8 @@ starts from, so the walk loses nothing and adds no 80 MB dependency.
 """
 from __future__ import annotations
 
-import inspect
+import operator
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -69,7 +70,8 @@ class Imported:
     outputs: list                # its results: ("user", index), ("mutation", input or buffer spec)
     source_name: str = "<module>"
     ops: int = 0                 # ATen nodes converted
-    spec: object = field(default=None, repr=False)
+    spec: object = field(default=None, repr=False)      # the export's call spec (pytree in/out)
+    user_inputs: list = field(default_factory=list)      # the flattened user inputs' names
 
 
 # --- source lines ---------------------------------------------------------------------------------
@@ -77,9 +79,13 @@ class Imported:
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n\s*(.*)')
 
 
+_TORCH = os.path.dirname(torch.__file__) + os.sep
+
+
 def source_line(node):
-    """(file, line, code) of the innermost frame of the node's stack trace, or None."""
-    frames = _FRAME.findall(node.meta.get("stack_trace") or "")
+    """(file, line, code) of the innermost frame of the node's stack trace outside torch itself
+    (nn.Linear's forward is torch's; the line that called it is the module's), or None."""
+    frames = [f for f in _FRAME.findall(node.meta.get("stack_trace") or "") if not f[0].startswith(_TORCH)]
     if not frames:
         return None
     file, line, _, code = frames[-1]
@@ -112,8 +118,7 @@ class Importer:
         if isinstance(arg, torch.fx.Node):
             v = self.values[arg]
             if v is None:
-                self.node, node = arg, self.node
-                self.fail("its value is used, but it has none")
+                self.fail(f"the value of {arg.name} is used, but it has none")
             return v
         if isinstance(arg, (list, tuple)):
             return [self.value(a) for a in arg]
@@ -214,7 +219,7 @@ class Importer:
             src = source_line(node)
             self.g.location = f'loc("{src[0]}":{src[1]}:0)' if src else None
             self.values[node] = converter(self, node)
-            count += node.target is not __import__("operator").getitem
+            count += node.target is not operator.getitem
         self.g.location = None
         output = next(n for n in self.ep.graph.nodes if n.op == "output")
         results, outputs = [], []
@@ -229,7 +234,6 @@ class Importer:
                 outputs.append(("mutation", (kind, name)))
             else:
                 raise UnsupportedOperatorError(f"output {spec.arg}: outputs of kind {spec.kind.name} are not supported")
-            self.node = arg
             results.append(self.value(arg))
         self.g.ret(*results)
         self.g.drop_unused()
@@ -274,6 +278,7 @@ def import_module(module: torch.nn.Module, example_inputs, *, dynamic=None) -> I
     exported = capture(module, example_inputs, dynamic=dynamic)
     imported = Importer(exported).run()
     imported.spec = exported.call_spec
+    imported.user_inputs = [s.arg.name for s in exported.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
     return imported
 
 
@@ -289,10 +294,10 @@ class TorchProgram(Program):
 
     def __call__(self, *args, **kwargs):
         flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
-        if self.imported.spec is not None and spec != self.imported.spec.in_spec:
+        if spec != self.imported.spec.in_spec:
             raise TypeError(f"inputs: expected the structure the module was compiled with "
                             f"({self.imported.spec.in_spec}), got {spec}")
-        by_name = dict(zip(self._user_input_names(), flat))
+        by_name = dict(zip(self.imported.user_inputs, flat))
         given = [by_name[name] if kind == "user" else self._buffers[name] for kind, name in self.imported.inputs]
         results = Program.run(self, *given)
         user = []
@@ -303,29 +308,73 @@ class TorchProgram(Program):
             where, name = what
             target = by_name[name] if where == "user" else self._buffers[name]
             if value is not target:                     # not written in place: copy it back
-                target.copy_(value if isinstance(value, torch.Tensor) else torch.as_tensor(value))
-        if self.imported.spec is not None:
-            return torch.utils._pytree.tree_unflatten(user, self.imported.spec.out_spec)
-        return user[0] if len(user) == 1 else tuple(user)
+                target.copy_(value)
+        return torch.utils._pytree.tree_unflatten(user, self.imported.spec.out_spec)
 
     run = __call__
 
-    def _user_input_names(self):
-        from torch.export.graph_signature import InputKind
-        return self._placeholder_names
-
     def __repr__(self):
-        return f"<TorchProgram of {self.imported.ops} ATen ops: {len(self.report()['fused'])} fused>"
+        return f"<TorchProgram: {self.imported.ops} ATen ops, {len(self.report()['fused'])} fused>"
 
 
 def compile_module(module: torch.nn.Module, example_inputs, *, dynamic=None, **compile_kwargs) -> TorchProgram:
     """Capture `module` with torch.export, import it into the mla dialect and compile it with
     ascend_mla.compile (keywords: pipeline, target). Returns a Program called like the module."""
-    exported = capture(module, example_inputs, dynamic=dynamic)
-    imported = Importer(exported).run()
-    imported.spec = exported.call_spec
+    imported = import_module(module, example_inputs, dynamic=dynamic)
     compile_kwargs.setdefault("source_name", imported.source_name)
-    program = TorchProgram(compile_ir(imported.text, weights=imported.weights, **compile_kwargs), imported, module)
-    program._placeholder_names = [s.arg.name for s in exported.graph_signature.input_specs
-                                  if s.kind.name == "USER_INPUT"]
-    return program
+    return TorchProgram(compile_ir(imported.text, weights=imported.weights, **compile_kwargs), imported, module)
+
+
+# --- the end-to-end example (what `ascend-mla run --from-torch` is to call) -----------------------
+
+INPUT_NAMES = ("hidden_states", "positions", "slot_mapping", "block_table", "seq_lengths")
+
+
+def torch_inputs(model, step: int, caches: list) -> tuple:
+    """TorchMLA's arguments for decode step `step` of a built model (deepseek.Model.inputs),
+    with `caches` ([kv_cache.0, kr_cache.0, ...] torch tensors) as the caches."""
+    from ..runtime.interop import numpy_to_torch
+    inputs = model.inputs(step, caches={})
+    return tuple(numpy_to_torch(inputs[k]) for k in INPUT_NAMES) + (caches,)
+
+
+def deepseek_example(name: str = "deepseek-v3", *, tp: int = 16, layers: int = 1, batch: int = 2,
+                     seq: int = 1, steps: int = 3, block_size: int = 16, rope: str = "interleave",
+                     seed: int = 0, pipeline: str = "default") -> dict:
+    """The PyTorch path end to end: the reference module TorchMLA with a built model's (random)
+    weights, compiled by compile_module, run for `steps` decode steps of `seq` tokens next to
+    the eager module, each with its own caches. Returns {"program", "report", "steps": [{"max_error",
+    "cache_max_error", "eager_seconds", "compiled_seconds"}], "compile_seconds", "scale"} where
+    max_error is max|compiled - eager| of the block's output and scale max|eager - input| (the
+    attention's contribution, what the error is relative to)."""
+    import time
+    from ..models import deepseek
+    model = deepseek.build(name, tp=tp, layers=layers, batch=batch, seq=seq, block_size=block_size, seed=seed)
+    module = deepseek.TorchMLA(model.config, rope=rope).load_weights(model.weights)
+    eager_caches = [torch.zeros_like(t) for t in _cache_tensors(model)]
+    compiled_caches = [t.clone() for t in eager_caches]
+    start = time.perf_counter()
+    program = compile_module(module, torch_inputs(model, 0, [t.clone() for t in eager_caches]), pipeline=pipeline)
+    result = {"program": program, "report": program.report(), "compile_seconds": time.perf_counter() - start,
+              "steps": [], "scale": 0.0}
+    for step in range(steps):
+        start = time.perf_counter()
+        with torch.no_grad():
+            expected = module(*torch_inputs(model, step, eager_caches))
+        eager = time.perf_counter() - start
+        start = time.perf_counter()
+        got = program(*torch_inputs(model, step, compiled_caches))
+        compiled = time.perf_counter() - start
+        hidden = torch_inputs(model, step, [])[0].float()
+        result["scale"] = max(result["scale"], (expected.float() - hidden).abs().max().item())
+        result["steps"].append({
+            "max_error": (got.float() - expected.float()).abs().max().item(),
+            "cache_max_error": max((a.float() - b.float()).abs().max().item()
+                                   for a, b in zip(eager_caches, compiled_caches)),
+            "eager_seconds": eager, "compiled_seconds": compiled})
+    return result
+
+
+def _cache_tensors(model) -> list:
+    from ..runtime.interop import numpy_to_torch
+    return [numpy_to_torch(a) for a in model.new_caches().values()]

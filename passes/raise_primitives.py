@@ -80,16 +80,22 @@ def last_axis_slice(op, start: int, size: int) -> bool:
 
 
 def erase_chain(ops):
-    """Erase `ops` (a dead chain), users first."""
+    """Erase `ops` (a dead chain), users first, then the constants only they used."""
     remaining = list(dict.fromkeys(op.operation for op in ops))
+    constants = []
     while remaining:
         for i, op in enumerate(remaining):
             if all(not list(r.uses) for r in op.results):
+                constants += [c for c in (producer(v, "arith.constant") for v in op.operands)
+                              if c is not None and c.operation not in constants and c.operation not in remaining]
                 del remaining[i]
                 op.erase()
                 break
         else:
-            return
+            break
+    for c in constants:
+        if not list(c.results[0].uses):
+            c.erase()
 
 
 def concat_op(builder, values, axis, t: TensorInfo):
@@ -120,7 +126,7 @@ def _rms_norm_at(rsqrt):
     if len(users) != 1 or users[0].name != "mla.mul" or x32 not in list(users[0].operands):
         return None
     normed = users[0]
-    chain, y = [rsqrt, add, mean, square, normed], normed.results[0]
+    chain, y = [rsqrt, add, mean, square, normed, defining_op(e)], normed.results[0]
     cast = producer(x32, "arith.extf")
     x = cast.operands[0] if cast is not None else x32
     if cast is not None:
@@ -138,7 +144,7 @@ def _rms_norm_at(rsqrt):
             chain.append(users[0])
             y = users[0].results[0]
     inside = {op.operation for op in chain}
-    for op in chain:
+    for op in chain[:5] + chain[6:]:          # the epsilon constant may be shared
         for r in op.results:
             if r != y and not only_users(r, inside):
                 return None
@@ -275,9 +281,12 @@ def _complex_at(cat):
     terms = [product(v) for v in im.operands]
     if not all(terms):
         return None
-    sources = [s for s, _ in ac[0]]
-    if len(sources) != 2:
+    # The product commutes: x is the operand with the result's shape (the table broadcasts),
+    # else the first factor of a*c.
+    sources = [defining_op(v).operands[0] for v in ac[1].operands]
+    if len(set(sources)) != 2:
         return None
+    sources.sort(key=lambda s: info(s).shape != out.shape)
     for x, f in ((sources[0], sources[1]), (sources[1], sources[0])):
         if (ac[0] == {(x, 0), (f, 0)} and bd[0] == {(x, 1), (f, 1)}
                 and {terms[0][0], terms[1][0]} == {frozenset({(x, 0), (f, 1)}), frozenset({(x, 1), (f, 0)})}):
