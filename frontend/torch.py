@@ -351,7 +351,7 @@ def deepseek_example(name: str = "deepseek-v3", *, tp: int = 16, layers: int = 1
     from ..models import deepseek
     model = deepseek.build(name, tp=tp, layers=layers, batch=batch, seq=seq, block_size=block_size, seed=seed)
     module = deepseek.TorchMLA(model.config, rope=rope).load_weights(model.weights)
-    eager_caches = [torch.zeros_like(t) for t in _cache_tensors(model)]
+    eager_caches = [torch.zeros_like(t) for t in cache_tensors(model)]
     compiled_caches = [t.clone() for t in eager_caches]
     start = time.perf_counter()
     program = compile_module(module, torch_inputs(model, 0, [t.clone() for t in eager_caches]), pipeline=pipeline)
@@ -375,6 +375,7 @@ def deepseek_example(name: str = "deepseek-v3", *, tp: int = 16, layers: int = 1
     return result
 
 
-def _cache_tensors(model) -> list:
+def cache_tensors(model) -> list:
+    """Zeroed caches of a built model as torch tensors, in TorchMLA's order."""
     from ..runtime.interop import numpy_to_torch
     return [numpy_to_torch(a) for a in model.new_caches().values()]

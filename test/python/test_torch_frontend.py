@@ -46,7 +46,7 @@ def reference(name="deepseek-v3", *, layers=1, seq=1, rope="interleave", tp=16):
 
 
 def zero_caches(model):
-    return frontend._cache_tensors(model)
+    return frontend.cache_tensors(model)
 
 
 @pytest.fixture(scope="module")
