@@ -66,15 +66,6 @@ def randn(rng, shape, dtype=BF16, scale=1.0):
     return (rng.standard_normal(shape) * scale).astype(dtype)
 
 
-@pytest.fixture(params=["numpy", "torch"])
-def backend(request, monkeypatch):
-    """The bf16 products run on float32 BLAS or on torch's bf16 GEMM: both round once."""
-    if request.param == "torch":
-        pytest.importorskip("torch", reason="the torch matmul path is only offered when torch is installed")
-    monkeypatch.setenv("ASCEND_MLA_MATMUL", request.param)
-    return request.param
-
-
 # --- matmul, head_matmul, quant_matmul ----------------------------------------------------------
 
 def test_matmul_rounds_once_to_bf16(backend):
