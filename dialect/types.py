@@ -124,3 +124,25 @@ def describe_type(t: ir.Type) -> TensorInfo:
                 f"unsupported tensor encoding {rt.encoding} (expected #mla.format<\"FRACTAL_NZ\">)")
         fmt = m.group(1)
     return TensorInfo(shape, str(rt.element_type), fmt)
+
+
+def reshape_groups(source, target):
+    """The reassociation of a reshape that only splits or merges consecutive axes: for each
+    axis of the shorter shape, the axes of the longer one it is made of; None when the reshape
+    is not of that form (then it goes through a 1-D collapse)."""
+    long, short = (source, target) if len(source) >= len(target) else (target, source)
+    groups, i = [], 0
+    for k, d in enumerate(short):
+        if i >= len(long):
+            return None
+        group, size = [i], long[i]
+        i += 1
+        # unit axes at the end belong to the last group
+        while size != d or (k == len(short) - 1 and i < len(long)):
+            if i >= len(long):
+                return None
+            group.append(i)
+            size *= long[i]
+            i += 1
+        groups.append(group)
+    return groups if i == len(long) and short else None

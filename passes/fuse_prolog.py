@@ -152,12 +152,12 @@ def prolog_pattern(scenario: str) -> Pattern:
 
 # --- the rewrite ------------------------------------------------------------------------------------
 
-def _layout_problem(m, scenario) -> str | None:
+def _layout_problem(m) -> str | None:
     """Facts the fused op relies on that its verifier cannot see (they are in the primitive
     graph): the head split of q, the adjacent slices, the broadcast of cos/sin over heads, one
     cache mode. A graph that differs is not this computation: no match."""
     q, heads = info(m.op("q").results[0]), info(m.op("q_nope").operands[0])
-    nope, pe = info(m.op("q_nope").operands[0]), m.op("q_pe")
+    pe = m.op("q_pe")
     if heads.shape[:-2] != q.shape[:-1] or heads.shape[-2] * heads.shape[-1] != q.shape[-1]:
         return "q is not viewed as (..., N, D + Dr)"
     if m.op("q_pe").operands[0] != m.op("q_nope").operands[0]:
@@ -175,7 +175,6 @@ def _layout_problem(m, scenario) -> str | None:
              for s in ("kv_store", "kr_store")}
     if len(modes) != 1:
         return "the two caches use different cache modes"
-    del nope, scenario
     return None
 
 
@@ -259,7 +258,7 @@ def fuse_prolog(module, v1: bool):
         progress, fused = Progress(), False
         for scenario in SCENARIOS:
             m = match(prolog_pattern(scenario), anchor, progress)
-            if m is None or _layout_problem(m, scenario):
+            if m is None or _layout_problem(m):
                 continue
             if m.escapes:
                 names = ", ".join(sorted({e.owner.name for e in m.escapes}))

@@ -15,7 +15,7 @@ from mlir import ir
 from ..dialect.diagnostics import emit, file_position
 from ..dialect.opdef import OpDef
 from ..dialect.primitive import FormatCast
-from ..dialect.types import FRACTAL_NZ, ND, TensorInfo, describe_type, tensor_type
+from ..dialect.types import FRACTAL_NZ, ND, TensorInfo, describe_type, reshape_groups, tensor_type
 from .pattern import Match, defining_op
 
 
@@ -92,28 +92,32 @@ class Builder:
         return self.op(FormatCast, {"x": value}, {}, [TensorInfo(t.shape, t.dtype, FRACTAL_NZ)]).result
 
     def reshape(self, value, shape) -> ir.Value:
-        """value with another shape of the same size (row-major): a collapse to 1-D, then an
-        expand, with upstream tensor ops (views, no data moves)."""
+        """value with another shape of the same size (row-major), with upstream tensor ops
+        (views: no data moves): one expand or collapse when the reshape splits or merges
+        consecutive axes, else a collapse to 1-D and an expand."""
         t = info(value)
         shape = tuple(shape)
         if t.shape == shape:
             return value
-        size = 1
-        for d in t.shape:
-            size *= d
-        flat = value
-        if t.rank != 1:
-            flat = ir.Operation.create(
-                "tensor.collapse_shape", results=[tensor_type((size,), t.dtype)], operands=[value],
-                attributes={"reassociation": ir.ArrayAttr.get([_index_array(range(t.rank))])},
-                loc=self.loc, ip=self.ip).result
-        if len(shape) == 1:
-            return flat
-        return ir.Operation.create(
-            "tensor.expand_shape", results=[tensor_type(shape, t.dtype)], operands=[flat],
-            attributes={"reassociation": ir.ArrayAttr.get([_index_array(range(len(shape)))]),
-                        "static_output_shape": ir.DenseI64ArrayAttr.get(list(shape))},
-            loc=self.loc, ip=self.ip).result
+        groups = reshape_groups(t.shape, shape)
+        if groups is None or len(shape) == len(t.shape):
+            size = 1
+            for d in t.shape:
+                size *= d
+            flat = self._reshape_op(value, (size,), [list(range(t.rank))]) if t.rank != 1 else value
+            return flat if len(shape) == 1 else self._reshape_op(flat, shape, [list(range(len(shape)))])
+        return self._reshape_op(value, shape, groups)
+
+    def _reshape_op(self, value, shape, groups):
+        t = info(value)
+        attributes = {"reassociation": ir.ArrayAttr.get([_index_array(g) for g in groups])}
+        if len(shape) > t.rank:
+            name = "tensor.expand_shape"
+            attributes["static_output_shape"] = ir.DenseI64ArrayAttr.get(list(shape))
+        else:
+            name = "tensor.collapse_shape"
+        return ir.Operation.create(name, results=[tensor_type(shape, t.dtype)], operands=[value],
+                                   attributes=attributes, loc=self.loc, ip=self.ip).result
 
 
 def _index_array(values) -> ir.ArrayAttr:

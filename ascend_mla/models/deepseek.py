@@ -122,15 +122,22 @@ def softmax_scale(config: dict) -> float:
 
 @dataclass
 class Model:
-    """A built attention block: `module` (IR text of @forward), `weights` (HF names), `config`."""
+    """A built attention block: `module` (IR text of @forward), `weights` (HF names), `config`.
+    Random weights are made on first use of `weights` (the IR needs only their types)."""
     name: str
     config: dict
     module: str
-    weights: dict
     block_table: np.ndarray
     num_blocks: int
     max_positions: int
+    _weights: object = field(default=None, repr=False)      # a dict, or a function making it
     _caches: dict = field(default=None, repr=False)
+
+    @property
+    def weights(self) -> dict:
+        if callable(self._weights):
+            self._weights = self._weights()
+        return self._weights
 
     @property
     def cache_names(self) -> list[str]:
@@ -205,14 +212,19 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     rng = np.random.default_rng(seed)
     num_blocks = batch * blocks_per_row + 1                  # one spare block nobody uses
     block_table = rng.permutation(num_blocks)[:batch * blocks_per_row].reshape(batch, blocks_per_row).astype(np.int32)
-    if weights is None:
-        weights = random_weights(c, rng)
-    else:
+    specs = weight_specs(c)
+    if weights is not None:
         weights = shard(weights, c)
-    cos, sin = rope_tables(c, max_positions)
-    weights = {**weights, "model.rotary_emb.cos_cached": cos, "model.rotary_emb.sin_cached": sin}
-    module = _forward(c, num_blocks, blocks_per_row, weights)
-    return Model(name, c, module, weights, block_table, num_blocks, max_positions)
+        missing = sorted(n for n in set(specs) - set(weights) if not n.startswith("model.rotary_emb"))
+        if missing:
+            raise ValueError(f"weights: missing {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}")
+
+    def make():
+        values = weights if weights is not None else random_weights(c, np.random.default_rng([seed, 0]))
+        cos, sin = rope_tables(c, max_positions)
+        return {**values, "model.rotary_emb.cos_cached": cos, "model.rotary_emb.sin_cached": sin}
+    module = _forward(c, num_blocks, blocks_per_row, specs)
+    return Model(name, c, module, block_table, num_blocks, max_positions, make)
 
 
 def from_pretrained(path: str, **build_args) -> Model:
@@ -246,26 +258,46 @@ def projections(c) -> dict:
 QUANTIZED = ("q_a_proj", "q_b_proj", "q_proj", "kv_a_proj_with_mqa", "o_proj")   # int8 in w8a8
 
 
+def weight_specs(c) -> dict:
+    """name -> TensorInfo of every weight of the tp slice (what the IR declares)."""
+    specs = {}
+    if "max_positions" in c:
+        for table in ("cos_cached", "sin_cached"):
+            specs[f"model.rotary_emb.{table}"] = TensorInfo((c["max_positions"], c["qk_rope_head_dim"]), "bf16")
+    for i in range(c["layers"]):
+        specs[f"model.layers.{i}.input_layernorm.weight"] = TensorInfo((c["hidden_size"],), "bf16")
+        if c["q_lora_rank"]:
+            specs[_attn(i, "q_a_layernorm.weight")] = TensorInfo((c["q_lora_rank"],), "bf16")
+        specs[_attn(i, "kv_a_layernorm.weight")] = TensorInfo((c["kv_lora_rank"],), "bf16")
+        for proj, (rows, cols) in projections(c).items():
+            rows, cols = _sliced(c, proj, rows, cols)
+            int8 = c["quant"] != "bf16" and proj in QUANTIZED
+            specs[_attn(i, f"{proj}.weight")] = TensorInfo((rows, cols), "i8" if int8 else "bf16")
+            if int8:
+                specs[_attn(i, f"{proj}.weight_scale")] = TensorInfo((rows, 1), "f32")
+        if c["quant"] == "w8a8c8":
+            specs[_attn(i, "kv_scale")] = TensorInfo((1, c["kv_lora_rank"]), "f32")
+    return specs
+
+
 def random_weights(c, rng) -> dict:
     """Random weights of the tp slice, with HF names (bf16; int8 + weight_scale for w8a8)."""
     weights = {}
-    full = projections(c)
-    for i in range(c["layers"]):
-        weights[f"model.layers.{i}.input_layernorm.weight"] = _gamma(rng, c["hidden_size"])
-        if c["q_lora_rank"]:
-            weights[_attn(i, "q_a_layernorm.weight")] = _gamma(rng, c["q_lora_rank"])
-        weights[_attn(i, "kv_a_layernorm.weight")] = _gamma(rng, c["kv_lora_rank"])
-        for proj, (rows, cols) in full.items():
-            rows, cols = _sliced(c, proj, rows, cols)
-            w = rng.standard_normal((rows, cols), np.float32) / np.float32(np.sqrt(cols))
-            if c["quant"] != "bf16" and proj in QUANTIZED:
+    for name, spec in weight_specs(c).items():
+        if name.startswith("model.rotary_emb") or name.endswith(".weight_scale"):
+            continue                                # tables: rope_tables; scales: with their weight
+        if name.endswith("layernorm.weight"):
+            weights[name] = _gamma(rng, spec.shape[0])
+        elif name.endswith("kv_scale"):
+            weights[name] = np.full(spec.shape, KV_SCALE, np.float32)
+        else:
+            w = rng.standard_normal(spec.shape, np.float32) / np.float32(np.sqrt(spec.shape[1]))
+            if spec.dtype == "i8":                  # symmetric per output channel
                 scale = np.abs(w).max(axis=1, keepdims=True) / 127
-                weights[_attn(i, f"{proj}.weight")] = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
-                weights[_attn(i, f"{proj}.weight_scale")] = scale.astype(np.float32)
+                weights[name] = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+                weights[name[:-len("weight")] + "weight_scale"] = scale.astype(np.float32)
             else:
-                weights[_attn(i, f"{proj}.weight")] = w.astype(BF16)
-        if c["quant"] == "w8a8c8":
-            weights[_attn(i, "kv_scale")] = np.full((1, c["kv_lora_rank"]), KV_SCALE, np.float32)
+                weights[name] = w.astype(BF16)
     return weights
 
 
@@ -326,7 +358,7 @@ def load_weights(path: str, layers=None) -> dict:
 
 # --- the graph -------------------------------------------------------------------------------------
 
-def _forward(c, num_blocks, blocks_per_row, weights) -> str:
+def _forward(c, num_blocks, blocks_per_row, specs) -> str:
     g = GraphWriter("forward")
     b, s, he = c["batch"], c["seq"], c["hidden_size"]
     n, nope, dr, dv, lora = c["heads"], c["qk_nope_head_dim"], c["qk_rope_head_dim"], c["v_head_dim"], c["kv_lora_rank"]
@@ -337,8 +369,7 @@ def _forward(c, num_blocks, blocks_per_row, weights) -> str:
         return TensorInfo(tuple(shape), dtype)
 
     def w(key):
-        value = weights[key]
-        return g.weight(key, t(value.shape, _dtype_name(value.dtype)))
+        return g.weight(key, specs[key])
 
     h = g.arg("hidden_states", t((b, s, he), "bf16"))
     positions = g.arg("positions", t((b, s), "i64"))
@@ -433,8 +464,3 @@ def _forward(c, num_blocks, blocks_per_row, weights) -> str:
         h = g.op(Add, x=h, y=out, name=f"l{i}_h")
     g.ret(h, *new_caches)
     return g.text()
-
-
-def _dtype_name(dtype) -> str:
-    from ..dialect.types import dtype_name
-    return dtype_name(dtype)

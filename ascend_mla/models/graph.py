@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from ..dialect.opdef import OPTIONAL, SINGLE, OpDef
-from ..dialect.types import FRACTAL_NZ, TensorInfo
+from ..dialect.types import FRACTAL_NZ, TensorInfo, reshape_groups
 
 
 def type_text(t: TensorInfo) -> str:
@@ -155,12 +155,13 @@ class GraphWriter:
         if shape == v.shape:
             return v
         r = Value(self._fresh(name), TensorInfo(shape, v.dtype))
+        groups = reshape_groups(v.shape, shape)
+        if groups is None:
+            raise ValueError(f"cannot reshape {v.shape} <-> {shape} by splitting or merging axes")
         if len(shape) > len(v.shape):
-            groups = _groups(shape, v.shape)
             self.lines.append(f"{r.name} = tensor.expand_shape {v.name} {_reassoc(groups)} output_shape "
                               f"[{', '.join(map(str, shape))}] : {type_text(v.type)} into {type_text(r.type)}")
         else:
-            groups = _groups(v.shape, shape)
             self.lines.append(f"{r.name} = tensor.collapse_shape {v.name} {_reassoc(groups)} : "
                               f"{type_text(v.type)} into {type_text(r.type)}")
         return r
@@ -188,24 +189,6 @@ class GraphWriter:
         out.append(f"  return {', '.join(v.name for v in self.results)} : {results}")
         out.append("}")
         return "\n".join(out) + "\n"
-
-
-def _groups(long, short):
-    """Reassociation: which consecutive axes of `long` make each axis of `short`."""
-    groups, i = [], 0
-    for d in short:
-        group, size = [i], long[i]
-        i += 1
-        while size != d or (i < len(long) and long[i] == 1 and len(groups) == len(short) - 1):
-            if i >= len(long):
-                raise ValueError(f"cannot reshape {long} <-> {short} by grouping axes")
-            group.append(i)
-            size *= long[i]
-            i += 1
-        groups.append(group)
-    if i != len(long):
-        raise ValueError(f"cannot reshape {long} <-> {short} by grouping axes")
-    return groups
 
 
 def _reassoc(groups) -> str:

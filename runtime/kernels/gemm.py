@@ -107,15 +107,21 @@ _CONSTANTS: dict = {}
 
 
 def _cached_constant(array: np.ndarray, key: str, build):
-    """build(array), cached while `array` lives if it cannot change: read-only, and so is every
-    array it views. A writeable array is converted on every call."""
+    """build(array), cached while `array`'s memory lives if it cannot change: read-only, and so
+    is every array it views. A view (a transposed weight) is cached by its memory and layout,
+    so a new view of the same constant each call still hits. A writeable array is converted on
+    every call."""
     if not _is_frozen(array):
         return build(array)
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
     # `build` must not keep a reference to `array`, or the entry would keep it alive.
-    entry_key = (id(array), key)
+    entry_key = (id(root), array.__array_interface__["data"][0], array.shape, array.strides,
+                 array.dtype.str, key)
     entry = _CONSTANTS.get(entry_key)
-    if entry is None or entry[0]() is not array:
-        ref = weakref.ref(array, lambda _, k=entry_key: _CONSTANTS.pop(k, None))
+    if entry is None or entry[0]() is not root:
+        ref = weakref.ref(root, lambda _, k=entry_key: _CONSTANTS.pop(k, None))
         entry = _CONSTANTS[entry_key] = (ref, build(array))
     return entry[1]
 

@@ -114,7 +114,9 @@ def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr,
         dequant_scale_q_nope = np.zeros((t, weight_uk.shape[0], 1) if per_token_head else (1,),
                                         np.float32)
     n = weight_uk.shape[0]
-    return (query.reshape(*tokens, n, HCKV), query_rope.reshape(*tokens, n, DR),
+    # contiguous, as torch_npu's outputs are (FIA's eager call rejects strided views, FIA-014)
+    return (np.ascontiguousarray(query.reshape(*tokens, n, HCKV)),
+            np.ascontiguousarray(query_rope.reshape(*tokens, n, DR)),
             kv_cache, kr_cache, dequant_scale_q_nope)
 
 

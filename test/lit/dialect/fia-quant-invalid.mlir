@@ -224,7 +224,7 @@ func.func @per_channel_with_lse(%query: tensor<2x8x4x64xbf16>, %key: tensor<2x16
 // FIA-112 [both] (S) key, attentionOut — key INT4/packed INT32 ⇒ out ≠ INT8 (no post-quant) →
 //   REJECT (L990)
 func.func @int4_with_post_quant(%query: tensor<2x1x4x64xbf16>, %key: tensor<2x16x2x8xi32>, %value: tensor<2x16x2x8xi32>, %quant_scale2: tensor<1xf32>, %key_antiquant_scale: tensor<1x2x64xbf16>, %value_antiquant_scale: tensor<1x2x64xbf16>) {
-  // expected-error @+1 {{attention_out: int8 output (post-quant) is not supported with an i32 (INT4) key [FIA-112]}}
+  // expected-error @+1 {{quant_scale2: int8 output (post-quant) is not supported with an i32 (INT4) key [FIA-112]}}
   %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value, %quant_scale2, %key_antiquant_scale, %value_antiquant_scale) {num_heads = 4 : i64, input_layout = "BSND", num_key_value_heads = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x1x4x64xbf16>, tensor<2x16x2x8xi32>, tensor<2x16x2x8xi32>, tensor<1xf32>, tensor<1x2x64xbf16>, tensor<1x2x64xbf16>) -> (tensor<2x1x4x64xi8>, tensor<1xf32>)
   return
 }
