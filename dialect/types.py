@@ -13,6 +13,8 @@ import ml_dtypes
 import numpy as np
 from mlir import ir
 
+from .rules import DynamicDim
+
 ND = "ND"
 FRACTAL_NZ = "FRACTAL_NZ"
 FORMATS = (ND, FRACTAL_NZ)
@@ -77,6 +79,10 @@ class TensorInfo:
 
     @property
     def numel(self) -> int:
+        """The number of elements; reading it for a dynamic shape raises DynamicDim (a rule
+        that needs it holds until the shape is known, as with `rules.dim`)."""
+        if None in self.shape:
+            raise DynamicDim()
         return int(np.prod(self.shape)) if self.shape else 1
 
     def __str__(self) -> str:

@@ -11,7 +11,7 @@ Three steps:
    graph is functionalized (an in-place `cache.index_copy_` becomes a functional index_copy
    plus a recorded input mutation) and no op is decomposed, so `linear`, `einsum`, `rms_norm`
    and the module's own arithmetic stay as the module wrote them (the default core-ATen table
-   would turn each linear into a permute/mm/view chain and add ~40% nodes for nothing).
+   would turn each linear into a permute/mm/view chain: 140 nodes instead of 104 for one layer).
 2. import: a walk over the FX graph. Parameters and constant buffers become `ml_program`
    extern globals named by their state-dict names (the Hugging Face names); the user's tensor
    inputs and the buffers the module mutates become function arguments (`mla.name` = the
