@@ -1,7 +1,6 @@
 """The PyTorch frontend: TorchMLA (the reference bf16 module) through torch.export, the ATen
 converters, the raise passes and the default pipeline; the compiled program against the module's
 own eager output over decode and multi-token steps, caches included; the errors a user meets."""
-import collections
 import subprocess
 import sys
 import textwrap
@@ -14,6 +13,7 @@ torch = pytest.importorskip("torch")
 import ascend_mla                                          # noqa: E402
 from ascend_mla.frontend import torch as frontend          # noqa: E402
 from ascend_mla.models import deepseek                     # noqa: E402
+from test_deepseek_models import op_counts as counts       # noqa: E402
 
 # Output tolerance, relative to max |eager - input| (the attention block's contribution). The
 # compiled program rounds differently from the module in three places, each by bf16 rounding
@@ -29,14 +29,6 @@ TOLERANCE = 2.0 ** -5
 # elements bit-equal (a slot, block or layout error would move nearly all of them).
 CACHE_TOLERANCE = 2.0 ** -5
 CACHE_EQUAL = 0.9
-
-
-def counts(ir):
-    ops = collections.Counter()
-    for line in ir.splitlines():
-        if '"mla.' in line:
-            ops[line.split('"mla.')[1].split('"')[0]] += 1
-    return ops
 
 
 def reference(name="deepseek-v3", *, layers=1, seq=1, rope="interleave", tp=16):
