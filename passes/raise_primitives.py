@@ -33,7 +33,7 @@ from mlir import ir
 from ..dialect.primitive import RmsNorm, Rope, Transpose
 from ..dialect.types import TensorInfo
 from .pattern import Anchors, defining_op
-from .registry import register_pass
+from .registry import UNCHANGED, register_pass
 from .rewrite import Builder, info
 
 
@@ -153,6 +153,7 @@ def _rms_norm_at(rsqrt):
 
 @register_pass("raise-rms-norm", "Make mla.rms_norm of written-out RmsNorms (x * rsqrt(mean(x^2) + eps) * gamma)")
 def raise_rms_norm(module):
+    changed = False
     anchors = []
     module.walk(lambda op: (anchors.append(op.operation) if op.operation.name == "mla.rsqrt" else None,
                             ir.WalkResult.ADVANCE)[1])
@@ -164,7 +165,6 @@ def raise_rms_norm(module):
         out = info(y)
         build = Builder(ir.InsertionPoint(y.owner.operation), y.owner.location)
         if gamma is None:
-            from ..models.graph import float_text  # noqa: F401
             gamma = ir.Operation.create(
                 "arith.constant", results=[_type((out.shape[-1],), out.dtype)],
                 attributes={"value": ir.DenseElementsAttr.get_splat(
@@ -173,6 +173,8 @@ def raise_rms_norm(module):
         normed = build.op(RmsNorm, {"x": x, "gamma": gamma}, {"epsilon": eps}, [out]).result
         y.replace_all_uses_with(normed)
         erase_chain(chain)
+        changed = True
+    return None if changed else UNCHANGED
 
 
 def _type(shape, dtype):
@@ -302,6 +304,7 @@ def _complex_at(cat):
 
 @register_pass("raise-rope", "Make mla.rope of written-out RoPEs (rotate-half, interleaved, complex)")
 def raise_rope(module):
+    changed = False
     anchors = Anchors(module, ("mla.add", "tensor.concat"))
     for anchor in anchors:
         if anchor.name == "mla.add":
@@ -309,11 +312,14 @@ def raise_rope(module):
             if found is not None:
                 anchors.erased(op.operation for op in found[0])
                 _rope_from_rotate_half(anchor, *found)
+                changed = True
         else:
             found = _complex_at(anchor)
             if found is not None:
                 anchors.erased(op.operation for op in found[0])
                 _rope_from_complex(anchor, *found)
+                changed = True
+    return None if changed else UNCHANGED
 
 
 def _rope_from_rotate_half(add, chain, x, cos, sin, mode):
