@@ -68,12 +68,19 @@ def irdl_module_text() -> str:
     return MLA.irdl()
 
 
+_loaded = False
+
+
 def _load_op_modules():
     # Importing an op module declares its ops in MLA. One line per op module.
+    global _loaded
+    if _loaded:
+        return
     from . import primitive  # noqa: F401
     from . import nsa  # noqa: F401
     from . import prolog  # noqa: F401
     from . import fia  # noqa: F401
+    _loaded = True
 
 
 def load_dialects(context: ir.Context):

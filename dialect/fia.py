@@ -109,6 +109,7 @@ import numpy as np
 from mlir import ir
 
 from .dialect import MLA
+from .primitive import cache_writer
 from .opdef import OpDef, f64, i1, i64, i64_array, operand, optional, string, variadic
 from .rules import DATAFLOW, RUNTIME, STATIC, RuleSet, dim, waive
 from .types import FRACTAL_NZ, TensorInfo
@@ -512,10 +513,9 @@ def cache_read_in_its_written_layout(op, s, name):
     program would verify and silently read the bytes in the wrong order."""
     values = getattr(op, name)
     for value in values if isinstance(values, list) else [values]:
-        source, viewed = _cache_producer(value)
+        source, mode, viewed = _cache_producer(value)
         if source is None:
             continue
-        mode = source.attributes["cache_mode"].value if "cache_mode" in source.attributes else "PA_BSND"
         if mode == "PA_NZ" and not viewed:
             return (f"this is a PA_NZ cache written by '{source.name}' (NZ-ordered blocks); read it "
                     f"through 'mla.nz_cache_view' to get the FRACTAL_NZ tensor attention expects")
@@ -525,17 +525,16 @@ def cache_read_in_its_written_layout(op, s, name):
 
 
 def _cache_producer(value):
-    """(the mla.prolog/prolog_v2 op whose cache result this is, whether it went through
-    mla.nz_cache_view), or (None, False)."""
+    """(the op that wrote this paged cache in place -- mla.prolog/prolog_v2 or
+    mla.scatter_cache --, its cache_mode, whether it went through mla.nz_cache_view), or
+    (None, None, False)."""
     viewed = False
     owner = value.owner if isinstance(value, ir.OpResult) else None
     if owner is not None and owner.name == "mla.nz_cache_view":
         viewed = True
         value = owner.operands[0]
-        owner = value.owner if isinstance(value, ir.OpResult) else None
-    if owner is not None and owner.name in ("mla.prolog", "mla.prolog_v2") and value.result_number in (2, 3):
-        return owner, viewed
-    return None, False
+    writer = cache_writer(value)
+    return (*writer, viewed) if writer is not None else (None, None, False)
 
 
 # =============================================================================================

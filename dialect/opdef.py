@@ -327,6 +327,7 @@ class OpDef:
     def snapshot(self, op: ir.Operation) -> OpSnapshot:
         """Describe an MLIR op for the rules. Raises StructuralError naming the parameter."""
         op = op.operation
+        self._check_segment_sizes(op)
         groups = self.operand_groups(op)
         operands = {}
         for spec, values in zip(self.operands, groups):
@@ -381,6 +382,23 @@ class OpDef:
             else:
                 values[a.name] = None if a.required else a.default
         return values, frozenset(given)
+
+    def _check_segment_sizes(self, op: ir.Operation):
+        """IRDL checks operandSegmentSizes only when an op has two or more optional/variadic
+        operands; with one it infers the groups and ignores the attribute. operand_groups reads
+        the attribute whenever it is there, so a given one must describe the operands."""
+        if "operandSegmentSizes" not in op.attributes:
+            return
+        attr = op.attributes["operandSegmentSizes"]
+        sizes = list(attr) if isinstance(attr, ir.DenseI32ArrayAttr) else None
+        bad = (sizes is None or len(sizes) != len(self.operands) or sum(sizes) != len(op.operands)
+               or any(n != 1 if o.kind == SINGLE else (n < 0 or o.kind == OPTIONAL and n > 1)
+                      for o, n in zip(self.operands, sizes)))
+        if bad:
+            raise StructuralError("operandSegmentSizes", (
+                f"expected array<i32> with one size per declared operand ({len(self.operands)}: "
+                f"1 for a required one, 0 or 1 for an optional one) adding up to the "
+                f"{len(op.operands)} operands, got {attr}"))
 
     def operand_groups(self, op: ir.Operation) -> list[list[ir.Value]]:
         """Operands grouped per declared operand, using operandSegmentSizes when present."""

@@ -19,6 +19,7 @@ weights are upstream `ml_program` globals. Guide: docs/dialect.md ("Primitive op
     mla.format_cast       npu_format_cast                        FC-
     mla.transpose         permute                                TR-
     mla.add/mul/div       torch add/mul/div (broadcasting)       EW-
+    mla.mean, mla.rsqrt   torch.mean(x, -1, True), torch.rsqrt    MEAN-, RSQ-
     mla.paged_attention   _npu_paged_attention(_mla), GQA        PA-
     mla.attention         scaled_dot_product_attention           ATT-
     mla.causal_mask       triu(ones(S, S), 1)                    CM-
@@ -32,8 +33,10 @@ from __future__ import annotations
 import itertools
 
 from .dialect import MLA
+from mlir import ir
+
 from .opdef import Attribute, OpDef, f64, i1, operand, optional, string
-from .rules import RuleSet, dim, shape_text
+from .rules import DATAFLOW, RuleSet, dim, shape_text
 from .types import FRACTAL_NZ, ND, TensorInfo, numpy_dtype
 
 FLOAT_TYPES = ("bf16", "f16", "f32")
@@ -109,6 +112,57 @@ def result_is(name, shape_of, dtypes=None, fmt=ND, dtype_of=None):
     return check
 
 
+def nz_block_tiles(t) -> str | None:
+    """Why a paged cache t (BlockNum, BlockSize, Nkv, H) cannot hold NZ-ordered blocks (each
+    block a (BlockSize, Nkv*H) matrix of whole 16 x C0 fractals, numerics.md 5), or None."""
+    c0 = 32 // numpy_dtype(t.dtype).itemsize
+    block_size, width = dim(t, 1), dim(t, 2) * dim(t, 3)
+    if block_size % 16 or width % c0:
+        return (f"BlockSize % 16 == 0 and Nkv*H % {c0} == 0 (whole 16x{c0} fractals), "
+                f"got BlockSize {block_size}, Nkv*H {width}")
+    return None
+
+
+def pa_nz_blocks(name):
+    """With cache_mode PA_NZ the cache `name` holds whole fractals (after its rank/type rules)."""
+    def check(op, s):
+        t = getattr(op, name)
+        if op.cache_mode == "PA_NZ" and t is not None:
+            problem = nz_block_tiles(t)
+            return None if problem is None else f"PA_NZ needs {problem}"
+    return check
+
+
+def cache_writer(value):
+    """(the op, its cache_mode) when `value` is a paged cache written in place by an mla op
+    (mla.scatter_cache, or the kv/kr cache results of mla.prolog/prolog_v2); else None."""
+    owner = value.owner if isinstance(value, ir.OpResult) else None
+    if owner is None or not (owner.name == "mla.scatter_cache" or owner.name in (
+            "mla.prolog", "mla.prolog_v2") and value.result_number in (2, 3)):
+        return None
+    mode = owner.attributes["cache_mode"].value if "cache_mode" in owner.attributes else "PA_BSND"
+    return owner, mode
+
+
+def read_in_written_mode(name):
+    """Dataflow: the cache `name` is read in the cache_mode its writer used (a PA_NZ cache read
+    as PA_BSND, or the reverse, would verify and read the bytes in the wrong order)."""
+    def check(op, s):
+        value = getattr(op, name)
+        writer = None if value is None else cache_writer(value)
+        if writer is not None and writer[1] != op.cache_mode:
+            return (f"written by '{writer[0].name}' in cache_mode {writer[1]}, read here as "
+                    f"{op.cache_mode}")
+    return check
+
+
+def broadcasts_to(shape, target) -> bool:
+    """`shape` broadcasts to `target` (NumPy rules) as far as the known dimensions tell."""
+    if len(shape) > len(target):
+        return False
+    return all(d is None or t is None or d in (1, t) for d, t in zip(reversed(shape), reversed(target)))
+
+
 def broadcast(*shapes):
     """NumPy broadcasting of shapes with unknown (None) dims; None if they do not broadcast."""
     rank = max(len(s) for s in shapes)
@@ -142,7 +196,7 @@ def x_dtype(op, s):
 
 @rule("RMS-003", "gamma")
 def gamma_shape(op, s):
-    if op.gamma.shape != (s.H,):
+    if differs(op.gamma.shape, (s.H,)):
         return f"expected shape ({s.H},) (the last dimension of x), got {op.gamma.shape}"
 
 
@@ -150,6 +204,9 @@ def gamma_shape(op, s):
 def gamma_dtype(op, s):
     if op.gamma.dtype not in FLOAT_TYPES:
         return f"expected element type bf16, f16 or f32, got {op.gamma.dtype}"
+
+
+rule("RMS-007", "gamma")(nd_only("gamma"))   # x may be FRACTAL_NZ (normalised row by row)
 
 
 @rule("RMS-005", "epsilon")
@@ -160,7 +217,7 @@ def epsilon_positive(op, s):
 
 @rule("RMS-006", "y")
 def result_type(op, s):
-    if op.y.shape != op.x.shape or op.y.format != op.x.format:
+    if differs(op.y.shape, op.x.shape) or op.y.format != op.x.format:
         return f"expected the shape of x {op.x}, got {op.y}"
     if op.y.dtype not in FLOAT_TYPES:
         return f"expected element type bf16, f16 or f32, got {op.y.dtype}"
@@ -277,6 +334,8 @@ def quant_matmul_w_scale(op, s):
 
 
 rule("QMM-008", "x")(nd_only("x"))
+rule("QMM-008", "x_scale")(nd_only("x_scale"))
+rule("QMM-008", "w_scale")(nd_only("w_scale"))
 rule("QMM-009", "y")(result_is("y", lambda op, s: op.x.shape[:-1] + op.w.shape[1:], FLOAT_TYPES))
 
 QuantMatmul = MLA.add(OpDef(
@@ -313,9 +372,9 @@ rule("ROPE-003", "sin")(dtype_in("sin", FLOAT_TYPES))
 
 @rule("ROPE-004", "cos")
 def rope_tables_broadcast(op, s):
-    if op.cos.shape != op.sin.shape or op.cos.dtype != op.sin.dtype:
+    if differs(op.cos.shape, op.sin.shape) or op.cos.dtype != op.sin.dtype:
         return f"expected the type of sin ({op.sin}), got {op.cos}"
-    if differs(op.cos.shape[-1:], op.x.shape[-1:]) or broadcast(op.x.shape, op.cos.shape) != op.x.shape:
+    if op.cos.rank < 1 or differs(op.cos.shape[-1:], op.x.shape[-1:]) or not broadcasts_to(op.cos.shape, op.x.shape):
         return (f"expected a shape that broadcasts to x {shape_text(op.x.shape)} with the same "
                 f"last dimension, got {shape_text(op.cos.shape)}")
 
@@ -326,7 +385,8 @@ def rope_mode(op, s):
         return f"expected \"interleave\" or \"half\", got {op.mode!r}"
 
 
-rule("ROPE-006", "x")(nd_only("x"))
+for _name in ("x", "cos", "sin"):
+    rule("ROPE-006", _name)(nd_only(_name))
 rule("ROPE-007", "y")(result_is("y", lambda op, s: op.x.shape, FLOAT_TYPES))
 
 Rope = MLA.add(OpDef(
@@ -368,6 +428,7 @@ def dq_rounding(op, s):
 
 
 rule("DQ-005", "x")(nd_only("x"))
+rule("DQ-005", "smooth_scales")(nd_only("smooth_scales"))
 rule("DQ-006", "y")(result_is("y", lambda op, s: op.x.shape, ("i8",)))
 rule("DQ-007", "scale")(result_is("scale", lambda op, s: op.x.shape[:-1], ("f32",)))
 
@@ -395,11 +456,12 @@ rule("QNT-002", "scale")(dtype_in("scale", ("f32",)))
 
 @rule("QNT-003", "scale")
 def quantize_scale_broadcast(op, s):
-    if broadcast(op.x.shape, op.scale.shape) != op.x.shape:
+    if not broadcasts_to(op.scale.shape, op.x.shape):
         return f"expected a shape that broadcasts to x {shape_text(op.x.shape)}, got {shape_text(op.scale.shape)}"
 
 
 rule("QNT-004", "x")(nd_only("x"))
+rule("QNT-004", "scale")(nd_only("scale"))
 rule("QNT-005", "y")(result_is("y", lambda op, s: op.x.shape, ("i8",)))
 
 Quantize = MLA.add(OpDef(
@@ -439,6 +501,43 @@ Mul = _elementwise("mla.mul", "x * y")
 Div = _elementwise("mla.div", "x / y")
 
 
+# --- mla.mean, mla.rsqrt -----------------------------------------------------------------------
+# The two pieces of a written-out RmsNorm (Hugging Face's DeepseekV3RMSNorm: x * rsqrt(mean(x^2) +
+# eps)) that are not elementwise products: imported PyTorch code holds them until raise-rms-norm
+# makes one mla.rms_norm of the whole (passes/raise_primitives.py). float32, one rounding.
+#   mla.mean   y = mean(x, last axis, keepdim): (..., H) -> (..., 1)       torch.mean(x, -1, True)
+#   mla.rsqrt  y = 1 / sqrt(x)                                             torch.rsqrt
+
+mean_rules = RuleSet()
+mean_rules.rule("MEAN-001", "x")(rank_at_least("x", 1, " (the reduced axis is the last one)"))
+mean_rules.rule("MEAN-002", "x")(dtype_in("x", FLOAT_TYPES))
+mean_rules.rule("MEAN-003", "x")(nd_only("x"))
+mean_rules.rule("MEAN-004", "y")(result_is("y", lambda op, s: op.x.shape[:-1] + (1,), FLOAT_TYPES))
+
+Mean = MLA.add(OpDef(
+    "mla.mean",
+    operands=[operand("x")],
+    results=["y"],
+    rules=mean_rules,
+    infer_results=lambda op, s: {"y": TensorInfo(op.x.shape[:-1] + (1,), op.x.dtype)},
+    summary="mean over the last axis, kept as a dimension of 1, float32 sum, one rounding",
+))
+
+rsqrt_rules = RuleSet()
+rsqrt_rules.rule("RSQ-001", "x")(dtype_in("x", FLOAT_TYPES))
+rsqrt_rules.rule("RSQ-002", "x")(nd_only("x"))
+rsqrt_rules.rule("RSQ-003", "y")(result_is("y", lambda op, s: op.x.shape, FLOAT_TYPES))
+
+Rsqrt = MLA.add(OpDef(
+    "mla.rsqrt",
+    operands=[operand("x")],
+    results=["y"],
+    rules=rsqrt_rules,
+    infer_results=lambda op, s: {"y": TensorInfo(op.x.shape, op.x.dtype)},
+    summary="1 / sqrt(x) elementwise, float32, one rounding",
+))
+
+
 # --- mla.scatter_cache -------------------------------------------------------------------------
 # cache[slot_mapping[i]] = update[i] for a paged cache (BlockNum, BlockSize, Nkv, H), slot
 # p = block * BlockSize + offset (numerics.md 5): PA_BSND row-major blocks, PA_NZ blocks stored
@@ -451,6 +550,7 @@ rule("SC-001", "cache")(rank_is("cache", 4, " (BlockNum, BlockSize, Nkv, H)"))
 rule("SC-002", "cache")(dtype_in("cache", ("bf16", "f16", "i8")))
 rule("SC-003", "cache")(nd_only("cache"))
 rule("SC-004", "slot_mapping")(dtype_in("slot_mapping", INDEX_TYPES))
+rule("SC-003", "slot_mapping")(nd_only("slot_mapping"))
 
 
 @rule("SC-005", "update")
@@ -469,14 +569,7 @@ def scatter_cache_mode(op, s):
         return f"expected \"PA_BSND\" or \"PA_NZ\", got {op.cache_mode!r}"
 
 
-@rule("SC-008", "cache")
-def scatter_nz_tiles(op, s):
-    if op.cache_mode == "PA_NZ":
-        c0 = 32 // numpy_dtype(op.cache.dtype).itemsize
-        block_size, width = dim(op.cache, 1), dim(op.cache, 2) * dim(op.cache, 3)
-        if block_size % 16 or width % c0:
-            return (f"PA_NZ needs whole 16 x {c0} fractals: BlockSize % 16 == 0 and Nkv*H % {c0} "
-                    f"== 0, got BlockSize {block_size}, Nkv*H {width}")
+rule("SC-008", "cache")(pa_nz_blocks("cache"))
 
 
 rule("SC-009", "cache_out")(result_is("cache_out", lambda op, s: op.cache.shape, dtype_of=lambda op: op.cache.dtype))
@@ -510,6 +603,7 @@ gather_rules = RuleSet()
 rule = gather_rules.rule
 rule("GTH-001", "table")(rank_at_least("table", 1))
 rule("GTH-002", "table")(nd_only("table"))
+rule("GTH-002", "indices")(nd_only("indices"))
 rule("GTH-003", "indices")(dtype_in("indices", INDEX_TYPES))
 rule("GTH-004", "out")(result_is("out", lambda op, s: op.indices.shape + op.table.shape[1:],
                                  dtype_of=lambda op: op.table.dtype))
@@ -540,11 +634,12 @@ Gather = MLA.add(OpDef(
 
 format_cast_rules = RuleSet()
 rule = format_cast_rules.rule
+rule("FC-003", "x")(dtype_in("x", ("bf16", "f16", "f32", "i8")))   # the types with a fractal width
 
 
 @rule("FC-001", "y")
 def format_cast_type(op, s):
-    if op.y.shape != op.x.shape or op.y.dtype != op.x.dtype:
+    if differs(op.y.shape, op.x.shape) or op.y.dtype != op.x.dtype:
         return f"expected the shape and element type of x {op.x}, got {op.y}"
 
 
@@ -552,9 +647,6 @@ def format_cast_type(op, s):
 def format_cast_rank(op, s):
     if FRACTAL_NZ in (op.x.format, op.y.format) and op.x.rank < 2:
         return f"FRACTAL_NZ needs rank >= 2 (the last two dimensions form the matrix), got {op.x}"
-
-
-rule("FC-003", "x")(dtype_in("x", ("bf16", "f16", "f32", "i8")))
 
 FormatCast = MLA.add(OpDef(
     "mla.format_cast",
@@ -598,9 +690,11 @@ Transpose = MLA.add(OpDef(
 # position seq_lengths[b] - S + s and sees keys up to it (causal when S > 1). GQA: head n reads kv
 # head n // (N / Nkv). With query_rope/key_rope_cache the scores add the rope part (MLA):
 #   scores = scale * (q . k + q_rope . k_rope);  out = softmax(scores) . v
-# float32 scores and softmax; the probabilities are rounded to the result type before P.V (the
-# FIA kernels' order); the result is rounded to its type. value may be key's very cache (MLA:
-# v = the latent cache, Dv = D). cache_mode tells how the cache memory is laid out.
+# float32 scores and softmax; the probabilities are rounded to the values' type before P.V (the
+# FIA kernels' order; int8 caches are dequantized: to the result type); the result is rounded to
+# its type. value may be key's very cache (MLA: v = the latent cache, Dv = D). cache_mode tells
+# how the cache memory is laid out (PA_NZ: numerics.md 5; a cache is read in the mode its writer
+# used, PA-019).
 # int8 (the MLA prolog's FQ-KVQ outputs): an i8 query with dequant_scale_query (B, S, N, 1) and
 # i8 key/value caches with the per-tensor key_dequant_scale d_k give
 #   scores = scale * dequant_scale_query * d_k * (q . k + q_rope . k_rope),  v = v_int8 * d_k
@@ -613,6 +707,9 @@ rule("PA-001", "query")(rank_is("query", 4, " (B, S, N, D)"))
 rule("PA-002", "query")(dtype_in("query", ("bf16", "f16", "i8")))
 for _name in ("key_cache", "value_cache", "key_rope_cache"):
     rule("PA-003", _name)(rank_is(_name, 4, " (BlockNum, BlockSize, Nkv, D)"))
+# A PA_NZ cache too is an ND tensor: its blocks hold NZ-ordered bytes (cache_mode says so).
+for _name in ("query", "key_cache", "value_cache", "block_table", "seq_lengths", "query_rope",
+              "key_rope_cache", "dequant_scale_query", "key_dequant_scale"):
     rule("PA-005", _name)(nd_only(_name))
 rule("PA-004", "key_cache")(same_dtype("key_cache", "query"))
 rule("PA-004", "value_cache")(same_dtype("value_cache", "query"))
@@ -636,18 +733,26 @@ def paged_value_dims(op, s):
 @rule("PA-008", "query_rope")
 def paged_rope_pair(op, s):
     if (op.query_rope is None) != (op.key_rope_cache is None):
-        return "query_rope and key_rope_cache come together (the rope part of q and of the keys)"
-    if op.query_rope is None:
+        return ("given without key_rope_cache" if op.key_rope_cache is None else
+                "absent while key_rope_cache is given") + \
+            ": the rope parts of the query and of the keys come together"
+    t = op.query_rope
+    if t is not None and (t.rank != 4 or differs(t.shape[:3], op.query.shape[:3])
+                          or t.dtype not in ("bf16", "f16")
+                          or op.query.dtype != "i8" and t.dtype != op.query.dtype):
+        return (f"expected (B, S, N, Dr) with (B, S, N) = {shape_text(op.query.shape[:3])} (query's) "
+                f"and bf16 or f16 (query's type unless it is i8), got {t}")
+
+
+@rule("PA-017", "key_rope_cache")
+def paged_key_rope(op, s):
+    t = op.key_rope_cache
+    if t is None:
         return None
-    if differs(op.query_rope.shape[:3], op.query.shape[:3]) or op.query_rope.dtype not in ("bf16", "f16") \
-            or op.query.dtype != "i8" and op.query_rope.dtype != op.query.dtype:
-        return (f"expected (B, S, N) = {shape_text(op.query.shape[:3])} and a float16 type "
-                f"(the query's unless it is i8), got {op.query_rope}")
-    if differs(op.key_rope_cache.shape[:3], op.key_cache.shape[:3]) or \
-            differs(op.key_rope_cache.shape[3:], op.query_rope.shape[3:]) or \
-            op.key_rope_cache.dtype != op.query_rope.dtype:
-        return (f"key_rope_cache: expected (BlockNum, BlockSize, Nkv) of key_cache, Dr = "
-                f"{op.query_rope.shape[3]} and {op.query_rope.dtype}, got {op.key_rope_cache}")
+    expected = TensorInfo(op.key_cache.shape[:3] + op.query_rope.shape[3:], op.query_rope.dtype)
+    if differs(t.shape, expected.shape) or t.dtype != expected.dtype:
+        return (f"expected {expected} ((BlockNum, BlockSize, Nkv) of key_cache, Dr and element "
+                f"type of query_rope), got {t}")
 
 
 @rule("PA-009", "block_table")
@@ -668,6 +773,11 @@ def paged_seq_lengths(op, s):
 def paged_cache_mode(op, s):
     if op.cache_mode not in CACHE_MODES:
         return f"expected \"PA_BSND\" or \"PA_NZ\", got {op.cache_mode!r}"
+
+
+for _name in ("key_cache", "value_cache", "key_rope_cache"):
+    rule("PA-018", _name)(pa_nz_blocks(_name))
+    rule("PA-019", _name, kind=DATAFLOW)(read_in_written_mode(_name))
 
 
 @rule("PA-015", "dequant_scale_query")
@@ -746,6 +856,7 @@ rule("ATT-002", "query")(dtype_in("query", ("bf16", "f16")))
 for _name in ("key", "value"):
     rule("ATT-003", _name)(rank_is(_name, 4, " (B, Skv, Nkv, D)"))
     rule("ATT-004", _name)(same_dtype(_name, "query"))
+for _name in ("query", "key", "value", "atten_mask"):
     rule("ATT-005", _name)(nd_only(_name))
 
 
@@ -797,8 +908,9 @@ causal_mask_rules = RuleSet()
 @causal_mask_rules.rule("CM-001", "mask")
 def causal_mask_type(op, s):
     m = op.mask
-    if m.rank != 2 or m.shape[0] != m.shape[1] or None in m.shape or m.dtype not in ("i1", "i8", "ui8"):
-        return f"expected a static square i1, i8 or ui8 tensor (S, S), got {m}"
+    if m.rank != 2 or m.shape[0] != m.shape[1] or None in m.shape or m.dtype not in ("i1", "i8", "ui8") \
+            or m.format != ND:
+        return f"expected a static square ND i1, i8 or ui8 tensor (S, S), got {m}"
 
 
 CausalMask = MLA.add(OpDef(
@@ -825,13 +937,13 @@ def cache_form(op, s):
         return f"expected an ND paged cache (BlockNum, BlockSize, Nkv, H), got {op.cache}"
 
 
+view_rule("NZV-004", "cache")(dtype_in("cache", ("bf16", "f16", "i8")))   # the cache types
+
+
 @view_rule("NZV-002", "cache")
 def cache_tiles(op, s):
-    c0 = 32 // numpy_dtype(op.cache.dtype).itemsize
-    block_size, width = dim(op.cache, 1), dim(op.cache, 2) * dim(op.cache, 3)
-    if block_size % 16 or width % c0:
-        return (f"expected BlockSize % 16 == 0 and Nkv*H % {c0} == 0 (whole {16}x{c0} fractals), "
-                f"got BlockSize {block_size}, Nkv*H {width}")
+    problem = nz_block_tiles(op.cache)
+    return None if problem is None else f"expected {problem}"
 
 
 @view_rule("NZV-003", "view")
@@ -857,7 +969,7 @@ NzCacheView = MLA.add(OpDef(
 ))
 
 # Ops without operand reads or writes beyond their results: a dead one may be erased (passes/cleanup.py).
-PURE = ("mla.rms_norm", "mla.matmul", "mla.head_matmul", "mla.quant_matmul", "mla.rope",
+PURE = ("mla.rms_norm", "mla.mean", "mla.rsqrt", "mla.matmul", "mla.head_matmul", "mla.quant_matmul", "mla.rope",
         "mla.dynamic_quant", "mla.quantize", "mla.add", "mla.mul", "mla.div", "mla.gather",
         "mla.format_cast", "mla.transpose", "mla.paged_attention", "mla.attention",
         "mla.causal_mask", "mla.nz_cache_view")

@@ -6,12 +6,15 @@ no encoding means ND (API.md section 3).
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
 from typing import Optional
 
 import ml_dtypes
 import numpy as np
 from mlir import ir
+
+from .rules import DynamicDim
 
 ND = "ND"
 FRACTAL_NZ = "FRACTAL_NZ"
@@ -77,6 +80,10 @@ class TensorInfo:
 
     @property
     def numel(self) -> int:
+        """The number of elements; reading it for a dynamic shape raises DynamicDim (a rule
+        that needs it holds until the shape is known, as with `rules.dim`)."""
+        if None in self.shape:
+            raise DynamicDim()
         return int(np.prod(self.shape)) if self.shape else 1
 
     def __str__(self) -> str:
@@ -105,7 +112,21 @@ class TypeDescriptionError(ValueError):
     """A type the mla verifiers cannot describe (unranked, foreign encoding...)."""
 
 
+# Types are uniqued per context and hashed by identity: the memo is per context, and goes with it.
+_described: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def describe_type(t: ir.Type) -> TensorInfo:
+    memo = _described.get(t.context)
+    if memo is None:
+        memo = _described[t.context] = {}
+    info = memo.get(t)
+    if info is None:
+        info = memo[t] = _describe_type(t)
+    return info
+
+
+def _describe_type(t: ir.Type) -> TensorInfo:
     if not isinstance(t, ir.RankedTensorType):
         raise TypeDescriptionError(f"expected a ranked tensor, got {t}")
     rt = t

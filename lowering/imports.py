@@ -248,3 +248,14 @@ LOGICAL_OR = ACLNN.add(Function(
     "aclnnLogicalOr",
     (tensor("self"), tensor("other"), out("out", ctype=_OUT)),
     source="NON-SEED: public CANN aclnnLogicalOr", strided=True))
+
+MEAN = ACLNN.add(Function(
+    "aclnnMean",
+    (tensor("self", "x"), int_array("dim", ctype="const aclIntArray *"), boolean("keepDim"),
+     dtype("dtype"), out("out", "y", _OUT)),
+    kernel="mla.mean", source="NON-SEED: public CANN aclnnMean", strided=True))
+
+RSQRT = ACLNN.add(Function(
+    "aclnnRsqrt",
+    (tensor("self", "x"), out("out", "y", _OUT)),
+    kernel="mla.rsqrt", source="NON-SEED: public CANN aclnnRsqrt", strided=True))

@@ -23,7 +23,7 @@ from .convert import LoweringError, info, lowers
 from .imports import (ADD, ASCEND_QUANT_V3, DIV, DYNAMIC_QUANT, EMBEDDING, INPLACE_ONE,
                       INTERLEAVE_ROPE, MATMUL, MATMUL_WEIGHT_NZ, MUL, NPU_FORMAT_CAST, PERMUTE,
                       QUANT_MATMUL_V4, QUANT_MATMUL_WEIGHT_NZ, RMS_NORM, ROTARY_POSITION_EMBEDDING,
-                      SCATTER_PA_KV_CACHE, TRIU)
+                      SCATTER_PA_KV_CACHE, TRIU, MEAN, RSQRT)
 
 KEEP_DTYPE = 0          # cubeMathType: compute in the inputs' type (float32 accumulation)
 ACL_INT8 = 2            # aclDataType of AscendQuantV3's dstType
@@ -32,6 +32,8 @@ ACL_INT8 = 2            # aclDataType of AscendQuantV3's dstType
 def _rows(b, value, width):
     """`value` (..., width) seen as a matrix (T, width)."""
     shape = info(value).shape
+    if None in shape:
+        raise LoweringError(f"{info(value)}: a dynamic shape has no (T, {width}) matrix view")
     return b.reshape(value, (math.prod(shape[:-1]), width))
 
 
@@ -124,11 +126,16 @@ def rope(op, b):
     w8a8 graphs' slice of a float32 projection) is the CPU's."""
     a = b.adaptor
     x, y = info(a.x), info(op.results[0])
-    bb, n, s = _bnsd(x.shape, info(a.cos).shape)
-    d = x.shape[-1]
-    args = {"x": b.reshape(a.x, (bb, n, s, d)), "cos": b.reshape(a.cos, (bb, 1, s, d)),
-            "sin": b.reshape(a.sin, (bb, 1, s, d))}
-    out = b.alloc(TensorInfo((bb, n, s, d), y.dtype))
+    if None in x.shape + info(a.cos).shape:
+        # A dynamic shape has no 4-D view: the operands go as they are (the CPU kernel
+        # broadcasts; the device documents the 4-D form only).
+        args, out, shape = {"x": a.x, "cos": a.cos, "sin": a.sin}, b.alloc(op.results[0].type), y.shape
+    else:
+        bb, n, s = _bnsd(x.shape, info(a.cos).shape)
+        shape = (bb, n, s, x.shape[-1])
+        args = {"x": b.reshape(a.x, shape), "cos": b.reshape(a.cos, (bb, 1, s, shape[-1])),
+                "sin": b.reshape(a.sin, (bb, 1, s, shape[-1]))}
+        out = b.alloc(TensorInfo(shape, y.dtype))
     if a.mode == "interleave":
         b.call(INTERLEAVE_ROPE, {**args, "out": out})
     else:
@@ -187,6 +194,23 @@ def mul(op, b):
 def div(op, b):
     """torch.div -> aclnnDiv(self, other, out) (DivKernelNpuOpApi.cpp)."""
     return b.call_bound(DIV)
+
+
+@lowers("mla.mean")
+def mean(op, b):
+    """torch.mean(x, -1, keepdim=True) -> aclnnMean(self, dim = [-1], keepDim = true, dtype, out)
+    (MeanKernelNpuOpApi.cpp: EXEC_NPU_CMD(aclnnMean, self, dimArray, keepdim, dstType, out);
+    dtype: the result's type, the sum in float32)."""
+    y = info(op.results[0])
+    return b.call_bound(MEAN, given={"dim": b.host(A.INT_ARRAY, [-1]), "keepDim": b.host(A.BOOL, True),
+                                     "dtype": b.host(A.DTYPE, y.dtype)})
+
+
+@lowers("mla.rsqrt")
+def rsqrt(op, b):
+    """torch.rsqrt -> aclnnRsqrt(self, out) (op-plugin op_plugin_functions.yaml: rsqrt exec:
+    aclnnRsqrt)."""
+    return b.call_bound(RSQRT)
 
 
 @lowers("mla.scatter_cache")

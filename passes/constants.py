@@ -25,7 +25,7 @@ from ..runtime.backend import run_kernel
 from ..runtime.formats import NZTensor
 from ..runtime.kernels.upstream import prepare
 from .pattern import CONSTANT_OPS, defining_op
-from .registry import register_pass
+from .registry import UNCHANGED, register_pass
 
 
 class WeightTable(dict):
@@ -146,7 +146,7 @@ def _unique(name, taken):
 def fold_constants(module):
     table = active_table()
     if table is None:
-        return
+        return UNCHANGED
     evaluator = _Evaluator(table)
     taken = {op.attributes["sym_name"].value for op in _ops(module.regions[0].blocks[0])
              if op.name == "ml_program.global"}
@@ -180,12 +180,14 @@ def fold_constants(module):
 @register_pass("cleanup", "Erase unused side-effect-free ops and unreferenced globals")
 def cleanup(module):
     body = module.regions[0].blocks[0]
+    erased = 0
     for fn in _ops(body):
         if fn.name != "func.func":
             continue
         for op in reversed(_ops(fn.regions[0].blocks[0])):
             if _foldable(op) and all(not list(r.uses) for r in op.results):
                 op.erase()
+                erased += 1
     used = set()
     module.walk(lambda op: (used.add(op.attributes["global"].value)
                             if op.operation.name == "ml_program.global_load_const" else None,
@@ -196,6 +198,8 @@ def cleanup(module):
             if table is not None:
                 table.pop(op.attributes["sym_name"].value, None)
             op.erase()
+            erased += 1
+    return None if erased else UNCHANGED
 
 
 def check_bound(module, table: WeightTable) -> list[str]:

@@ -21,7 +21,7 @@ from ..dialect.fia import FusedInferAttentionScore as FIA
 from ..dialect.primitive import CausalMask, NzCacheView
 from ..dialect.types import FRACTAL_NZ, TensorInfo
 from .pattern import Anchors, Pattern, match
-from .registry import register_pass
+from .registry import UNCHANGED, register_pass
 from .rewrite import Builder, fused_location, info, insertion_point, legality, record_fused, refuse, replace
 
 PASS = "fuse-attention"
@@ -163,6 +163,7 @@ def _fuse(m, plan):
 
 @register_pass(PASS, "Fuse attention primitives into mla.fused_infer_attention_score (remarks say why not)")
 def fuse_attention(module):
+    changed = False
     for anchor in Anchors(module, ("mla.paged_attention", "mla.attention")):
         if anchor.name == "mla.paged_attention":
             m = match(PAGED, anchor)
@@ -173,3 +174,5 @@ def fuse_attention(module):
         problem = problem or _fuse(m, plan)
         if problem:
             refuse(PASS, anchor.location, problem)
+        changed = changed or not problem
+    return None if changed else UNCHANGED

@@ -27,7 +27,7 @@ import functools
 from ..dialect.prolog import FQ_KVNQ, FQ_KVQ, NQ, PQ_KVNQ, PQ_KVQ, Prolog, PrologV2
 from ..dialect.types import FRACTAL_NZ, TensorInfo
 from .pattern import Anchors, Pattern, Progress, match
-from .registry import PassOption, register_pass
+from .registry import UNCHANGED, PassOption, register_pass
 from .rewrite import (Builder, fused_location, info, insertion_point, legality, record_fused,
                       refuse, replace)
 
@@ -254,6 +254,7 @@ NEAR_MISS = 4       # a store of an RmsNorm'd slice of a projection: the key pat
                options=[PassOption("v1", bool, False, "emit mla.prolog where the scenario allows it")])
 def fuse_prolog(module, v1: bool):
     anchors = Anchors(module, ("mla.scatter_cache",))
+    changed = False
     for anchor in anchors:
         progress, fused = Progress(), False
         for scenario in SCENARIOS:
@@ -270,6 +271,7 @@ def fuse_prolog(module, v1: bool):
             problem = _fuse(m, scenario, v1)
             if problem:
                 refuse(PASS, anchor.location, problem)
+            changed = changed or not problem
             fused = True
             break
         if not fused and progress.matched >= NEAR_MISS and progress.missing is not None:
@@ -278,3 +280,4 @@ def fuse_prolog(module, v1: bool):
             rule = f" [{missing.rule}]" if missing.rule else ""
             refuse(PASS, anchor.location, f"the key path of MLA is here but not {what}; "
                                           f"mla.prolog_v2 needs it{rule}")
+    return None if changed else UNCHANGED

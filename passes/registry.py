@@ -66,7 +66,7 @@ PASSES: dict[str, PassInfo] = {}
 
 # Named pipelines: `ascend_mla.compile(pipeline="default")` and `mla-opt --pass-pipeline=default`.
 PIPELINES = {
-    "default": "builtin.module(verify,fuse-prolog,fuse-attention,select-layout,fold-constants,cleanup)",
+    "default": "builtin.module(verify,raise-rms-norm,raise-rope,fuse-prolog,fuse-attention,select-layout,fold-constants,cleanup)",
 }
 
 
@@ -130,14 +130,19 @@ def parse_options(text: str) -> dict[str, str]:
 
 # --- running ------------------------------------------------------------------------------
 
+# A pass that returns UNCHANGED says it left the IR as it found it: the verifier (which ran after
+# the pass that made the IR) need not run again (MLIR's markAllAnalysesPreserved).
+UNCHANGED = "unchanged"
+
+
 def _python_pass(info: PassInfo, options: dict[str, Any], verify_each: bool):
     def run(op, pass_):
         try:
-            info.run(op, **{name.replace("-", "_"): value for name, value in options.items()})
+            result = info.run(op, **{name.replace("-", "_"): value for name, value in options.items()})
         except PassFailure:
             pass_.signal_pass_failure()
             return
-        if verify_each and not verify_ops(op):
+        if verify_each and result is not UNCHANGED and not verify_ops(op):
             pass_.signal_pass_failure()
     run.__name__ = info.run.__name__
     return run

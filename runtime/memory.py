@@ -79,6 +79,10 @@ def plan(lowered) -> MemoryPlan:
         if inst[0] == "alloc":
             position[inst[1]] = index
     buffers = []
+    dynamic = [str(info) for _, info, _ in lowered.allocs if None in info.shape]
+    if dynamic:
+        raise ValueError(f"@{lowered.name}: no static memory plan for buffers of dynamic shape "
+                         f"({', '.join(dynamic)}); the CPU backend runs them, the NPU backend needs static shapes")
     for slot, info, _ in lowered.allocs:
         nbytes = DeviceBuffer(0, info).nbytes
         first = position[slot]

@@ -183,7 +183,11 @@ class NpuBackend:
                 raise ExecutionError(
                     f"@{lowered.name}: {call.function.name} with {call.variant} cannot run on the NPU "
                     "(numerics the device function does not have; the CPU backend runs them)")
-        state = {"plan": plan(lowered), "arena": None, "staging": {}, "constants": {},
+        try:
+            memory = plan(lowered)
+        except ValueError as e:
+            raise ExecutionError(str(e)) from None
+        state = {"plan": memory, "arena": None, "staging": {}, "constants": {},
                  "workspace": (None, 0)}
         weakref.finalize(lowered, self._free_state, state)
         return state

@@ -464,3 +464,11 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
         h = g.op(Add, x=h, y=out, name=f"l{i}_h")
     g.ret(h, *new_caches)
     return g.text()
+
+
+def __getattr__(name):
+    # TorchMLA needs torch, which is optional: imported on first use.
+    if name == "TorchMLA":
+        from .torch_mla import TorchMLA
+        return TorchMLA
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

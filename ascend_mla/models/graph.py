@@ -72,6 +72,12 @@ class GraphWriter:
         self.lines: list[str] = []
         self.results: list[Value] = []
         self._names: set = set()
+        # The source location of the ops written next (`loc(...)` text), e.g. the line of the
+        # PyTorch module an imported op comes from; None: the IR text's own positions.
+        self.location: str | None = None
+
+    def _emit(self, line: str):
+        self.lines.append(line if self.location is None else f"{line} {self.location}")
 
     def _fresh(self, hint: str) -> str:
         base = re.sub(r"[^A-Za-z0-9_]", "_", hint) or "v"
@@ -95,14 +101,14 @@ class GraphWriter:
         self.globals[name] = t
         if name not in self.loads:
             v = Value(self._fresh(name.split(".", 2)[-1] if name.startswith("model.") else name), t)
-            self.lines.append(f'{v.name} = ml_program.global_load_const @"{name}" : {type_text(t)}')
+            self._emit(f'{v.name} = ml_program.global_load_const @"{name}" : {type_text(t)}')
             self.loads[name] = v
         return self.loads[name]
 
     def constant(self, value: float, t: TensorInfo, hint="cst") -> Value:
         """arith.constant dense<value> (a splat)."""
         v = Value(self._fresh(hint), t)
-        self.lines.append(f"{v.name} = arith.constant dense<{float_text(value)}> : {type_text(t)}")
+        self._emit(f"{v.name} = arith.constant dense<{float_text(value)}> : {type_text(t)}")
         return v
 
     # --- ops -----------------------------------------------------------------------------
@@ -135,17 +141,27 @@ class GraphWriter:
             attrs.append("operandSegmentSizes = array<i32: " + ", ".join(map(str, sizes)) + ">")
         attr_text = " {" + ", ".join(attrs) + "}" if attrs else ""
         lhs = ", ".join(r.name for r in results)
-        self.lines.append(
+        self._emit(
             f'{lhs} = "{opdef.name}"({", ".join(v.name for v in flat)}){attr_text} : '
             f'({", ".join(type_text(v.type) for v in flat)}) -> '
             f'({", ".join(type_text(r.type) for r in results)})')
         return results[0] if len(results) == 1 else tuple(results)
 
-    def extract_slice(self, v: Value, offsets, sizes, name="slice") -> Value:
+    def extract_slice(self, v: Value, offsets, sizes, name="slice", strides=None) -> Value:
         r = Value(self._fresh(name), TensorInfo(tuple(sizes), v.dtype))
-        self.lines.append(f"{r.name} = tensor.extract_slice {v.name}[{', '.join(map(str, offsets))}] "
-                          f"[{', '.join(map(str, sizes))}] [{', '.join('1' for _ in sizes)}] : "
-                          f"{type_text(v.type)} to {type_text(r.type)}")
+        strides = strides or [1] * len(sizes)
+        self._emit(f"{r.name} = tensor.extract_slice {v.name}[{', '.join(map(str, offsets))}] "
+                   f"[{', '.join(map(str, sizes))}] [{', '.join(map(str, strides))}] : "
+                   f"{type_text(v.type)} to {type_text(r.type)}")
+        return r
+
+    def concat(self, values, axis: int, name="concat") -> Value:
+        """tensor.concat of `values` along `axis`."""
+        shape = list(values[0].shape)
+        shape[axis] = sum(v.shape[axis] for v in values)
+        r = Value(self._fresh(name), TensorInfo(tuple(shape), values[0].dtype))
+        self._emit(f"{r.name} = tensor.concat dim({axis}) {', '.join(v.name for v in values)} : "
+                   f"({', '.join(type_text(v.type) for v in values)}) -> {type_text(r.type)}")
         return r
 
     def reshape(self, v: Value, shape, name="view") -> Value:
@@ -156,14 +172,19 @@ class GraphWriter:
             return v
         r = Value(self._fresh(name), TensorInfo(shape, v.dtype))
         groups = reshape_groups(v.shape, shape)
-        if groups is None:
-            raise ValueError(f"cannot reshape {v.shape} <-> {shape} by splitting or merging axes")
+        if groups is None or len(shape) == len(v.shape):
+            # Neither one split nor one merge per group: through the flat vector (still a view).
+            size = 1
+            for d in v.shape:
+                size *= d
+            flat = self.reshape(v, (size,), name + "_flat") if len(v.shape) != 1 else v
+            return self.reshape(flat, shape, name) if shape != (size,) else flat
         if len(shape) > len(v.shape):
-            self.lines.append(f"{r.name} = tensor.expand_shape {v.name} {_reassoc(groups)} output_shape "
-                              f"[{', '.join(map(str, shape))}] : {type_text(v.type)} into {type_text(r.type)}")
+            self._emit(f"{r.name} = tensor.expand_shape {v.name} {_reassoc(groups)} output_shape "
+                       f"[{', '.join(map(str, shape))}] : {type_text(v.type)} into {type_text(r.type)}")
         else:
-            self.lines.append(f"{r.name} = tensor.collapse_shape {v.name} {_reassoc(groups)} : "
-                              f"{type_text(v.type)} into {type_text(r.type)}")
+            self._emit(f"{r.name} = tensor.collapse_shape {v.name} {_reassoc(groups)} : "
+                       f"{type_text(v.type)} into {type_text(r.type)}")
         return r
 
     def cast(self, v: Value, dtype: str, name="cast") -> Value:
@@ -172,11 +193,34 @@ class GraphWriter:
         if widths[dtype] == widths[v.dtype]:
             raise ValueError(f"no float cast between {v.dtype} and {dtype} of the same width")
         op = "arith.truncf" if widths[dtype] < widths[v.dtype] else "arith.extf"
-        self.lines.append(f"{r.name} = {op} {v.name} : {type_text(v.type)} to {type_text(r.type)}")
+        self._emit(f"{r.name} = {op} {v.name} : {type_text(v.type)} to {type_text(r.type)}")
         return r
 
     def ret(self, *values: Value):
         self.results = list(values)
+
+    def drop_unused(self, keep=("mla.scatter_cache",)):
+        """Remove the ops whose results nothing uses (an importer may write a view it then
+        looks through); ops named in `keep` (in-place writes) stay."""
+        uses = {}
+        defined = []
+        for line in self.lines:
+            lhs, _, rhs = line.partition(" = ")
+            names = _VALUE.findall(lhs)
+            defined.append(names)
+            for name in _VALUE.findall(rhs):
+                uses[name] = uses.get(name, 0) + 1
+        for v in self.results:
+            uses[v.name] = uses.get(v.name, 0) + 1
+        alive = [True] * len(self.lines)
+        for i in reversed(range(len(self.lines))):
+            if any(uses.get(n, 0) for n in defined[i]) or any(k in self.lines[i] for k in keep):
+                continue
+            alive[i] = False
+            for name in _VALUE.findall(self.lines[i].partition(" = ")[2]):
+                uses[name] -= 1
+        self.lines = [line for line, keep_line in zip(self.lines, alive) if keep_line]
+        self.loads = {k: v for k, v in self.loads.items() if uses.get(v.name, 0)}
 
     # --- text ----------------------------------------------------------------------------
     def text(self) -> str:
@@ -189,6 +233,9 @@ class GraphWriter:
         out.append(f"  return {', '.join(v.name for v in self.results)} : {results}")
         out.append("}")
         return "\n".join(out) + "\n"
+
+
+_VALUE = re.compile(r"%[A-Za-z0-9_.$-]+")
 
 
 def _reassoc(groups) -> str:

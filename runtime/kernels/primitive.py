@@ -66,7 +66,7 @@ def rope(x, cos, sin, mode="interleave", result_types=None):
 def dynamic_quant(x, smooth_scales=None, rounding="half_even"):
     """Per row: scale = max|z| / 127 with z = x * smooth; a zero row gives scale 0 and zeros."""
     z = f32(x) if smooth_scales is None else f32(x) * f32(smooth_scales).reshape(-1)
-    row_max = np.max(np.abs(z), axis=-1, keepdims=True)
+    row_max = np.max(np.abs(z), axis=-1, keepdims=True, initial=0)    # empty rows: 0
     if rounding == "half_even":             # npu_dynamic_quant: rint(z / scale)
         scale = row_max / np.float32(127)
         y = saturate_int8(np.divide(z, scale, out=np.zeros_like(z), where=scale > 0))
@@ -94,11 +94,21 @@ _elementwise("mla.mul", np.multiply)
 _elementwise("mla.div", np.divide)
 
 
+@kernel("mla.mean")
+def mean(x, result_types=None):
+    return (np.mean(f32(x), axis=-1, keepdims=True, dtype=np.float32).astype(_out(result_types, "y", x.dtype)),)
+
+
+@kernel("mla.rsqrt")
+def rsqrt(x, result_types=None):
+    return ((np.float32(1) / np.sqrt(f32(x))).astype(_out(result_types, "y", x.dtype)),)
+
+
 @kernel("mla.scatter_cache")
 def scatter_cache(cache, slot_mapping, update, cache_mode="PA_BSND"):
     """In place; of duplicate slots the last row wins, negative slots are skipped."""
     slots = np.asarray(slot_mapping, np.int64).reshape(-1)
-    rows = update.reshape(slots.size, -1)
+    rows = update.reshape(slots.size, cache.shape[2] * cache.shape[3])
     writers = last_writers(slots)
     scatter_paged_cache(cache, slots[writers], rows[writers], cache_mode)
     return (cache,)
@@ -135,9 +145,10 @@ def nz_cache_view_kernel(cache):
 # --- attention -------------------------------------------------------------------------------
 
 def _softmax_pv(scores, v, prob_dtype):
-    """softmax(scores) . v with the FIA kernels' order: P = round(exp(s - max)) to the query's
-    type, P.V accumulated in float32, then divided by the float32 row sum. -inf rows give 0."""
-    row_max = scores.max(axis=-1, keepdims=True)
+    """softmax(scores) . v with the FIA kernels' order: P = round(exp(s - max)) to prob_dtype
+    (the 16-bit type P.V is computed in), P.V accumulated in float32, then divided by the
+    float32 row sum. -inf rows give 0."""
+    row_max = scores.max(axis=-1, keepdims=True, initial=-np.inf)      # no keys: -inf
     row_max = np.where(np.isneginf(row_max), 0.0, row_max)
     e = np.exp(scores - row_max)
     row_sum = e.sum(axis=-1, keepdims=True)
@@ -187,6 +198,8 @@ def paged_attention(query, key_cache, value_cache, block_table, seq_lengths, que
     batch, s_len, n, _ = query.shape
     block_size = key_cache.shape[1]
     out_dtype = _out(result_types, "attention_out", query.dtype)
+    # P.V runs in the values' type, as in FIA; int8 values are dequantized: the result's type.
+    prob_dtype = out_dtype if query.dtype == np.int8 else query.dtype
     k_scale = None if key_dequant_scale is None else f32(key_dequant_scale).reshape(-1)[0]
     out = np.zeros(query.shape[:3] + value_cache.shape[3:], np.float32)
     for b, length in enumerate(np.asarray(seq_lengths).reshape(-1).tolist()):
@@ -199,7 +212,7 @@ def paged_attention(query, key_cache, value_cache, block_table, seq_lengths, que
             q_scale = f32(dequant_scale_query[b]) * k_scale
             v = f32(v) * k_scale
         masked = _causal(s_len, length) if s_len > 1 else None
-        out[b] = _attend(query[b], k, v, scale_value, masked, out_dtype,
+        out[b] = _attend(query[b], k, v, scale_value, masked, prob_dtype,
                          None if query_rope is None else query_rope[b], kr, q_scale)
     return (out.astype(out_dtype),)
 

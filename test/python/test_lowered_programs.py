@@ -128,23 +128,26 @@ def test_attention_primitives_lowered_to_fia_v4_equal_their_kernels(case):
 
 UPSTREAM = """
 func.func @f(%x: tensor<2x64xf32>, %y: tensor<2x32xbf16>, %m: tensor<3x4xi8>, %q: tensor<2x3x4x8xbf16>,
-             %k: tensor<2x4x2x8xbf16>) -> (tensor<2x96xbf16>, tensor<2x32xf32>, tensor<2x3x4x8xbf16>, tensor<6x6xi8>) {
+             %k: tensor<2x4x2x8xbf16>) -> (tensor<2x96xbf16>, tensor<2x32xf32>, tensor<2x3x4x8xbf16>, tensor<6x6xi8>,
+                                            tensor<2x1xbf16>) {
   %t = arith.truncf %x : tensor<2x64xf32> to tensor<2x64xbf16>
   %c = tensor.concat dim(1) %t, %y : (tensor<2x64xbf16>, tensor<2x32xbf16>) -> tensor<2x96xbf16>
   %e = arith.extf %y : tensor<2x32xbf16> to tensor<2x32xf32>
   %a = "mla.attention"(%q, %k, %k, %m) {causal = true, operandSegmentSizes = array<i32: 1, 1, 1, 1>, scale_value = 0.3 : f64} : (tensor<2x3x4x8xbf16>, tensor<2x4x2x8xbf16>, tensor<2x4x2x8xbf16>, tensor<3x4xi8>) -> tensor<2x3x4x8xbf16>
   %cm = "mla.causal_mask"() : () -> tensor<6x6xi8>
-  return %c, %e, %a, %cm : tensor<2x96xbf16>, tensor<2x32xf32>, tensor<2x3x4x8xbf16>, tensor<6x6xi8>
+  %mean = "mla.mean"(%x) : (tensor<2x64xf32>) -> tensor<2x1xf32>
+  %r = "mla.rsqrt"(%mean) : (tensor<2x1xf32>) -> tensor<2x1xbf16>
+  return %c, %e, %a, %cm, %r : tensor<2x96xbf16>, tensor<2x32xf32>, tensor<2x3x4x8xbf16>, tensor<6x6xi8>, tensor<2x1xbf16>
 }"""
 
 
-def test_casts_concatenation_masks_run_lowered_as_the_kernels_do():
+def test_casts_concatenation_masks_mean_rsqrt_run_lowered_as_the_kernels_do():
     rng = np.random.default_rng(3)
-    inputs = [rng.standard_normal((2, 64)).astype(np.float32), rng.standard_normal((2, 32)).astype(BF16),
+    inputs = [np.abs(rng.standard_normal((2, 64))).astype(np.float32), rng.standard_normal((2, 32)).astype(BF16),
               (rng.random((3, 4)) < 0.3).astype(np.int8), rng.standard_normal((2, 3, 4, 8)).astype(BF16),
               rng.standard_normal((2, 4, 2, 8)).astype(BF16)]
     program = ascend_mla.compile(UPSTREAM, pipeline=UNFUSED)
-    for name in ("aclnnCast", "aclnnCat", "aclnnLogicalOr", "aclnnTriu", "aclnnInplaceOne"):
+    for name in ("aclnnCast", "aclnnCat", "aclnnLogicalOr", "aclnnTriu", "aclnnInplaceOne", "aclnnMean", "aclnnRsqrt"):
         assert f'callee = "{name}"' in program.lowered_ir
     for got, expected in zip(program(*inputs), run_ops(UPSTREAM, inputs)):
         assert np.array_equal(bits(got), bits(expected))

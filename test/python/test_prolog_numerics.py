@@ -50,14 +50,6 @@ def numpy_matmuls(monkeypatch):
     monkeypatch.setenv("ASCEND_MLA_MATMUL", "numpy")
 
 
-@pytest.fixture(params=["numpy", "torch"])
-def backend(request, monkeypatch):
-    if request.param == "torch":
-        pytest.importorskip("torch", reason="the torch matmul path is only offered when torch is installed")
-    monkeypatch.setenv("ASCEND_MLA_MATMUL", request.param)
-    return request.param
-
-
 # ----------------------------------------------------------------------------------------------
 # the reference
 # ----------------------------------------------------------------------------------------------

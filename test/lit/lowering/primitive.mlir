@@ -234,3 +234,19 @@ func.func @causal_mask() -> tensor<8x8xi8> {
   %m = "mla.causal_mask"() : () -> tensor<8x8xi8>
   return %m : tensor<8x8xi8>
 }
+
+// -----
+
+// The pieces of a written-out RmsNorm: aclnnMean(self, dim = [-1], keepDim, dtype, out), aclnnRsqrt(self, out).
+// CHECK-LABEL: func.func @mean_rsqrt
+// CHECK-DAG:  %[[M:.*]] = "aclnn.alloc"() : () -> tensor<2x1x1xf32>
+// CHECK-DAG:  %[[DIM:.*]] = "aclnn.create_int_array"() {value = array<i64: -1>}
+// CHECK-DAG:  %[[KEEP:.*]] = arith.constant true
+// CHECK-DAG:  %[[F32:.*]] = "aclnn.dtype"() {type = f32}
+// CHECK:      "aclnn.mean_get_workspace_size"(%arg0, %[[DIM]], %[[KEEP]], %[[F32]], %[[M]]) {callee = "aclnnMeanGetWorkspaceSize"}
+// CHECK:      "aclnn.rsqrt_get_workspace_size"(%[[M]], %{{.*}}) {callee = "aclnnRsqrtGetWorkspaceSize"}
+func.func @mean_rsqrt(%x: tensor<2x1x64xbf16>) -> (tensor<2x1x1xf32>, tensor<2x1x1xf32>) {
+  %m = "mla.mean"(%x) : (tensor<2x1x64xbf16>) -> tensor<2x1x1xf32>
+  %r = "mla.rsqrt"(%m) : (tensor<2x1x1xf32>) -> tensor<2x1x1xf32>
+  return %m, %r : tensor<2x1x1xf32>, tensor<2x1x1xf32>
+}
