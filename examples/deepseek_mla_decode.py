@@ -1,5 +1,5 @@
-"""The main job: DeepSeek-V3 MLA attention, prefill then decode, compiled and run on the CPU
-interpreter, checked against an independent float64 implementation of the textbook formulas.
+"""The main job: DeepSeek-V3 MLA attention, prefill then decode, compiled, lowered to aclnn
+calls and run on the CPU backend, checked against an independent float64 implementation of the textbook formulas.
 
     python examples/deepseek_mla_decode.py [--heads 128] [--steps 3]
 

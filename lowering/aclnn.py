@@ -25,7 +25,7 @@ op's `kv_cache_out` result is replaced by that operand.
 
 Each aclnn function is declared once (`Function`, in lowering/imports.py); from that one
 declaration come its two IRDL ops, the C prototype (headers for tests and the C++ emitter), the
-ctypes call of the NPU backend and the CPU backend's dispatch to the interpreter's kernel.
+ctypes call of the NPU backend and the CPU backend's dispatch to the op's CPU kernel.
 
 IRDL cannot express "a tensor or nullptr" (no `irdl.any_of` in the loader), so such operands are
 `irdl.any` in IRDL and checked here in Python (`verify_calls`), like the mla rules.

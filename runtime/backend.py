@@ -70,7 +70,7 @@ def backend_instance(name=None):
         backend = npu_backend()
     except BackendUnavailable as why:
         if not _announced:
-            log.info("backend 'auto': running on the CPU interpreter (%s)", why)
+            log.info("backend 'auto': running on the CPU backend (%s)", why)
             _announced = True
         return CPU
     if not _announced:

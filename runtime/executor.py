@@ -4,7 +4,7 @@
     outputs = lowered(inputs)                       # or executor.execute(module, inputs)
 
 A backend only says how a kernel call is carried out (runtime/backend.py: the CPU backend runs
-the interpreter's kernels; runtime/npu.py: ACL/aclnn through ctypes). The protocol itself lives
+the mla ops' CPU kernels; runtime/npu.py: ACL/aclnn through ctypes). The protocol itself lives
 here: buffers are allocated where the IR allocates them, views alias their base, and phase one
 (`GetWorkspaceSize`) is re-run exactly when something it reads changes — a host value (lengths,
 block size, cache mode...), a tensor's description or its buffer — and its executor is reused
@@ -300,6 +300,5 @@ def execute(lowered, inputs: Sequence, backend=None, *, function: Optional[str] 
     """Run a lowered function (a module after lower-to-aclnn, a func.func, or a LoweredFunction
     from `load`) on `backend` ("cpu", "npu", "auto" or None for the selected one). In-place
     buffers (caches) are the caller's arrays, updated and returned; other results are new
-    arrays. `checked` runs the ops' data rules before each CPU kernel (the interpreter's
-    checked mode). Decoding happens on every call unless a LoweredFunction is given."""
+    arrays. `checked` runs the ops' data rules before each CPU kernel. Decoding happens on every call unless a LoweredFunction is given."""
     return load(lowered, function)(inputs, backend=backend, checked=checked)

@@ -1,4 +1,4 @@
-"""CPU kernels, one registered function per `mla` op (the interpreter's op table).
+"""CPU kernels, one registered function per `mla` op (what the CPU backend runs for a call).
 
 A kernel is called with each operand by its declared name (a NumPy array, an NZTensor for a
 FRACTAL_NZ operand, None for an absent optional operand, a list for a variadic one) and

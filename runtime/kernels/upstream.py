@@ -32,7 +32,7 @@ def upstream(name: str):
 def prepare(op, globals_: Mapping[str, object]) -> Callable:
     name = op.operation.name
     if name not in PREPARERS:
-        raise UnsupportedOp(f"the CPU interpreter cannot run {name} (it runs the mla ops, "
+        raise UnsupportedOp(f"no CPU step for {name} (there are steps for the mla ops, "
                             f"{', '.join(sorted(PREPARERS))} and func.return)")
     return PREPARERS[name](op.operation, globals_)
 
@@ -41,7 +41,7 @@ def _static(op, attribute: str) -> list[int]:
     values = list(op.attributes[attribute])
     if ir.ShapedType.get_dynamic_size() in values or len(op.operands) > 1:
         raise UnsupportedOp(f"{op.name} with dynamic {attribute.replace('static_', '')} "
-                            "(the CPU interpreter runs static slices)")
+                            "(the CPU steps take static slices)")
     return values
 
 

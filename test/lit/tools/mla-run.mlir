@@ -1,4 +1,4 @@
-// mla-run executes a function on the CPU interpreter with seeded random inputs, and saves the
+// mla-run executes a function (lowered, on the CPU backend) with seeded random inputs, and saves the
 // outputs; the same seed gives the same outputs.
 // RUN: mla-run %s --seed 3 -o %t.a.npz | FileCheck %s
 // RUN: mla-run %s --seed 3 -o %t.b.npz
@@ -17,7 +17,7 @@ func.func @norm(%x: tensor<2x64xbf16>, %g: tensor<64xbf16>) -> tensor<2x64xbf16>
 }
 
 // The prolog with its weights given in the 4-D FRACTAL_NZ storage form (the aclnnMlaProlog
-// example): random inputs are the physical fractal data, and the interpreter accepts them.
+// example): random inputs are the physical fractal data, and the executor accepts them.
 // RUN: mla-run %S/../dialect/prolog.mlir --function nq_c1 | FileCheck %s --check-prefix=C1
 // C1: output 0: (8, 1, 32, 512) bfloat16
 // C1: output 3: (16, 128, 1, 64) bfloat16
