@@ -25,7 +25,7 @@ stay: they are device-resident buffers the executor uploads once.
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional
 
 from mlir import ir
 from mlir.dialects import arith

@@ -24,7 +24,6 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
-from mlir import ir
 
 from . import aclnn as A
 
@@ -569,4 +568,4 @@ def emit_cpp(module, function: str | None = None) -> str:
     return banner + done.stdout
 
 
-__all__ = ["emit_cpp", "emitc_module", "EmitError", "mlir_translate", "ir"]
+__all__ = ["emit_cpp", "emitc_module", "EmitError", "mlir_translate"]

@@ -163,7 +163,7 @@ def fused_infer_attention_score_v4(call):
     primitive's kernel: with a blockTable mla.paged_attention, else mla.attention."""
     a = call.args
     out = {"attention_out": call.types["attentionOut"]}
-    query, heads, kv_heads = a["query"], a["numHeads"], a["numKeyValueHeads"]
+    query, kv_heads = a["query"], a["numKeyValueHeads"]
     if a["blockTableOptional"] is None:
         mask, causal = a["attenMaskOptional"], a["sparseMode"] == 3
         (y,) = call.run("mla.attention", {"query": query, "key": a["key"][0], "value": a["value"][0],

@@ -176,8 +176,19 @@ class LoweredFunction:
     def state(self, backend):
         if backend not in self._states:
             self._states[backend] = (backend.new_state(self), [SiteState() for _ in self.calls], Stats(
-                [0] * len(self.calls), [0] * len(self.calls)))
-        return self._states[backend]
+                [0] * len(self.calls), [0] * len(self.calls)), {})
+        return self._states[backend][:3]
+
+    # Values that cannot change between calls on one backend state (host values, buffers,
+    # constants and views of them) are computed by the first call; later calls start from
+    # them and run the rest (no ACL call is skipped: these make none after the first time).
+    _FIXABLE = ("host", "alloc", "constant_tensor", "view", "tensor_list")
+
+    def _remember(self, cache, env):
+        fixed = {i for i, inst in enumerate(self.instructions)
+                 if inst[0] in self._FIXABLE and inst[1] not in self._varying}
+        cache["template"] = [(self.instructions[i][1], env[self.instructions[i][1]]) for i in sorted(fixed)]
+        cache["program"] = [inst for i, inst in enumerate(self.instructions) if i not in fixed]
 
     def stats(self, backend=None) -> Stats:
         return self.state(_resolve_backend(backend))[2]
@@ -190,12 +201,16 @@ class LoweredFunction:
         if len(inputs) != len(self.arg_slots):
             raise ExecutionError(f"@{self.name} takes {len(self.arg_slots)} inputs, got {len(inputs)}")
         state, sites, stats = self.state(backend)
+        cache = self._states[backend][3]
         env = [None] * self.slot_count
+        program = cache.get("program", self.instructions)
+        for slot, value in cache.get("template", ()):
+            env[slot] = value
         for index, (slot, info, value) in enumerate(zip(self.arg_slots, self.arg_types, inputs)):
             static = inputs_checked and None not in info.shape and not isinstance(value, NZTensor)
             actual = info if static else _check_input(self.name, index, info, value)
             env[slot] = backend.argument(state, index, value, actual)
-        for inst in self.instructions:
+        for inst in program:
             kind = inst[0]
             if kind == "host":
                 env[inst[1]] = inst[2]
@@ -234,6 +249,8 @@ class LoweredFunction:
                 env[inst[1]] = backend.constant(state, inst[1], inst[2], inst[3])
             elif kind == "synchronize":
                 backend.synchronize()
+        if "program" not in cache:
+            self._remember(cache, env)
         outputs = []
         for index, (slot, info) in enumerate(zip(self.result_slots, self.result_types)):
             caller = inputs[self.inplace[index]] if index in self.inplace else None

@@ -13,7 +13,6 @@ import argparse
 import sys
 
 import numpy as np
-from mlir import ir
 
 from ..compiler import CompileError, compile, find_function
 from ..dialect.types import describe_type, numpy_dtype
