@@ -125,13 +125,13 @@ class Program:
         values = [arrays[i] for i in range(len(inputs))]
         # Types and data rules first: nothing is written when a call is rejected. Ops whose
         # data are computed are checked again before their kernels (checked mode).
-        complete = True
+        late = frozenset()
         if checks is not None:
             checks(values)
-            complete = checks.complete
+            late = checks.late
         with self.context:
             outputs = lowered(values, backend=self.target if self.target != "auto" else None,
-                              checked=not complete, inputs_checked=checks is not None)
+                              checked=late, inputs_checked=checks is not None)
         # An in-place cache comes back as the caller's own object.
         originals = {id(a): inputs[i] for i, a in arrays.items()}
         return [originals[id(o)] if id(o) in originals else back(o) for o in outputs]

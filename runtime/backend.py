@@ -114,21 +114,30 @@ class CpuBuffer:
 
 class CpuView:
     """`base`'s memory seen with another description; resolved when read."""
-    __slots__ = ("base", "info", "offset", "strides")
+    __slots__ = ("base", "info", "offset", "strides", "contiguous")
 
     def __init__(self, base, info, offset, strides):
         self.base, self.info, self.offset, self.strides = base, info, offset, strides
+        self.contiguous = list(strides) == _contiguous_strides(info.shape)
 
     @property
     def value(self):
-        return view_array(resolve(self.base), self.info, self.offset, self.strides)
+        return view_array(resolve(self.base), self.info, self.offset, self.strides, self.contiguous)
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= int(d)
+    return strides[::-1]
 
 
 def resolve(buffer):
     return buffer.value if isinstance(buffer, (CpuBuffer, CpuView)) else buffer
 
 
-def view_array(base, info, offset: int, strides):
+def view_array(base, info, offset: int, strides, contiguous=False):
     """A NumPy view of `base` described by (info, offset, strides) in elements of its row-major
     order; a FRACTAL_NZ description gives the NZTensor over the same memory. A base that is
     not contiguous (a kernel may return a transposed view) is read through a copy."""
@@ -140,17 +149,20 @@ def view_array(base, info, offset: int, strides):
         physical = nz_physical_shape(info.shape, base.dtype)
         count = int(np.prod(physical))
         return NZTensor(flat[offset:offset + count].reshape(physical), info.shape)
+    if contiguous:                     # a reshape or a leading slice: no stride tricks
+        return flat[offset:offset + info.numel].reshape(info.shape)
     item = base.itemsize
     return np.lib.stride_tricks.as_strided(flat[offset:], shape=info.shape,
                                            strides=[s * item for s in strides])
 
 
 class CpuExecutor:
-    """Phase one on the CPU: the call bound to its buffers and host values."""
-    __slots__ = ("call", "args")
+    """Phase one on the CPU: the call bound to its buffers and host values (and, once
+    checked, the snapshot of its op's types and attributes, which only a new phase one changes)."""
+    __slots__ = ("call", "args", "snapshots")
 
     def __init__(self, call, args):
-        self.call, self.args = call, args
+        self.call, self.args, self.snapshots = call, args, {}
 
 
 class CpuCall:
@@ -159,16 +171,16 @@ class CpuCall:
     attributes, result_types)`, which runs an mla op's kernel after its data rules (in
     checked mode)."""
 
-    def __init__(self, name, values, types, buffers, checked):
+    def __init__(self, name, values, types, buffers, checked, snapshots):
         self.name, self.args, self.types = name, values, types
-        self._buffers, self._checked = buffers, checked
+        self._buffers, self._checked, self._snapshots = buffers, checked, snapshots
 
     def run(self, op_name, operands, attributes, result_types=None):
-        if self._checked:
+        if wants_check(self._checked, op_name):
             opdef = mla_opdef(op_name)
             given = {k: v for k, v in attributes.items()
                      if opdef.attribute_by_name[k].required or v != opdef.attribute_by_name[k].default}
-            _check_data(opdef, operands, given)
+            _check_data(opdef, operands, given, self._snapshots)
         return run_kernel(op_name, operands, attributes, result_types)
 
     def same(self, a: str, b: str) -> bool:
@@ -188,7 +200,7 @@ class CpuBackend:
     name = "cpu"
 
     def new_state(self, lowered):
-        return {"args": {}, "allocs": {}}
+        return {"args": {}, "allocs": {}, "scratch": []}
 
     def argument(self, state, index, value, info):
         cell = state["args"].get(index)
@@ -202,6 +214,7 @@ class CpuBackend:
         cell = state["allocs"].get(slot)
         if cell is None:
             cell = state["allocs"][slot] = CpuBuffer(info)
+            state["scratch"].append(cell)
         return cell
 
     def constant(self, state, slot, array, info):
@@ -247,16 +260,24 @@ class CpuBackend:
             if call.variant:
                 raise NotImplementedError(f"{fn.name}: numerics variant {call.variant}")
             buffers = dict(zip(_param_names(fn), args))
-            written = implementation(CpuCall(fn.name, values, types, buffers, checked))
+            written = implementation(CpuCall(fn.name, values, types, buffers, checked, executor.snapshots))
             for name, value in written.items():
                 _store(buffers[name], value)
             return
         if fn.kernel is None:
             raise NotImplementedError(f"{fn.name}: no CPU implementation")
-        _run_bound_kernel(fn, args, values, types, checked, call.variant)
+        _run_bound_kernel(fn, args, values, types, checked, call.variant, executor.snapshots)
 
     def synchronize(self):
         pass
+
+    def finish(self, state):
+        """After a call: the buffers drop their arrays (results are the caller's now), so the
+        next call's kernels reuse the freed memory, as a device reuses its arena."""
+        for cell in state["scratch"]:
+            cell.value = None
+        for cell in state["args"].values():
+            cell.value = None
 
     def host_value(self, buffer):
         return resolve(buffer)
@@ -272,7 +293,7 @@ def _store(buffer, value):
     buffer.value = value
 
 
-def _run_bound_kernel(fn, args, values, types, checked, variant=None):
+def _run_bound_kernel(fn, args, values, types, checked, variant=None, snapshots=None):
     """Call fn.kernel with the arguments matched to the mla op's names through Param.binds;
     `variant`: attributes of the op the function does not take (e.g. a rounding)."""
     binding = _binding(fn)
@@ -301,8 +322,8 @@ def _run_bound_kernel(fn, args, values, types, checked, variant=None):
             operands[p.binds] = value
     for name, value in (variant or {}).items():
         attributes[name] = given[name] = value
-    if checked:
-        _check_data(opdef, operands, given)
+    if wants_check(checked, fn.kernel):
+        _check_data(opdef, operands, given, snapshots)
     results = run_kernel(fn.kernel, operands, attributes, result_types)
     for name, value in zip(opdef.result_names, results):
         if name in outputs:
@@ -354,18 +375,29 @@ def mla_opdef(name):
     return MLA.ops[name]
 
 
-def _check_data(opdef, operands, given):
+def wants_check(checked, op_name) -> bool:
+    """`checked`: True (every op), False (none) or the names of the ops whose data rules run
+    before their kernels (the ops a program could not check before its first kernel)."""
+    return checked is True or bool(checked) and op_name in checked
+
+
+def _check_data(opdef, operands, given, snapshots=None):
     """The op's data rules on the actual values (checked mode); nothing to do for an op
-    without any."""
+    without any. `snapshots`: the call site's cache of the op's snapshot (types and
+    attributes), valid as long as its phase-one executor."""
     if not _has_data_rules(opdef):
         return
-    infos = {}
-    for name, value in operands.items():
-        if isinstance(value, list):
-            infos[name] = [describe_value(f"{name}[{i}]", v) for i, v in enumerate(value)]
-        elif value is not None:
-            infos[name] = describe_value(name, value)
-    snapshot = opdef.snapshot_from_parts(infos, given)
+    snapshot = snapshots.get(opdef.name) if snapshots is not None else None
+    if snapshot is None:
+        infos = {}
+        for name, value in operands.items():
+            if isinstance(value, list):
+                infos[name] = [describe_value(f"{name}[{i}]", v) for i, v in enumerate(value)]
+            elif value is not None:
+                infos[name] = describe_value(name, value)
+        snapshot = opdef.snapshot_from_parts(infos, given)
+        if snapshots is not None:
+            snapshots[opdef.name] = snapshot
     verdict = opdef.check(snapshot.with_values(operands), phase="runtime")
     if not verdict.ok:
         raise VerificationError("\n".join(f.text(opdef.name) for f in verdict.errors), verdict.errors)

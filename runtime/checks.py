@@ -11,7 +11,7 @@ mla ops), a `DataChecks` runs on each call's inputs:
      actual values.
 So a bad cache slot or length stops the call before any write (docs/errors.md). Ops whose data
 are computed inside the program are checked again right before their kernel (the executor's
-checked mode, `complete` is False then).
+checked mode for the ops in `late`).
 """
 from __future__ import annotations
 
@@ -142,7 +142,8 @@ class DataChecks:
                 if check.dynamic or check.host or any(r.kind == RUNTIME for r in opdef.rules):
                     self.ops.append(check)
         self.slot_count = len(slot_of)
-        self.complete = all(c.complete for c in self.ops)
+        # the ops whose data are computed: checked again right before their kernels
+        self.late = frozenset(c.op_name for c in self.ops if not c.complete)
 
     def check_inputs(self, inputs: Sequence):
         if len(inputs) != len(self.arg_types):

@@ -195,8 +195,9 @@ class LoweredFunction:
 
     def __call__(self, inputs: Sequence, *, backend=None, checked: bool = True,
                  inputs_checked: bool = False) -> list:
-        """Run the function. `checked`: the data rules of each op run before its CPU kernel;
-        `inputs_checked`: the caller has checked the inputs against the argument types."""
+        """Run the function. `checked`: the data rules of each op run before its CPU kernel
+        (True), of none (False), or of the mla ops named in a set; `inputs_checked`: the
+        caller has checked the inputs against the argument types."""
         backend = _resolve_backend(backend)
         if len(inputs) != len(self.arg_slots):
             raise ExecutionError(f"@{self.name} takes {len(self.arg_slots)} inputs, got {len(inputs)}")
@@ -255,6 +256,7 @@ class LoweredFunction:
         for index, (slot, info) in enumerate(zip(self.result_slots, self.result_types)):
             caller = inputs[self.inplace[index]] if index in self.inplace else None
             outputs.append(backend.result(env[slot], info, caller))
+        backend.finish(state)
         return outputs
 
 

@@ -342,6 +342,9 @@ class NpuBackend:
     def synchronize(self):
         self._check("aclrtSynchronizeStream", self.fn["aclrtSynchronizeStream"](self.stream))
 
+    def finish(self, state):
+        pass                      # device memory stays allocated for the next call
+
     def host_value(self, buffer: DeviceBuffer):
         self.synchronize()
         return self.download(buffer)

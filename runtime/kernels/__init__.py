@@ -22,6 +22,9 @@ def kernel(op_name: str):
 
 
 def get_kernel(op_name: str) -> Callable:
+    found = KERNELS.get(op_name)
+    if found is not None:
+        return found
     _load_all()
     try:
         return KERNELS[op_name]
