@@ -133,7 +133,7 @@ RMS_NORM = ACLNN.add(Function(
     "aclnnRmsNorm",
     (tensor("x", "x"), tensor("gamma", "gamma"), f64("epsilon", "epsilon"),
      out("yOut", "y"), out("rstdOut")),
-    source="NON-SEED: public CANN aclnnRmsNorm"))
+    source="NON-SEED: public CANN aclnnRmsNorm", strided=True))
 
 MATMUL = ACLNN.add(Function(
     "aclnnMatmul",
@@ -174,7 +174,7 @@ DYNAMIC_QUANT = ACLNN.add(Function(
     "aclnnDynamicQuant",
     (tensor("x", "x"), opt_tensor("smoothScalesOptional", "smooth_scales"),
      out("yOut", "y"), out("scaleOut", "scale")),
-    kernel="mla.dynamic_quant", source="NON-SEED: public CANN aclnnDynamicQuant"))
+    kernel="mla.dynamic_quant", source="NON-SEED: public CANN aclnnDynamicQuant", strided=True))
 
 ASCEND_QUANT_V3 = ACLNN.add(Function(
     "aclnnAscendQuantV3",

@@ -383,24 +383,42 @@ def wants_check(checked, op_name) -> bool:
 
 def _check_data(opdef, operands, given, snapshots=None):
     """The op's data rules on the actual values (checked mode); nothing to do for an op
-    without any. `snapshots`: the call site's cache of the op's snapshot (types and
-    attributes), valid as long as its phase-one executor."""
+    without any. The snapshot of the op's types and attributes is built once per signature
+    (`snapshots`: the call site's own cache, checked first)."""
     if not _has_data_rules(opdef):
         return
     snapshot = snapshots.get(opdef.name) if snapshots is not None else None
     if snapshot is None:
-        infos = {}
-        for name, value in operands.items():
-            if isinstance(value, list):
-                infos[name] = [describe_value(f"{name}[{i}]", v) for i, v in enumerate(value)]
-            elif value is not None:
-                infos[name] = describe_value(name, value)
-        snapshot = opdef.snapshot_from_parts(infos, given)
+        key = (opdef.name, tuple((k, _signature(v)) for k, v in operands.items()),
+               tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in given.items()))
+        snapshot = _SNAPSHOTS.get(key)
+        if snapshot is None:
+            infos = {}
+            for name, value in operands.items():
+                if isinstance(value, list):
+                    infos[name] = [describe_value(f"{name}[{i}]", v) for i, v in enumerate(value)]
+                elif value is not None:
+                    infos[name] = describe_value(name, value)
+            snapshot = opdef.snapshot_from_parts(infos, given)
+            if len(_SNAPSHOTS) > 4096:
+                _SNAPSHOTS.clear()
+            _SNAPSHOTS[key] = snapshot
         if snapshots is not None:
             snapshots[opdef.name] = snapshot
     verdict = opdef.check(snapshot.with_values(operands), phase="runtime")
     if not verdict.ok:
         raise VerificationError("\n".join(f.text(opdef.name) for f in verdict.errors), verdict.errors)
+
+
+_SNAPSHOTS: dict = {}
+
+
+def _signature(value):
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return tuple(_signature(v) for v in value)
+    return (type(value), tuple(value.shape), value.dtype)
 
 
 CPU = CpuBackend()
