@@ -49,7 +49,7 @@ def step_times(python: str, pipeline: str, steps: int, batch: int) -> list:
 def decode_steps(args):
     from bench_eager import cpu_flags
     print(f"CPU flags: {cpu_flags()}")
-    steps, rounds = (8, 2) if args.quick else (16, 4)
+    steps, rounds = (8, 2) if args.quick else (16, args.rounds)
     print(f"DeepSeek-V3, 2 layers, tp=8 (N=16), batch {args.batch}, block 128: decode step, median of "
           f"{steps * rounds} steps in {rounds} interleaved rounds (CPU backend)")
     for name, pipeline in (("fused", "default"), ("unfused", "builtin.module(verify)")):
@@ -98,6 +98,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--batch", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=4, help="interleaved rounds of 16 steps")
     parser.add_argument("--baseline-python", help="a Python whose ascend_mla is the baseline checkout")
     parser.add_argument("--plans-only", action="store_true", help="only the call counts and memory plans")
     args = parser.parse_args(argv)

@@ -22,7 +22,6 @@
 // UNFUSED:       "aclnn.launch"({{.*}}) {callee = "aclnnInterleaveRope"}
 // UNFUSED:       "aclnn.launch"({{.*}}) {callee = "aclnnPermute"}
 // UNFUSED:       "aclnn.launch"({{.*}}) {callee = "aclnnMatmul"}
-// UNFUSED:       "aclnn.launch"({{.*}}) {callee = "aclnnInplaceCopy"}
 // UNFUSED:       "aclnn.launch"({{.*}}) {callee = "aclnnRmsNorm"}
 // UNFUSED:       "aclnn.launch"({{.*}}) {callee = "aclnnInplaceCopy"}
 // UNFUSED:       "aclnn.launch"({{.*}}) {callee = "aclnnInterleaveRope"}
