@@ -171,9 +171,10 @@ class CpuCall:
     attributes, result_types)`, which runs an mla op's kernel after its data rules (in
     checked mode)."""
 
-    def __init__(self, name, values, types, buffers, checked, snapshots):
+    def __init__(self, name, values, types, buffers, checked, snapshots, unread=frozenset()):
         self.name, self.args, self.types = name, values, types
         self._buffers, self._checked, self._snapshots = buffers, checked, snapshots
+        self.unread = unread          # outputs nothing reads later: they need not be computed
 
     def run(self, op_name, operands, attributes, result_types=None):
         if wants_check(self._checked, op_name):
@@ -260,7 +261,8 @@ class CpuBackend:
             if call.variant:
                 raise NotImplementedError(f"{fn.name}: numerics variant {call.variant}")
             buffers = dict(zip(_param_names(fn), args))
-            written = implementation(CpuCall(fn.name, values, types, buffers, checked, executor.snapshots))
+            written = implementation(CpuCall(fn.name, values, types, buffers, checked, executor.snapshots,
+                                             call.unread))
             for name, value in written.items():
                 _store(buffers[name], value)
             return

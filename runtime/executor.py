@@ -43,6 +43,9 @@ class Call:
     # the arguments that may differ between calls (inputs, host lists read at run time, views
     # of them): phase one's key is made of these; the others are fixed for a function's state
     varying: tuple = ()
+    # outputs nothing reads afterwards (scratch such as aclnnRmsNorm's rstdOut): the CPU
+    # backend need not compute them
+    unread: frozenset = frozenset()
 
 
 @dataclass
@@ -88,7 +91,21 @@ class LoweredFunction:
         # results that are arguments: in-place buffers (caches) handed back to the caller
         self.inplace = {i: self.arg_slots.index(s) for i, s in enumerate(self.result_slots)
                         if s in self.arg_slots}
+        self._find_unread_outputs()
         self._states: dict = {}
+
+    def _find_unread_outputs(self):
+        reads: dict = {}
+        for inst in self.instructions:
+            used = {"phase_one": lambda i: i[3].args, "view": lambda i: (i[2],),
+                    "tensor_list": lambda i: i[2], "read_int_array": lambda i: (i[2],)}.get(inst[0])
+            for slot in (used(inst) if used else ()):
+                reads[slot] = reads.get(slot, 0) + 1
+        for slot in self.result_slots:
+            reads[slot] = reads.get(slot, 0) + 1
+        for call in self.calls:
+            call.unread = frozenset(p.c_name for p, slot in zip(call.function.params, call.args)
+                                    if p.kind in (A.OUT, A.OPT_OUT) and reads.get(slot, 0) == 1)
 
     def _vary_with(self, slot, sources):
         if any(s in self._varying for s in sources):

@@ -90,3 +90,29 @@ func.func @two(%x: tensor<64x512xbf16>, %g: tensor<512xbf16>) -> tensor<64x512xb
     for i, (f1, l1, s1, e1) in enumerate(live):                 # no two live buffers overlap
         for f2, l2, s2, e2 in live[i + 1:]:
             assert not (f1 <= l2 and f2 <= l1 and s1 < e2 and s2 < e1)
+
+
+def test_a_scratch_output_is_computed_only_when_something_reads_it():
+    """aclnnRmsNorm's rstdOut: a scratch buffer of the lowering (the CPU backend leaves it
+    alone), but computed when the lowered IR reads it (here: returns it)."""
+    ctx = make_context()
+    with ctx, ir.Location.unknown(), DiagnosticCollector(ctx):
+        module = lower_module(ir.Module.parse("""
+func.func @norm(%x: tensor<4x64xbf16>, %g: tensor<64xbf16>) -> tensor<4x64xbf16> {
+  %y = "mla.rms_norm"(%x, %g) {epsilon = 1.0e-06 : f64} : (tensor<4x64xbf16>, tensor<64xbf16>) -> tensor<4x64xbf16>
+  return %y : tensor<4x64xbf16>
+}"""))
+        text = str(module)
+        fn = executor.load(module)
+        assert [c.unread for c in fn.calls] == [frozenset({"rstdOut"})]
+        rstd = next(line.split(" = ")[0].strip() for line in text.splitlines() if "tensor<4x1xf32>" in line and "alloc" in line)
+        reading = ir.Module.parse(text.replace("return %", f"return {rstd}, %").replace(
+            "-> tensor<4x64xbf16> {", "-> (tensor<4x1xf32>, tensor<4x64xbf16>) {").replace(
+            ": tensor<4x64xbf16>\n  }", ": tensor<4x1xf32>, tensor<4x64xbf16>\n  }"))
+        fn2 = executor.load(reading)
+        assert [c.unread for c in fn2.calls] == [frozenset()]
+    x = np.random.default_rng(0).standard_normal((4, 64)).astype(BF16)
+    rstd_value, _ = fn2([x, np.ones(64, BF16)], backend="cpu")
+    xf = x.astype(np.float64)
+    # float32 mean of squares of bf16 values vs float64: within float32 rounding (2^-20 relative)
+    np.testing.assert_allclose(rstd_value[:, 0], 1 / np.sqrt((xf * xf).mean(-1) + 1e-6), rtol=2 ** -20)
