@@ -201,11 +201,27 @@ class LoweredFunction:
     # them and run the rest (no ACL call is skipped: these make none after the first time).
     _FIXABLE = ("host", "alloc", "constant_tensor", "view", "tensor_list")
 
+    def _phase_one(self, backend, env, sites, stats, size_slot, exec_slot, call):
+        """Reuse the call site's executor unless an argument that can change did."""
+        args = [env[s] for s in call.args]
+        params = call.function.params
+        key = tuple(_key(backend, params[i].kind, args[i]) for i in call.varying)
+        site = sites[call.site]
+        if site.executor is None or site.key != key:
+            if site.executor is not None:
+                backend.release(site.executor)
+            site.workspace_size, site.executor = backend.phase_one(call, args)
+            site.key = key
+            stats.phase_one[call.site] += 1
+        else:
+            stats.reused[call.site] += 1
+        env[size_slot], env[exec_slot] = site.workspace_size, site.executor
+
     def _remember(self, cache, env):
         fixed = {i for i, inst in enumerate(self.instructions)
                  if inst[0] in self._FIXABLE and inst[1] not in self._varying}
         cache["template"] = [(self.instructions[i][1], env[self.instructions[i][1]]) for i in sorted(fixed)]
-        cache["program"] = [inst for i, inst in enumerate(self.instructions) if i not in fixed]
+        cache["program"] = _fuse_calls([inst for i, inst in enumerate(self.instructions) if i not in fixed])
 
     def stats(self, backend=None) -> Stats:
         return self.state(_resolve_backend(backend))[2]
@@ -234,21 +250,14 @@ class LoweredFunction:
                 env[inst[1]] = inst[2]
             elif kind == "alloc":
                 env[inst[1]] = backend.alloc(state, inst[1], inst[2])
+            elif kind == "call":               # phase one, workspace and launch in a row
+                _, size_slot, exec_slot, call, workspace_slot = inst
+                self._phase_one(backend, env, sites, stats, size_slot, exec_slot, call)
+                env[workspace_slot] = backend.workspace(state, env[size_slot])
+                backend.launch(call.function.name, env[workspace_slot], env[size_slot], env[exec_slot],
+                               checked=checked)
             elif kind == "phase_one":
-                _, size_slot, exec_slot, call = inst
-                args = [env[s] for s in call.args]
-                params = call.function.params
-                key = tuple(_key(backend, params[i].kind, args[i]) for i in call.varying)
-                site = sites[call.site]
-                if site.executor is None or site.key != key:
-                    if site.executor is not None:
-                        backend.release(site.executor)
-                    site.workspace_size, site.executor = backend.phase_one(call, args)
-                    site.key = key
-                    stats.phase_one[call.site] += 1
-                else:
-                    stats.reused[call.site] += 1
-                env[size_slot], env[exec_slot] = site.workspace_size, site.executor
+                self._phase_one(backend, env, sites, stats, *inst[1:])
             elif kind == "workspace":
                 env[inst[1]] = backend.workspace(state, env[inst[2]])
             elif kind == "launch":
@@ -275,6 +284,24 @@ class LoweredFunction:
             outputs.append(backend.result(env[slot], info, caller))
         backend.finish(state)
         return outputs
+
+
+def _fuse_calls(instructions):
+    """A phase one followed by its workspace and launch becomes one ("call", ...) step."""
+    out, i = [], 0
+    while i < len(instructions):
+        inst = instructions[i]
+        if inst[0] == "phase_one" and i + 2 < len(instructions):
+            ws, launch = instructions[i + 1], instructions[i + 2]
+            _, size_slot, exec_slot, call = inst
+            if ws[0] == "workspace" and ws[2] == size_slot and launch[0] == "launch" \
+                    and launch[2:] == (ws[1], size_slot, exec_slot) and launch[1] == call.function.name:
+                out.append(("call", size_slot, exec_slot, call, ws[1]))
+                i += 3
+                continue
+        out.append(inst)
+        i += 1
+    return out
 
 
 def _key(backend, kind, value):
