@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import math
 
 import numpy as np
 
@@ -114,15 +115,17 @@ class CpuBuffer:
 
 class CpuView:
     """`base`'s memory seen with another description; resolved when read."""
-    __slots__ = ("base", "info", "offset", "strides", "contiguous")
+    __slots__ = ("base", "info", "offset", "strides", "count")
 
     def __init__(self, base, info, offset, strides):
         self.base, self.info, self.offset, self.strides = base, info, offset, strides
-        self.contiguous = list(strides) == _contiguous_strides(info.shape)
+        # element count of a contiguous ND view (read as a slice and a reshape), else None
+        self.count = (math.prod(info.shape) if info.format == "ND"
+                      and list(strides) == _contiguous_strides(info.shape) else None)
 
     @property
     def value(self):
-        return view_array(resolve(self.base), self.info, self.offset, self.strides, self.contiguous)
+        return view_array(resolve(self.base), self.info, self.offset, self.strides, self.count)
 
 
 def _contiguous_strides(shape):
@@ -137,7 +140,7 @@ def resolve(buffer):
     return buffer.value if isinstance(buffer, (CpuBuffer, CpuView)) else buffer
 
 
-def view_array(base, info, offset: int, strides, contiguous=False):
+def view_array(base, info, offset: int, strides, count=None):
     """A NumPy view of `base` described by (info, offset, strides) in elements of its row-major
     order; a FRACTAL_NZ description gives the NZTensor over the same memory. A base that is
     not contiguous (a kernel may return a transposed view) is read through a copy."""
@@ -149,8 +152,8 @@ def view_array(base, info, offset: int, strides, contiguous=False):
         physical = nz_physical_shape(info.shape, base.dtype)
         count = int(np.prod(physical))
         return NZTensor(flat[offset:offset + count].reshape(physical), info.shape)
-    if contiguous:                     # a reshape or a leading slice: no stride tricks
-        return flat[offset:offset + info.numel].reshape(info.shape)
+    if count is not None:              # a reshape or a leading slice: no stride tricks
+        return flat[offset:offset + count].reshape(info.shape)
     item = base.itemsize
     return np.lib.stride_tricks.as_strided(flat[offset:], shape=info.shape,
                                            strides=[s * item for s in strides])
