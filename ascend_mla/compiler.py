@@ -20,7 +20,7 @@ from mlir import ir
 from .dialect.dialect import make_context, verify_ops
 from .dialect.diagnostics import DiagnosticCollector, record_mlir_error
 from .errors import VerificationError
-from .passes.constants import WeightTable, check_bound
+from .passes.constants import WeightTable, bind_globals
 from .passes.registry import build_pass_manager, parse_pipeline
 from .passes.rewrite import FusionLog
 from .runtime import interop
@@ -175,14 +175,14 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
     for name, value in bound.items():
         table.bind(name, interop.to_numpy_arguments({0: value})[0][0])
     stages = OrderedDict()
-    with context, ir.Location.unknown(), DiagnosticCollector(context) as diags, FusionLog() as log, table:
+    with context, ir.Location.unknown(), DiagnosticCollector(context) as diags, FusionLog(source_name) as log, table:
         module = None
         try:
             parsed = ir.Module.parse(source)
         except ir.MLIRError as error:
             record_mlir_error(error)
         else:
-            problems = check_bound(parsed, table)
+            problems = bind_globals(parsed, table)
             if problems:
                 raise CompileError("\n".join(f"{source_name}: error: {p}" for p in problems))
             module = transform(parsed, pipeline, stages=stages)

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import numpy as np
 from mlir import ir
 
-from .rules import DynamicDim, RuleSet, Symbols, UnknownResult, Verdict, Finding, run_rules
+from .rules import DATAFLOW, DynamicDim, RuleSet, Symbols, UnknownResult, Verdict, Finding, run_rules
 from .types import TensorInfo, TypeDescriptionError, describe_type
 
 SINGLE, OPTIONAL, VARIADIC = "single", "optional", "variadic"
@@ -279,6 +279,8 @@ class OpDef:
         # IR, the caller's own buffer at run time.
         self.inplace = dict(inplace or {})
         self.summary = summary
+        for operand in self.inplace.values():
+            _add_inplace_rule(self.rules, operand)
         names = [o.name for o in self.operands] + [a.name for a in self.attributes] + list(self.result_names)
         duplicated = {n for n in names if names.count(n) > 1}
         if duplicated:
@@ -483,6 +485,37 @@ class OpDef:
     def wrap(self, op) -> "OpAdaptor":
         """Named accessors on an MLIR op: `.weight_dq` (Value or None), `.cache_mode`..."""
         return self._wrapper(self, op)
+
+
+INPLACE_RULE = "INP-001"
+
+
+def _add_inplace_rule(rules: RuleSet, operand: str):
+    """INP-001: an operand updated in place (a paged cache) has no other use after the op. At
+    run time the op writes the caller's buffer, so a later reader of the old value would see the
+    new one: value semantics in IR hold only if every other reader comes first."""
+    if any(r.id == INPLACE_RULE and r.param == operand for r in rules):
+        return                                  # a rule set shared by two ops (prolog, prolog_v2)
+
+    def check(op, s):
+        value = getattr(op, operand)
+        me = op.operation
+        for use in value.uses:
+            other = use.owner.operation
+            if other == me:
+                continue
+            if other.block != me.block or not other.is_before_in_block(me):
+                return (f"is updated in place by this op, but '{other.name}' also uses it after "
+                        f"(at {_where(other.location)}): that use would see the update; use the "
+                        f"op's result, or read the old value before it")
+    check.__name__ = f"{operand}_updated_in_place"
+    rules.rule(INPLACE_RULE, operand, kind=DATAFLOW)(check)
+
+
+def _where(loc) -> str:
+    from .diagnostics import file_position
+    line, col = file_position(loc)
+    return f"line {line}, column {col}" if line is not None else str(loc)
 
 
 def _same(a, b) -> bool:
