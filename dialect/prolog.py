@@ -70,7 +70,7 @@ import numpy as np
 
 from .dialect import MLA
 from .opdef import OpDef, f64, operand, optional, string
-from .rules import RuleSet, dim, shape_text, waive
+from .rules import ARGUMENT, RuleSet, dim, shape_text, waive
 from .types import FRACTAL_NZ, ND, TensorInfo, numpy_dtype
 
 # --- profiles ------------------------------------------------------------------------------
@@ -190,8 +190,8 @@ def _required(name):
 
 for _id, _name in zip(("MLA-001", "MLA-002", "MLA-003", "MLA-004", "MLA-005", "MLA-006",
                        "MLA-007", "MLA-008", "MLA-009", "MLA-010", "MLA-011", "MLA-012"), REQUIRED):
-    rule(_id, _name, profiles=ACLNN)(_required(_name))
-    rule("MLA-016", _name, profiles=PT)(_required(_name))
+    rule(_id, _name, profiles=ACLNN, kind=ARGUMENT)(_required(_name))
+    rule("MLA-016", _name, profiles=PT, kind=ARGUMENT)(_required(_name))
 
 waive("MLA-013", "query is a result of the op: IRDL fixes the results and an eager call "
                  "allocates it, so there is no null output tensor")

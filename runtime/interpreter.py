@@ -11,7 +11,7 @@ from typing import Sequence
 from mlir import ir
 
 from ..dialect.dialect import opdef_of
-from ..dialect.opdef import VARIADIC
+from ..dialect.opdef import VARIADIC, KindError
 from ..errors import VerificationError
 from .backend import run_kernel
 from ..dialect.types import TensorInfo
@@ -54,8 +54,8 @@ def _actual_snapshot(opdef, snapshot, operands, op_name):
         for d, v in pairs:
             try:
                 a = describe_value(spec.name, v)
-            except ValueError as e:
-                raise InterpreterError(f"{op_name}: {e}") from None
+            except KindError as e:
+                raise InterpreterError(f"{op_name}: {e.finding().text(op_name)}") from None
             if d.is_nz and isinstance(v, NZTensor) and d.rank == v.data.ndim and d.rank != a.rank:
                 # The IR gave the NZ storage shape (the prolog weights may): match the data.
                 a = TensorInfo(tuple(v.data.shape), a.dtype, a.format)
