@@ -11,7 +11,7 @@ from typing import Sequence
 from mlir import ir
 
 from .dialect.dialect import make_context, verify_ops
-from .dialect.diagnostics import DiagnosticCollector, record_mlir_error
+from .dialect.diagnostics import DiagnosticCollector, parse_module, record_mlir_error
 from .errors import VerificationError
 from .passes.registry import build_pass_manager
 from .runtime.interpreter import find_function, run_function
@@ -43,7 +43,7 @@ def parse_and_transform(source: str, pipeline: str | Sequence | None, *,
     """Parse, verify, run the pipeline, verify again. Needs an active context and a
     DiagnosticCollector, which receives every error; returns None when there was one."""
     try:
-        module = ir.Module.parse(source)
+        module = parse_module(source)
     except ir.MLIRError as error:
         record_mlir_error(error)
         return None

@@ -128,3 +128,18 @@ def record_mlir_error(error: ir.MLIRError) -> list[Diagnostic]:
     if _active:
         _active[-1].diagnostics.extend(found)
     return found
+
+
+def parse_module(source) -> ir.Module:
+    """`ir.Module.parse` (text or bytes). The bindings must turn an error's message into text:
+    when it quotes input bytes that are not UTF-8 (an op name...), they fail to, and the input
+    is read again with each such byte as `?` so that the error keeps its position."""
+    try:
+        return ir.Module.parse(source)
+    except RuntimeError as error:
+        if not isinstance(source, bytes) or "conversion error" not in str(error):
+            raise
+    text = source.decode("utf-8", "surrogateescape")
+    cleaned = "".join("?" if "\udc80" <= c <= "\udcff" else c for c in text)
+    ir.Module.parse(cleaned)            # MLIRError with the diagnostics, as a rule
+    raise ir.MLIRError("the input has bytes that are not UTF-8 where MLIR quotes them", [])

@@ -60,6 +60,9 @@ Choices, and resolutions of what the seeds leave open (catalog A11, A12):
     always has static shapes).
 11. MLA-X01 (not a seed rule): with cache_mode "PA_NZ" a cache array's memory is read as NZ
     blocks (API.md 1), so a strided view is rejected at call time, before either cache is written.
+12. MLA-X02 (not a seed rule): the caches are updated in place, so a read-only array (a
+    np.load(mmap_mode="r") cache, a frozen constant) is rejected at call time, before either
+    cache is written (the kernel would write kv_cache, then fail on kr_cache).
 """
 from __future__ import annotations
 
@@ -891,6 +894,19 @@ def _nz_cache_contiguous(name):
 
 rule("MLA-X01", "kv_cache", kind="runtime")(_nz_cache_contiguous("kv_cache"))
 rule("MLA-X01", "kr_cache", kind="runtime")(_nz_cache_contiguous("kr_cache"))
+
+
+def _cache_writeable(name):
+    # Not a seed rule: the CPU runtime writes the caller's arrays (choice 12).
+    def check(op, s):
+        cache = getattr(op, name).value
+        if isinstance(cache, np.ndarray) and not cache.flags.writeable and s.BlockNum * s.T_eff:
+            return "expected a writeable array: the cache is updated in place, got a read-only one"
+    return check
+
+
+rule("MLA-X02", "kv_cache", kind="runtime")(_cache_writeable("kv_cache"))
+rule("MLA-X02", "kr_cache", kind="runtime")(_cache_writeable("kr_cache"))
 
 
 @rule("MLA-191", "cache_index", kind="runtime", severity="warning")

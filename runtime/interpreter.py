@@ -1,8 +1,10 @@
 """The CPU interpreter: runs a function of a verified module, one registered kernel per op.
 
-Values are NumPy arrays (NZTensor for a FRACTAL_NZ operand). Before each op runs, its
-data-dependent rules (kind="runtime") are checked on the actual values, so a bad cache index
-stops the program before anything is written.
+Values are NumPy arrays (NZTensor for a FRACTAL_NZ operand). Before the first op runs, the
+inputs are checked against the argument types and every op's data-dependent rules
+(kind="runtime") against the inputs it reads (check_inputs); before each op runs, its runtime
+rules again on all its values. So a bad cache index or block table stops the program before
+anything is written.
 """
 from __future__ import annotations
 
@@ -14,8 +16,9 @@ from ..dialect.dialect import opdef_of
 from ..dialect.opdef import VARIADIC, KindError
 from ..errors import VerificationError
 from .backend import run_kernel
-from ..dialect.types import TensorInfo
+from ..dialect.types import TensorInfo, TypeDescriptionError, describe_type
 from .formats import NZTensor, describe_value
+from .interop import readable
 
 
 class InterpreterError(RuntimeError):
@@ -26,10 +29,11 @@ def find_function(module: ir.Module, name: str | None):
     functions = [op for op in module.body.operations if op.operation.name == "func.func"]
     if not functions:
         raise InterpreterError("the module has no func.func to run")
-    if name is None:
-        return functions[0]
     for fn in functions:
-        if fn.attributes["sym_name"].value == name:
+        if name is None or fn.attributes["sym_name"].value == name:
+            if not fn.regions[0].blocks:
+                raise InterpreterError(f"@{fn.attributes['sym_name'].value} is a declaration "
+                                       f"(it has no body to run)")
             return fn
     raise InterpreterError(f"no function @{name} in the module")
 
@@ -53,12 +57,9 @@ def _actual_snapshot(opdef, snapshot, operands, op_name):
         infos = []
         for d, v in pairs:
             try:
-                a = describe_value(spec.name, v)
+                a = _as_declared(d, v, describe_value(spec.name, v))
             except KindError as e:
                 raise InterpreterError(f"{op_name}: {e.finding().text(op_name)}") from None
-            if d.is_nz and isinstance(v, NZTensor) and d.rank == v.data.ndim and d.rank != a.rank:
-                # The IR gave the NZ storage shape (the prolog weights may): match the data.
-                a = TensorInfo(tuple(v.data.shape), a.dtype, a.format)
             if not _conforms(d, a):
                 raise InterpreterError(f"{op_name}: operand {spec.name} has type {a}, the IR says {d}")
             dynamic = dynamic or None in d.shape
@@ -70,11 +71,63 @@ def _actual_snapshot(opdef, snapshot, operands, op_name):
     return opdef.snapshot_from_parts(exact, given, {r: getattr(snapshot, r) for r in opdef.result_names})
 
 
-def run_function(fn, inputs: Sequence) -> list:
+def check_inputs(fn, inputs: Sequence) -> list:
+    """What can be checked before the first op runs, so that a bad input stops the program
+    before any op writes a cache: each input against its argument's type, then the runtime
+    rules of every mla op on its operands that are inputs (cache slots, lengths, block tables;
+    a rule holds while a value it reads is not known yet). Returns the inputs as kernels read
+    them (a view with negative strides copied, unless an op writes into it)."""
     block = fn.regions[0].blocks[0]
+    name = f"@{fn.attributes['sym_name'].value}"
     if len(inputs) != len(block.arguments):
-        raise InterpreterError(f"@{fn.attributes['sym_name'].value} takes {len(block.arguments)} "
-                               f"inputs, got {len(inputs)}")
+        raise InterpreterError(f"{name} takes {len(block.arguments)} inputs, got {len(inputs)}")
+    written = set()
+    for op in block.operations:
+        opdef = opdef_of(op)
+        if opdef is not None and opdef.inplace:
+            for spec, values in zip(opdef.operands, opdef.operand_groups(op)):
+                if spec.name in opdef.inplace.values():
+                    written.update(values)
+    inputs = [readable(v, arg in written) for arg, v in zip(block.arguments, inputs)]
+    for i, (arg, value) in enumerate(zip(block.arguments, inputs)):
+        try:
+            declared = describe_type(arg.type)
+        except TypeDescriptionError:
+            continue                    # not a tensor: the op that reads it checks it
+        try:
+            actual = _as_declared(declared, value, describe_value(f"input #{i}", value))
+        except KindError as e:
+            raise InterpreterError(f"{name}: {e.finding().text('input')}") from None
+        if not _conforms(declared, actual):
+            raise InterpreterError(f"{name}: input #{i} has type {actual}, the function takes {declared}")
+    env = dict(zip(block.arguments, inputs))
+    for op in block.operations:
+        opdef = opdef_of(op)
+        if opdef is None:
+            continue
+        known = {}
+        for spec, values in zip(opdef.operands, opdef.operand_groups(op)):
+            if spec.kind == VARIADIC:
+                known[spec.name] = [env.get(v) for v in values]
+            elif values and values[0] in env:
+                known[spec.name] = env[values[0]]
+        verdict = opdef.check(opdef.snapshot(op).with_values(known), phase="runtime")
+        if not verdict.ok:
+            raise VerificationError("\n".join(f.text(opdef.name) for f in verdict.errors), verdict.errors)
+    return inputs
+
+
+def _as_declared(declared, value, actual):
+    """An NZ input given in the 4-D storage form the IR declares (the prolog weights may) is
+    described by its data's shape."""
+    if declared.is_nz and isinstance(value, NZTensor) and declared.rank == value.data.ndim != actual.rank:
+        return TensorInfo(tuple(value.data.shape), actual.dtype, actual.format)
+    return actual
+
+
+def run_function(fn, inputs: Sequence) -> list:
+    inputs = check_inputs(fn, inputs)
+    block = fn.regions[0].blocks[0]
     env = {arg: value for arg, value in zip(block.arguments, inputs)}
     for op in block.operations:
         name = op.operation.name

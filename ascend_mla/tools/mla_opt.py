@@ -124,8 +124,9 @@ def process_chunk(chunk: Chunk, args, steps, out) -> list[Diagnostic]:
     return diags.diagnostics
 
 
-def _check_pipeline(steps):
-    """Reject an unknown pass or option before reading any input (ValueError)."""
+def check_pipeline(steps):
+    """Reject an unknown pass or option (text or parsed steps) before reading any input
+    (ValueError)."""
     if steps:
         with make_context():
             registry.build_pass_manager(steps)
@@ -140,7 +141,7 @@ def main(argv=None) -> int:
     try:
         if args.pass_pipeline:
             steps = registry.parse_pipeline(args.pass_pipeline) + steps
-        _check_pipeline(steps)
+        check_pipeline(steps)
     except ValueError as e:
         print(f"mla-opt: error: {e}", file=sys.stderr)
         return 1

@@ -118,6 +118,15 @@ def _flat_view(cache: np.ndarray) -> np.ndarray:
     return flat
 
 
+def _paged_rows(cache: np.ndarray, slots, cache_mode: str):
+    """The index that selects the rows of `slots` in a (BlockNum, BlockSize, 1, H) cache, and
+    the array to apply it to (the cache, or its flat NZ-ordered memory for "PA_NZ")."""
+    _, block_size, _, head_dim = cache.shape
+    if cache_mode == "PA_NZ":
+        return _flat_view(cache), nz_slot_offsets(slots, block_size, head_dim, cache.dtype)
+    return cache, (slots // block_size, slots % block_size, 0, slice(None))
+
+
 def scatter_paged_cache(cache: np.ndarray, slots, rows, cache_mode: str) -> None:
     """Write rows[i] (length H) into slot slots[i] of a (BlockNum, BlockSize, 1, H) cache, in place.
 
@@ -127,8 +136,24 @@ def scatter_paged_cache(cache: np.ndarray, slots, rows, cache_mode: str) -> None
     slots = np.asarray(slots, dtype=np.int64)
     if slots.size == 0:
         return
-    _, block_size, _, head_dim = cache.shape
-    if cache_mode == "PA_NZ":
-        _flat_view(cache)[nz_slot_offsets(slots, block_size, head_dim, cache.dtype)] = rows
-    else:
-        cache[slots // block_size, slots % block_size, 0, :] = rows
+    target, index = _paged_rows(cache, slots, cache_mode)
+    target[index] = rows
+
+
+def write_paged_caches(writes, cache_mode: str) -> None:
+    """Scatter each (cache, slots, rows) in turn: a kernel's last step, after every result is
+    computed. Should a write fail, the caches written before it get their old rows back, so a
+    failing call leaves the caller's caches as they were."""
+    done = []
+    try:
+        for cache, slots, rows in writes:
+            slots = np.asarray(slots, dtype=np.int64)
+            if slots.size == 0:
+                continue
+            target, index = _paged_rows(cache, slots, cache_mode)
+            done.append((target, index, target[index]))     # fancy indexing: a copy
+            target[index] = rows
+    except BaseException:
+        for target, index, old in reversed(done):
+            target[index] = old
+        raise

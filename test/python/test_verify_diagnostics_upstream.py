@@ -9,12 +9,10 @@ under each; those lines are not compared.
 import os
 import re
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-BIN = Path(sys.executable).parent
+from ascend_mla.tools import mla_opt
 
 
 def upstream_mlir_opt() -> str:
@@ -99,17 +97,25 @@ CASES = {
 HEADER = re.compile(r"^(\S+:\d+:\d+|<unknown>:0|\S+): (error|warning|note|remark): ")
 
 
-def run(tool, path):
-    result = subprocess.run([tool, str(path), "--split-input-file", "--verify-diagnostics"],
+def reported(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if HEADER.match(line)]
+
+
+def upstream(path):
+    result = subprocess.run([upstream_mlir_opt(), str(path), "--split-input-file", "--verify-diagnostics"],
                             capture_output=True, timeout=60)
-    lines = result.stderr.decode("utf-8", "replace").splitlines()
-    return result.returncode, [line for line in lines if HEADER.match(line)]
+    return result.returncode, reported(result.stderr.decode("utf-8", "replace"))
+
+
+def ours(path, capsys):
+    status = mla_opt.main([str(path), "--split-input-file", "--verify-diagnostics", "-o", os.devnull])
+    return status, reported(capsys.readouterr().err)
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_same_verdict_and_messages_as_upstream(name, tmp_path):
+def test_same_verdict_and_messages_as_upstream(name, tmp_path, capsys):
     path = tmp_path / f"{name}.mlir"
     path.write_bytes(CASES[name].encode("utf-8"))
-    expected = run(upstream_mlir_opt(), path)
+    expected = upstream(path)
     assert expected[0] in (0, 1), f"upstream mlir-opt crashed on {name}"
-    assert run(BIN / "mla-opt", path) == expected
+    assert ours(path, capsys) == expected
