@@ -8,7 +8,7 @@ import pytest
 
 import ascend_mla
 from ascend_mla import VerificationError
-from test_eager_robustness import fia_case, nsa_case, prolog_case
+from valid_calls import fia_case, nsa_case, prolog_case
 
 BF16 = ml_dtypes.bfloat16
 try:
