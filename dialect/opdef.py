@@ -193,7 +193,10 @@ class Attribute:
 
 
 def _short_repr(value, limit: int = 80) -> str:
-    text = repr(value)
+    """The value for a one-line message: an array by its type, shape and element type."""
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return f"{type(value).__name__} of shape {tuple(value.shape)} and element type {value.dtype}"
+    text = " ".join(repr(value).split())
     return text if len(text) <= limit else text[:limit] + "..."
 
 

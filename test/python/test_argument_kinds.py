@@ -120,3 +120,8 @@ def test_rejected_kinds_leave_the_caches_untouched(name, value):
         ascend_mla.ops.npu_mla_prolog_v2(**dict(case, **{name: value}))
     for c, old in before.items():
         assert case[c].tobytes() == old.tobytes()
+
+
+def test_a_message_is_one_line_even_for_an_array_of_the_wrong_kind():
+    message = nsa(layout=np.zeros((2, 3, 4)))
+    assert message.endswith("layout: expected a string, got ndarray of shape (2, 3, 4) and element type float64 [ARG-006]")
