@@ -84,7 +84,7 @@ def test_torch_tensors_numpy_cannot_view(make, reason):
     (dict(actual_seq_lengths_kv=[[1, 2]]), "actual_seq_lengths_kv: expected a list of integers, got [1, 2] at index 0 [ARG-007]"),
     (dict(actual_seq_lengths_kv=20), "actual_seq_lengths_kv: expected a list of integers, got 20 [ARG-007]"),
     (dict(actual_seq_lengths_kv=[20, 2**63]), "actual_seq_lengths_kv: expected a list of 64-bit integers, got 9223372036854775808 at index 1 [ARG-007]"),
-    (dict(actual_seq_lengths_kv=np.ones((1, 2), np.int64)), "actual_seq_lengths_kv: expected a list of integers, got array("),
+    (dict(actual_seq_lengths_kv=np.ones((1, 2), np.int64)), "actual_seq_lengths_kv: expected a list of integers, got ndarray of shape (1, 2) and element type int64 [ARG-007]"),
 ])
 def test_host_parameter_kinds(changes, expected):
     message = fia(**changes)
