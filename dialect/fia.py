@@ -451,7 +451,11 @@ def cache_read_in_its_written_layout(op, s, name):
         source, viewed = _cache_producer(value)
         if source is None:
             continue
-        mode = source.attributes["cache_mode"].value if "cache_mode" in source.attributes else "PA_BSND"
+        attr = source.attributes["cache_mode"] if "cache_mode" in source.attributes else None
+        if attr is not None and not isinstance(attr, ir.StringAttr):
+            continue        # the producer's own rules report an attribute of the wrong kind
+        # value_bytes: `.value` cannot convert a string that is not UTF-8 (ARG-006 at the producer)
+        mode = bytes(attr.value_bytes).decode("utf-8", "replace") if attr is not None else "PA_BSND"
         if mode == "PA_NZ" and not viewed:
             return (f"this is a PA_NZ cache written by '{source.name}' (NZ-ordered blocks); read it "
                     f"through 'mla.nz_cache_view' to get the FRACTAL_NZ tensor attention expects")

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import ascend_mla
 from ascend_mla import VerificationError
 from ascend_mla.runtime.interop import numpy_to_torch
-from fuzzing import SEED, budgets
+from fuzzing import SEED, TIME_LIMIT, budgets, time_limit
 from valid_calls import CALLS
 
 try:
@@ -187,7 +187,8 @@ def run_fuzzer(cases):
               suppress_health_check=list(HealthCheck))
     @given(broken_calls())
     def fuzz(case):
-        check_one(*case, outcomes)
+        with time_limit(TIME_LIMIT):
+            check_one(*case, outcomes)
 
     (seed(SEED)(fuzz) if SEED else fuzz)()
     return outcomes
