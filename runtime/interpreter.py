@@ -25,15 +25,19 @@ class InterpreterError(RuntimeError):
     pass
 
 
+def symbol_name(fn) -> str:
+    """A function's name (bytes that are not UTF-8, which `.value` cannot convert, as U+FFFD)."""
+    return bytes(fn.attributes["sym_name"].value_bytes).decode("utf-8", "replace")
+
+
 def find_function(module: ir.Module, name: str | None):
     functions = [op for op in module.body.operations if op.operation.name == "func.func"]
     if not functions:
         raise InterpreterError("the module has no func.func to run")
     for fn in functions:
-        if name is None or fn.attributes["sym_name"].value == name:
+        if name is None or symbol_name(fn) == name:
             if not fn.regions[0].blocks:
-                raise InterpreterError(f"@{fn.attributes['sym_name'].value} is a declaration "
-                                       f"(it has no body to run)")
+                raise InterpreterError(f"@{symbol_name(fn)} is a declaration (it has no body to run)")
             return fn
     raise InterpreterError(f"no function @{name} in the module")
 
@@ -78,7 +82,7 @@ def check_inputs(fn, inputs: Sequence) -> list:
     a rule holds while a value it reads is not known yet). Returns the inputs as kernels read
     them (a view with negative strides copied, unless an op writes into it)."""
     block = fn.regions[0].blocks[0]
-    name = f"@{fn.attributes['sym_name'].value}"
+    name = f"@{symbol_name(fn)}"
     if len(inputs) != len(block.arguments):
         raise InterpreterError(f"{name} takes {len(block.arguments)} inputs, got {len(inputs)}")
     written = set()

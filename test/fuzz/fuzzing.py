@@ -167,6 +167,7 @@ def _mutations(rng):
         lambda t: _sub_one(_OPNAME, t, rng, lambda m: f'"{rng.choice(OP_NAMES)}"'),
         lambda t: _sub_one(_ARGTYPE, t, rng, lambda m: m.group(1) + rng.choice(ARGUMENT_TYPES)),
         lambda t: _sub_one(_SSA, t, rng, lambda m: rng.choice(["%nope", "%0", "%arg0", "%x"])),
+        lambda t: _sub_one(re.compile(r"@\w+"), t, rng, lambda m: rng.choice(['@"\\FF"', '@""', "@f"])),
         lambda t: _line_edit(t, rng),
         lambda t: t[:rng.randrange(len(t) + 1)],
         lambda t: _insert(t, rng, rng.choice(BYTES)),

@@ -115,3 +115,10 @@ def test_mla_run_cannot_write_its_output(tmp_path, capsys):
     (tmp_path / "f.mlir").write_text(NORM)
     status, err = run(mla_run.main, [str(tmp_path / "f.mlir"), "-o", str(tmp_path / "no" / "o.npz")], capsys)
     assert status == 1 and "mla-run: error: cannot write" in err
+
+
+def test_mla_run_a_function_whose_name_is_not_utf8(tmp_path, capsys):
+    path = tmp_path / "f.mlir"
+    path.write_text(NORM.replace("@norm", '@"\\FF"'))
+    status, err = run(mla_run.main, [str(path)], capsys)
+    assert status == 0 and err == ""
