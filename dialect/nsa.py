@@ -677,6 +677,8 @@ for _name in ("query", "key", "value", "block_table"):
 @rule("NSA-059", "block_table", kind="runtime")
 def block_table_entries(op, s):
     table = op.block_table.value
+    if table is None:
+        return None         # not known yet (a compiled program checks it when it is)
     for b, length in enumerate(op.actual_cmp_seq_kvlen):
         used = table[b, :math.ceil(length / op.page_block_size)]
         bad = np.flatnonzero((used < 0) | (used >= s.num_blocks))
