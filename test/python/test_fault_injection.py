@@ -65,8 +65,10 @@ def inject_everywhere(monkeypatch, call, caches):
     return injected
 
 
-@pytest.mark.parametrize("scenario,cache_mode", [("NQ", "PA_BSND"), ("NQ", "PA_NZ"),
-                                                 ("PQ-KVQ", "PA_BSND"), ("FQ-KVQ", "PA_NZ")])
+@pytest.mark.parametrize("scenario,cache_mode", [
+    ("NQ", "PA_BSND"), ("FQ-KVQ", "PA_NZ"),    # bf16; int8 kv cache, query quant, NZ scatter
+    pytest.param("NQ", "PA_NZ", marks=pytest.mark.slow),
+    pytest.param("PQ-KVQ", "PA_BSND", marks=pytest.mark.slow)])
 def test_eager_prolog_failing_at_any_stage_leaves_the_caches(weights, monkeypatch, scenario, cache_mode):  # noqa: F811
     args = make_args(weights, scenario, tokens=(3,))
     args["cache_mode"] = cache_mode
