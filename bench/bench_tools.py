@@ -61,15 +61,19 @@ def upstream_mlir_opt() -> str:
     return os.path.join(list(mlir.__path__)[0], "bin", "mlir-opt")
 
 
+def both(ours: str, irdl: Path, path: Path, flag: str, repeat: int):
+    """(ours, upstream mlir-opt's) best runs on one file."""
+    return (best([ours, str(path), flag], repeat),
+            best([upstream_mlir_opt(), f"--irdl-file={irdl}", str(path), flag], repeat))
+
+
 def split_memory(tmp: Path, ours: str, irdl: Path, sizes):
     print("\n1. --split-input-file, peak RSS")
     rows = {}
     for n in sizes:
         path = tmp / f"split{n}.mlir"
         path.write_text("// -----\n".join(CHUNK.format(i=i) for i in range(n)))
-        mine = best([ours, str(path), "--split-input-file"], repeat=1)
-        up = best([upstream_mlir_opt(), f"--irdl-file={irdl}", str(path), "--split-input-file"], repeat=1)
-        rows[n] = (mine, up)
+        rows[n] = mine, up = both(ours, irdl, path, "--split-input-file", repeat=1)
         print(f"  {n:5d} splits: mla-opt {mine[1]:7.0f} MB {mine[0]:6.2f} s | upstream mlir-opt "
               f"{up[1]:5.0f} MB {up[0]:5.2f} s | RSS ratio {mine[1] / up[1]:.2f}x")
     small, large = sizes
@@ -84,8 +88,7 @@ def verify_diagnostics(tmp: Path, ours: str, irdl: Path, sizes):
     for n in sizes:
         path = tmp / f"annotated{n}.mlir"
         path.write_text("".join(ANNOTATED.format(i=i) for i in range(n)))
-        mine = best([ours, str(path), "--verify-diagnostics"])
-        up = best([upstream_mlir_opt(), f"--irdl-file={irdl}", str(path), "--verify-diagnostics"])
+        mine, up = both(ours, irdl, path, "--verify-diagnostics", repeat=3)
         assert mine[2] == up[2] == 0, (mine, up)
         times[n] = (mine[0], up[0])
         print(f"  {n:6d}: mla-opt {mine[0]:6.2f} s | upstream mlir-opt {up[0]:5.2f} s | ratio {mine[0] / up[0]:.1f}x")

@@ -258,34 +258,21 @@ class _Parser:
         if self.peek() == ord("-"):
             self.fail(ERANGE)
         kind = self.peek(1) if self.peek() == ord("[") else None
-        if kind == ord(":"):
+        if kind in (ord(":"), ord("=")):        # [:class:] or [=equivalence class=]
+            end, error = (b":]", ECTYPE) if kind == ord(":") else (b"=]", ECOLLATE)
             self.i += 2
             if not self.more():
                 self.fail(EBRACK)
             if self.peek() in (ord("-"), ord("]")):
-                self.fail(ECTYPE)
-            start = self.i
-            while self.more() and chr(self.peek()) in _ALPHA:
-                self.i += 1
-            name = self.s[start:self.i].decode("latin-1")
-            if name not in CLASSES:
-                self.fail(ECTYPE)
-            members |= CLASSES[name]
+                self.fail(error)
+            if kind == ord(":"):
+                members |= self.class_members()
+            else:
+                members.add(self.collating_element(b"="))
             if not self.more():
                 self.fail(EBRACK)
-            if not self.eat(b":]"):
-                self.fail(ECTYPE)
-        elif kind == ord("="):
-            self.i += 2
-            if not self.more():
-                self.fail(EBRACK)
-            if self.peek() in (ord("-"), ord("]")):
-                self.fail(ECOLLATE)
-            members.add(self.collating_element(b"="))
-            if not self.more():
-                self.fail(EBRACK)
-            if not self.eat(b"=]"):
-                self.fail(ECOLLATE)
+            if not self.eat(end):
+                self.fail(error)
         else:
             first = self.symbol()
             last = first
@@ -295,6 +282,15 @@ class _Parser:
             if _signed(first) > _signed(last):
                 self.fail(ERANGE)
             members.update(v & 0xFF for v in range(_signed(first), _signed(last) + 1))
+
+    def class_members(self) -> frozenset:
+        start = self.i
+        while self.more() and chr(self.peek()) in _ALPHA:
+            self.i += 1
+        name = self.s[start:self.i].decode("latin-1")
+        if name not in CLASSES:
+            self.fail(ECTYPE)
+        return CLASSES[name]
 
     def symbol(self) -> int:
         """One byte, or a `[.name.]` collating symbol."""
