@@ -39,7 +39,7 @@ def tensor_info(param: str, value) -> TensorInfo:
     try:
         return describe_value(param, value)
     except KindError as e:
-        raise VerificationError(e.finding().text("argument"), [e.finding()]) from None
+        raise VerificationError(e.text(), [e.finding()]) from None
 
 
 def call(opdef: OpDef, operands: Mapping[str, Any], attributes: Mapping[str, Any], *,

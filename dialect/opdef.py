@@ -79,6 +79,10 @@ class KindError(TypeError):
     def finding(self, param: Optional[str] = None) -> Finding:
         return Finding(self.rule, param or self.param or "?", str(self))
 
+    def text(self) -> str:
+        """`<param>: <reason> [<rule>]`, for a message without an op."""
+        return f"{self.param}: {self} [{self.rule.id}]"
+
 
 def _is_int(v) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))

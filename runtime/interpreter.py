@@ -63,7 +63,7 @@ def _actual_snapshot(opdef, snapshot, operands, op_name):
             try:
                 a = _as_declared(d, v, describe_value(spec.name, v))
             except KindError as e:
-                raise InterpreterError(f"{op_name}: {e.finding().text(op_name)}") from None
+                raise InterpreterError(e.finding().text(op_name)) from None
             if not _conforms(d, a):
                 raise InterpreterError(f"{op_name}: operand {spec.name} has type {a}, the IR says {d}")
             dynamic = dynamic or None in d.shape
@@ -101,7 +101,7 @@ def check_inputs(fn, inputs: Sequence) -> list:
         try:
             actual = _as_declared(declared, value, describe_value(f"input #{i}", value))
         except KindError as e:
-            raise InterpreterError(f"{name}: {e.finding().text('input')}") from None
+            raise InterpreterError(f"{name}: {e.text()}") from None
         if not _conforms(declared, actual):
             raise InterpreterError(f"{name}: input #{i} has type {actual}, the function takes {declared}")
     env = dict(zip(block.arguments, inputs))
