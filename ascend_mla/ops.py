@@ -91,15 +91,23 @@ def npu_fused_infer_attention_score(
     alias of `scale_value`. A PA_NZ cache is passed as an NZTensor (docs/attention.md).
     softmax_lse is float32 (B, N, Q_S, 1) with softmax_lse_flag, else a (1,) zero tensor."""
     if scale is not None:
-        if scale_value != 1.0 and scale_value != scale:
+        if not _same(scale_value, 1.0) and not _same(scale_value, scale):
             raise TypeError("npu_fused_infer_attention_score: got both scale_value and its alias "
                             "scale; give one")
-        scale_value = scale
+        scale_value = scale     # its kind is checked with the other arguments (ARG-004)
     arguments = locals()
     operands = {o.name: arguments[o.name] for o in FusedInferAttentionScore.operands}
     operands["key"], operands["value"] = _tensor_list(key), _tensor_list(value)
     attributes = {a.name: arguments[a.name] for a in FusedInferAttentionScore.attributes}
     return call(FusedInferAttentionScore, operands, attributes)
+
+
+def _same(a, b) -> bool:
+    """a == b, False for values without one truth value (arrays)."""
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
 
 
 def _tensor_list(tensors) -> list:

@@ -128,40 +128,50 @@ class _Parser:
 
     # -- grammar -----------------------------------------------------------------------
     def parse(self) -> str:
-        return self.alternation(stop=None)
+        return self.alternation(stop=None)[0]
 
-    def alternation(self, stop) -> str:
-        branches = []
+    # A piece's kind: "anchor" (^, $), "word" (a word boundary), "empty" (`()`) or None (it
+    # consumes, or may). LLVM's engine steps through the ^/$ of a position before its one word
+    # boundary, so a word boundary directly followed by an anchor or another word boundary never
+    # matches (`[[:>:]]$`, `[[:<:]][[:<:]]`). That is modelled for adjacent pieces and groups of
+    # one piece; deeper nesting of zero-width pieces is not.
+    def alternation(self, stop) -> tuple[str, str | None]:
+        branches, kinds = [], []
         while True:
-            pieces = []
+            pieces, kind, after_word = [], None, False
             while self.more() and self.peek() not in (ord("|"), stop):
-                pieces.append(self.piece())
+                text, kind = self.piece()
+                if after_word and kind in ("anchor", "word"):
+                    text = "(?!)"
+                after_word = kind == "word" or kind == "empty" and after_word
+                pieces.append((text, kind))
             if not pieces:
                 self.fail(EMPTY)
-            branches.append("".join(pieces))
+            branches.append("".join(text for text, _ in pieces))
+            kinds.append(kind if len(pieces) == 1 else None)
             if not self.eat(b"|"):
-                return "|".join(branches)
+                return "|".join(branches), (kinds[0] if len(kinds) == 1 else None)
 
     def _repetition_follows(self) -> bool:
         c = self.peek()
         return c is not None and (c in b"*+?" or c == ord("{") and _digit(self.peek(1)))
 
-    def piece(self) -> str:
-        """An atom and at most one repetition operator."""
-        atom, caret = self.atom()
+    def piece(self) -> tuple[str, str | None]:
+        """An atom and at most one repetition operator, and the piece's kind."""
+        atom, kind = self.atom()
         if not self._repetition_follows():
-            return atom
+            return atom, kind
         op = chr(self.s[self.i])
         self.i += 1
-        if caret:
+        if atom == "^":
             self.fail(BADRPT)
         if op == "{":
             op = self.bound()
         if self._repetition_follows():
             self.fail(BADRPT)
-        return f"(?:{atom}){op}"
+        return f"(?:{atom}){op}", None
 
-    def atom(self) -> tuple[str, bool]:
+    def atom(self) -> tuple[str, str | None]:
         c = chr(self.s[self.i])
         self.i += 1
         if c == "(":
@@ -169,23 +179,24 @@ class _Parser:
                 self.fail(EPAREN)
             self.groups += 1
             number = self.groups
-            inner = "" if self.peek() == ord(")") else self.alternation(stop=ord(")"))
+            inner, kind = ("", "empty") if self.peek() == ord(")") else self.alternation(stop=ord(")"))
             self.closed.add(number)
             if not self.eat(b")"):
                 self.fail(EPAREN)
-            return f"({inner})", False
+            return f"({inner})", kind
         if c == ")":
             self.fail(EPAREN)
         if c == "^":
-            return "^", True
+            return "^", "anchor"
         if c == "$":
-            return r"\Z", False
+            return r"\Z", "anchor"
         if c in "*+?":
             self.fail(BADRPT)
         if c == ".":
-            return ".", False
+            return ".", None
         if c == "[":
-            return self.bracket(), False
+            text = self.bracket()
+            return text, "word" if text.startswith("\\b") else None
         if c == "\\":
             if not self.more():
                 self.fail(EESCAPE)
@@ -194,11 +205,11 @@ class _Parser:
             if ord("1") <= escaped <= ord("9"):
                 if escaped - ord("0") not in self.closed:
                     self.fail(ESUBREG)
-                return f"(?:\\{chr(escaped)})", False
-            return _byte(escaped), False
+                return f"(?:\\{chr(escaped)})", None
+            return _byte(escaped), None
         if c == "{" and _digit(self.peek()):
             self.fail(BADRPT)
-        return _byte(ord(c)), False
+        return _byte(ord(c)), None
 
     def count(self) -> int:
         digits, value = 0, 0

@@ -125,3 +125,11 @@ def test_rejected_kinds_leave_the_caches_untouched(name, value):
 def test_a_message_is_one_line_even_for_an_array_of_the_wrong_kind():
     message = nsa(layout=np.zeros((2, 3, 4)))
     assert message.endswith("layout: expected a string, got ndarray of shape (2, 3, 4) and element type float64 [ARG-006]")
+
+
+def test_an_array_for_the_scale_alias_is_a_kind_error():
+    # `scale` (the alias of scale_value) used to be compared with ==: an array's truth value
+    case = fia_case(np.random.default_rng(0))
+    del case["scale_value"]
+    message = rejection(ascend_mla.ops.npu_fused_infer_attention_score, **case, scale=np.array([]))
+    assert message.endswith("scale_value: expected a float, got ndarray of shape (0,) and element type float64 [ARG-004]")

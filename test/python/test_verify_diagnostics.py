@@ -90,6 +90,10 @@ def test_columns_count_bytes():
     (rb"[[.space.]]", b" ", True), (rb"[[=a=]]", b"a", True), (rb"[[:<:]]ab", b"cab", False),
     (rb"[[:<:]]ab", b"c ab", True), (rb"ab[[:>:]]", b"abc", False), (rb"()", b"", True),
     (rb"[\d]", b"\\", True),
+    # LLVM steps a position's ^ and $ before its one word boundary
+    (rb"^^a", b"a", True), (rb"a$$", b"a", True), (rb"a$[[:>:]]", b"a", True),
+    (rb"a[[:>:]]$", b"a", False), (rb"a[[:>:]][[:>:]]", b"a b", False),
+    (rb"a([[:>:]])()([[:>:]])", b"a b", False), (rb"[[:<:]][[:<:]]a", b" a", False),
 ])
 def test_llvm_regex_semantics(pattern, subject, found):
     assert (llvm_regex.compile(pattern).search(subject) is not None) == found
