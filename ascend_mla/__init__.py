@@ -4,11 +4,11 @@
     ascend_mla.ops.npu_mla_prolog_v2(...)      # eager ops (API.md section 2)
     ascend_mla.format_cast(w, ascend_mla.FRACTAL_NZ)
 """
-from .errors import VerificationError, VerificationWarning
+from .errors import BackendUnavailable, VerificationError, VerificationWarning
 from .compiler import CompileError, Program, compile
 from .runtime.backend import get_backend, set_backend
 from .runtime.formats import FRACTAL_NZ, ND, NZTensor, format_cast, get_format, nz_cache_view
 from . import ops
 
-__all__ = ["compile", "Program", "CompileError", "VerificationError", "VerificationWarning", "set_backend", "get_backend", "ND", "FRACTAL_NZ", "NZTensor",
+__all__ = ["compile", "Program", "CompileError", "BackendUnavailable", "VerificationError", "VerificationWarning", "set_backend", "get_backend", "ND", "FRACTAL_NZ", "NZTensor",
            "format_cast", "get_format", "nz_cache_view", "ops"]

@@ -1,20 +1,31 @@
-"""`ascend_mla.compile`: text or a module in, a runnable program out.
+"""`ascend_mla.compile`: IR text, an `ir.Module` or a model in; a runnable program out.
 
-    program = ascend_mla.compile(open("model.mlir").read(), pipeline="builtin.module(verify)")
-    outputs = program(*inputs)          # CPU interpreter (or the NPU when available)
-    print(program.ir)                   # the IR after the pipeline
+    from ascend_mla.models import deepseek
+    model = deepseek.build("deepseek-v3", tp=8, layers=2)
+    program = ascend_mla.compile(model)              # weights bound, pipeline "default"
+    print(program.report())                          # fusions made, and refused with the rule
+    outputs = program(**model.inputs(step=0))        # caches are updated in place
+    program.stages["fuse-prolog"]                    # the IR after each pass
+
+The default pipeline (passes/registry.py PIPELINES) fuses the prolog and the attention, selects
+layouts and folds the weights: a compiled program packs each weight once, at compile time.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections import OrderedDict
+from typing import Mapping, Sequence
 
 from mlir import ir
 
 from .dialect.dialect import make_context, verify_ops
 from .dialect.diagnostics import DiagnosticCollector, parse_module, record_mlir_error
 from .errors import VerificationError
-from .passes.registry import build_pass_manager
-from .runtime.interpreter import find_function, run_function
+from .passes.constants import WeightTable, check_bound
+from .passes.registry import build_pass_manager, parse_pipeline
+from .passes.rewrite import FusionLog
+from .runtime import interop
+from .runtime.backend import BACKENDS, set_backend
+from .runtime.interpreter import Plan, find_function
 
 
 class CompileError(VerificationError):
@@ -22,20 +33,85 @@ class CompileError(VerificationError):
     diagnostics, one per line (`<source>:LINE:COL: error: ...`)."""
 
 
+class Report(dict):
+    """{"fused": [{"op", "location", "detail"}], "refused": [{"pattern", "location", "reason"}]}"""
+
+    def __str__(self):
+        lines = [f"fused ({len(self['fused'])}):"]
+        lines += [f"  {f['op']} at {f['location']}" + (f" ({f['detail']})" if f["detail"] else "")
+                  for f in self["fused"]]
+        lines.append(f"refused ({len(self['refused'])}):")
+        lines += [f"  {r['pattern']} at {r['location']}: {r['reason']}" for r in self["refused"]]
+        return "\n".join(lines)
+
+
 class Program:
-    def __init__(self, context: ir.Context, module: ir.Module):
+    """A compiled module: call it with the function's inputs (positional, or by the names of
+    its arguments' `mla.name` attributes)."""
+
+    def __init__(self, context, module, weights: WeightTable, stages, log: FusionLog, remarks,
+                 target: str):
         self.context = context
         self.module = module
+        self.weights = weights
+        self.stages = stages
+        self.target = target
+        self.diagnostics = remarks          # warnings and remarks of the compilation, as text
+        self._log = log
+        self._plans = {}
 
     @property
     def ir(self) -> str:
         return str(self.module)
 
-    def run(self, *inputs, function: str | None = None) -> list:
+    def report(self) -> Report:
+        return Report(fused=list(self._log.fused), refused=list(self._log.refused))
+
+    def input_names(self, function: str | None = None) -> list[str]:
         with self.context:
-            return run_function(find_function(self.module, function), inputs)
+            fn = find_function(self.module, function)
+            return _argument_names(fn)
+
+    def _plan(self, function):
+        if function not in self._plans:
+            with self.context:
+                fn = find_function(self.module, function)
+                self._plans[function] = (Plan(fn, self.weights), _argument_names(fn))
+        return self._plans[function]
+
+    def run(self, *inputs, function: str | None = None, **named):
+        plan, names = self._plan(function)
+        if named:
+            if inputs:
+                raise TypeError("give the inputs either by position or by name, not both")
+            missing = [n for n in names if n not in named]
+            unknown = sorted(set(named) - set(names))
+            if missing or unknown:
+                raise TypeError(f"@{plan.name} takes inputs {names}; missing {missing}, unknown {unknown}")
+            inputs = [named[n] for n in names]
+        arrays, back = interop.to_numpy_arguments(dict(enumerate(inputs)))
+        values = [arrays[i] for i in range(len(inputs))]
+        with self.context:
+            outputs = plan.run(values)
+        # An in-place cache comes back as the caller's own object.
+        originals = {id(a): inputs[i] for i, a in arrays.items()}
+        return [originals[id(o)] if id(o) in originals else back(o) for o in outputs]
 
     __call__ = run
+
+
+def _argument_names(fn) -> list[str]:
+    names = []
+    block = fn.regions[0].blocks[0]
+    arg_attrs = fn.attributes["arg_attrs"] if "arg_attrs" in fn.attributes else None
+    for i in range(len(block.arguments)):
+        name = f"arg{i}"
+        if arg_attrs is not None:
+            attrs = ir.DictAttr(arg_attrs[i])
+            if "mla.name" in attrs:
+                name = ir.StringAttr(attrs["mla.name"]).value
+        names.append(name)
+    return names
 
 
 def parse_and_transform(source: str, pipeline: str | Sequence | None, *,
@@ -47,24 +123,70 @@ def parse_and_transform(source: str, pipeline: str | Sequence | None, *,
     except ir.MLIRError as error:
         record_mlir_error(error)
         return None
+    return transform(module, pipeline, print_ir_after_all=print_ir_after_all)
+
+
+def transform(module: ir.Module, pipeline: str | Sequence | None, *, print_ir_after_all: bool = False,
+              stages: dict | None = None) -> ir.Module | None:
+    """Verify, run the pipeline, verify again (see parse_and_transform). With `stages`, the IR
+    before and after each pipeline element is recorded there (name -> text)."""
     if not verify_ops(module.operation):
         return None
+    if stages is not None:
+        stages["input"] = str(module)
     if pipeline:
-        try:
-            build_pass_manager(pipeline, print_ir_after_all=print_ir_after_all).run(module.operation)
-        except ir.MLIRError as error:
-            record_mlir_error(error)
-            return None
+        elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline)
+        # One pass manager per element when the stages are wanted, one for all otherwise.
+        groups = [[e] for e in elements] if stages is not None else [elements]
+        for group in groups:
+            try:
+                build_pass_manager(group, print_ir_after_all=print_ir_after_all).run(module.operation)
+            except ir.MLIRError as error:
+                record_mlir_error(error)
+                return None
+            if stages is not None:
+                name = group[0][0]
+                key, n = name, 2
+                while key in stages:
+                    key, n = f"{name}#{n}", n + 1
+                stages[key] = str(module)
         if not verify_ops(module.operation):
             return None
     return module
 
 
-def compile(source: str, *, pipeline: str | Sequence = "builtin.module(verify)",
-            source_name: str = "<source>") -> Program:
+def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence = "default",
+            target: str = "auto", source_name: str = "<source>") -> Program:
+    """Compile IR text, an `ir.Module` or a model from ascend_mla.models (API.md 5)."""
+    if target not in BACKENDS:
+        raise ValueError(f"target: expected one of {BACKENDS}, got {target!r}")
+    if target == "npu":
+        set_backend("npu")          # raises, saying what is missing, when there is no NPU
+    bound = {}
+    if hasattr(source, "module") and hasattr(source, "weights") and not isinstance(source, ir.Module):
+        bound.update(source.weights)
+        source_name = getattr(source, "name", source_name)
+        source = source.module
+    if isinstance(source, ir.Module):
+        source = str(source)
+    bound.update(weights or {})
     context = make_context()
-    with context, ir.Location.unknown(), DiagnosticCollector(context) as diags:
-        module = parse_and_transform(source, pipeline)
+    table = WeightTable()
+    for name, value in bound.items():
+        table.bind(name, interop.to_numpy_arguments({0: value})[0][0])
+    stages = OrderedDict()
+    with context, ir.Location.unknown(), DiagnosticCollector(context) as diags, FusionLog() as log, table:
+        module = None
+        try:
+            parsed = ir.Module.parse(source)
+        except ir.MLIRError as error:
+            record_mlir_error(error)
+        else:
+            problems = check_bound(parsed, table)
+            if problems:
+                raise CompileError("\n".join(f"{source_name}: error: {p}" for p in problems))
+            module = transform(parsed, pipeline, stages=stages)
     if module is None or diags.has_errors:
         raise CompileError("\n".join(d.format(source_name) for d in diags.diagnostics if d.severity == "error"))
-    return Program(context, module)
+    remarks = [d.format(source_name) for d in diags.diagnostics if d.severity != "error"]
+    return Program(context, module, table, stages, log, remarks, target)

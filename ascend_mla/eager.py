@@ -1,9 +1,11 @@
 """Eager execution of one mla op: the machinery behind `ascend_mla.ops`.
 
 A call builds a one-op `mla` module from the arguments' types, verifies it (the same rules and
-messages as in IR), checks the rules that need tensor data, then runs the op's kernel. Nothing
-is written before every check has passed, so a rejected call leaves the caches untouched.
-Verified signatures are remembered, so a decode loop pays for verification once.
+messages as in IR), lowers it to aclnn kernel calls (lower-to-aclnn), checks the rules that need
+tensor data, then runs the lowered function on the selected backend (runtime/executor.py: the
+path compiled programs take too). Nothing is written before every check has passed, so a
+rejected call leaves the caches untouched. Verified signatures are remembered with their lowered
+function, so a decode loop pays for verification and lowering once.
 """
 from __future__ import annotations
 
@@ -19,11 +21,12 @@ from .dialect.dialect import make_context, verify_ops
 from .dialect.diagnostics import DiagnosticCollector, record_mlir_error
 from .dialect.opdef import VARIADIC, KindError, OpDef
 from .dialect.types import TensorInfo, tensor_type
-from .runtime.backend import run_kernel
+from .passes.registry import run_pipeline
 from .runtime.formats import describe_value
 from .runtime import interop
+from .runtime.executor import load as load_lowered
 
-_verified: dict = {}   # signature -> inferred result infos
+_verified: dict = {}   # signature -> (inferred result infos, LoweredFunction, its module)
 _context: Optional[ir.Context] = None
 
 
@@ -62,18 +65,22 @@ def call(opdef: OpDef, operands: Mapping[str, Any], attributes: Mapping[str, Any
     if not verdict.ok:
         _raise(opdef, verdict.errors)
 
-    results = _verify_signature(opdef, snapshot, infos, attrs, profile)
+    results, lowered = _verify_signature(opdef, snapshot, infos, attrs, profile)
     data_verdict = opdef.check(snapshot.with_values(arrays), profile=profile, phase="runtime")
     if not data_verdict.ok:
         _raise(opdef, data_verdict.errors)
     _warn(opdef, data_verdict.warnings)
 
-    outputs = run_kernel(opdef.name, {s.name: arrays.get(s.name) for s in opdef.operands},
-                         snapshot.attributes, results)
-    outputs = tuple(outputs)
-    if len(outputs) != len(results):
-        raise AssertionError(f"{opdef.name} kernel returned {len(outputs)} results")
-    # In-out buffers: hand back the caller's own object (the kernel wrote into its memory).
+    inputs = []
+    for spec in opdef.operands:
+        value = arrays.get(spec.name)
+        if spec.kind == VARIADIC:
+            inputs.extend(value or [])
+        elif value is not None:
+            inputs.append(value)
+    # The data rules ran above, on the host values: the executor need not check them again.
+    outputs = lowered(inputs, checked=False)
+    # In-out buffers: hand back the caller's own object (its memory holds the update).
     final = []
     for name, out in zip(opdef.result_names, outputs):
         if name in opdef.inplace:
@@ -124,17 +131,18 @@ def _signature(opdef, infos, attrs, profile):
 def _verify_signature(opdef: OpDef, snapshot, infos, attrs, profile) -> dict:
     sig = _signature(opdef, infos, attrs, profile)
     if sig in _verified:
-        return _verified[sig]
+        return _verified[sig][:2]
     # 1. Operand and attribute rules (result rules wait for the inferred types).
     verdict = opdef.check(snapshot, profile=profile)
     if not verdict.ok:
         _raise(opdef, verdict.errors)
     _warn(opdef, verdict.warnings)
     results = opdef.result_infos(snapshot)
-    # 2. The one-op module, verified as IR (IRDL structure + every static rule).
-    _verify_as_ir(opdef, infos, attrs, results, profile)
-    _verified[sig] = results
-    return results
+    # 2. The one-op module, verified as IR (IRDL structure + every static rule), then lowered.
+    module = _verify_as_ir(opdef, infos, attrs, results, profile)
+    lowered = load_lowered(module)
+    _verified[sig] = (results, lowered, module)
+    return results, lowered
 
 
 def _list_type(param: str, infos: list) -> TensorInfo:
@@ -186,3 +194,7 @@ def _verify_as_ir(opdef: OpDef, infos, attrs, results, profile):
             ok = False
         if not ok:
             raise VerificationError("\n".join(d.message for d in diags.diagnostics if d.severity == "error"))
+        if not run_pipeline(module, "builtin.module(lower-to-aclnn)"):
+            raise AssertionError("lower-to-aclnn failed on a verified op:\n"
+                                 + "\n".join(d.message for d in diags.diagnostics))
+    return module

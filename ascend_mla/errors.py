@@ -15,3 +15,8 @@ class VerificationError(ValueError):
 
 class VerificationWarning(UserWarning):
     """An advisory rule found something worth knowing (the call still runs)."""
+
+
+class BackendUnavailable(RuntimeError):
+    """The requested backend cannot run here (for "npu": the CANN runtime libraries or a
+    device are missing); the message says what is missing."""

@@ -43,7 +43,12 @@ class Diagnostic:
 PARSED_BUFFER = "-"
 
 
-def file_position(loc: ir.Location) -> tuple[Optional[int], Optional[int], Optional[str]]:
+def file_position(loc: ir.Location) -> tuple[Optional[int], Optional[int]]:
+    """(line, col) of the first file location inside `loc` (fused/callsite/name unwrap)."""
+    return source_position(loc)[:2]
+
+
+def source_position(loc: ir.Location) -> tuple[Optional[int], Optional[int], Optional[str]]:
     """(line, col, file) of the first file location inside `loc` (fused/callsite/name
     unwrap); file is None for the parsed buffer."""
     try:
@@ -51,12 +56,12 @@ def file_position(loc: ir.Location) -> tuple[Optional[int], Optional[int], Optio
             name = loc.filename
             return loc.start_line, loc.start_col, None if name == PARSED_BUFFER else name
         if loc.is_a_name():
-            return file_position(loc.child_loc)
+            return source_position(loc.child_loc)
         if loc.is_a_callsite():
-            return file_position(loc.callee)
+            return source_position(loc.callee)
         if loc.is_a_fused():
             for inner in loc.locations:
-                pos = file_position(inner)
+                pos = source_position(inner)
                 if pos[0] is not None:
                     return pos
     except Exception:  # an exotic location kind: report without a position
@@ -72,7 +77,7 @@ def _is_printed_op_note(message: str) -> bool:
 
 def from_mlir(d) -> Diagnostic:
     """Convert an ir.Diagnostic or ir.DiagnosticInfo."""
-    line, col, file = file_position(d.location)
+    line, col, file = source_position(d.location)
     notes = [from_mlir(n) for n in d.notes if not _is_printed_op_note(n.message)]
     return Diagnostic(_SEVERITY.get(str(d.severity), "error"), d.message, line, col, notes, file)
 
@@ -114,7 +119,7 @@ class DiagnosticCollector:
 def emit(loc: ir.Location, severity: str, message: str):
     """A warning or remark at `loc` (MLIR's Python API can only emit errors): to the active
     collector, or as a Python warning when none is active."""
-    line, col, file = file_position(loc)
+    line, col, file = source_position(loc)
     if _active:
         _active[-1].diagnostics.append(Diagnostic(severity, message, line, col, file=file))
     else:

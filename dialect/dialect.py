@@ -31,10 +31,27 @@ class Dialect:
 
     def load(self, context: ir.Context):
         """Load this dialect's IRDL into `context`, once."""
+        _register_python_namespace(self.name)
         if not self.ops or context.is_registered_operation(next(iter(self.ops))):
             return
         with context, ir.Location.unknown():
             irdl.load_dialects(ir.Module.parse(self.irdl()))
+
+
+_registered: set = set()
+
+
+def _register_python_namespace(name: str):
+    """Give the bindings an (empty) Python module for the dialect. Without one, every handle to
+    one of its ops (`value.owner`) makes them try, and fail, to import mlir.dialects.<name>; that
+    failed import was most of a pass's time."""
+    if name in _registered:
+        return
+    import sys
+    import types
+    sys.modules.setdefault(f"mlir.dialects.{name}", types.ModuleType(
+        f"mlir.dialects.{name}", f"the {name} dialect: IRDL, declared by ascend_mla (no Python op classes)"))
+    _registered.add(name)
 
 
 MLA = Dialect("mla", attribute_irdl="""\
@@ -51,18 +68,27 @@ def irdl_module_text() -> str:
     return MLA.irdl()
 
 
+_loaded = False
+
+
 def _load_op_modules():
     # Importing an op module declares its ops in MLA. One line per op module.
+    global _loaded
+    if _loaded:
+        return
     from . import primitive  # noqa: F401
     from . import nsa  # noqa: F401
     from . import prolog  # noqa: F401
     from . import fia  # noqa: F401
+    _loaded = True
 
 
 def load_dialects(context: ir.Context):
     """Load the mla dialect into `context`, once."""
     _load_op_modules()
     MLA.load(context)
+    from ..lowering.aclnn import ACLNN   # the kernel-call dialect (lowered IR parses anywhere)
+    ACLNN.load(context)
 
 
 def make_context() -> ir.Context:

@@ -32,9 +32,14 @@ an eager call, which is verified as a one-op module) has elements of one shape: 
 differing between elements (section 1.11) cannot be expressed yet.
 
 Documented choices (register section 9 "Recommended" unless said otherwise):
-  - S2 TND/NTD_TND are rejected (FIA-017). The prolog's query (T, N, 512) / query_rope
-    (T, N, 64) enter as BSND (B, S, N, 512) / (B, S, N, 64) with T = B*S, a reshape with no data
-    movement (or BSH (B, S, N*512)); for S = 1 (decode) BNSD (B, N, 1, 512) is the same memory.
+  - S2 TND, TND_NTD and NTD_TND are accepted, NOT the Recommended rejection: the seed uses TND
+    in its text (L797 lse [T, N, 1], L880/L954 page attention), torch_npu's own tests call the
+    three (prefill with cumulative actual_seq_lengths) and serving engines use TND. Semantics
+    and rules (FIA-TND-1..13) follow the later FIA documents and the device's tiling (section
+    "TND layouts" below): query (T, N, D) (NTD_TND (N, T, D)), cumulative actual lengths, B =
+    their count, Q_S = the longest batch (incre when 1, register S60), value D may differ from
+    key D. The prolog's query (T, N, 512) / query_rope (T, N, 64) enter as they are (TND), or as
+    BSND (B, S, N, 512) with T = B*S, a reshape with no data movement.
   - S7/S65 mask and pse_shift dims may exceed the required size (padding); the listed mask forms
     are exhaustive. S64: the incre mask has a batch dim B (no broadcast 1).
   - S16 negative actual_seq_lengths(_kv)/actual_shared_prefix_len are rejected.
@@ -72,7 +77,7 @@ Documented choices (register section 9 "Recommended" unless said otherwise):
     FIA-212/079 add P.
   - FIA-032 (key/value shapes equal) applies without page attention, FIA-175 with it.
   - FIA-121 (incre antiquant_mode in {0, 1}) applies whether or not antiquant is used.
-  - Contiguity (FIA-014) has no IR meaning: waived.
+  - Contiguity (FIA-014) has no IR meaning: a call-time rule on the eager arrays.
 
 MLA mode (query_rope and key_rope given). The numerics.md constraints, plus the structure the
 mode defines, are FIA-MLA-1..19: query (.., D = 512) f16/bf16 with query_rope (.., 64) of the same
@@ -104,13 +109,21 @@ import numpy as np
 from mlir import ir
 
 from .dialect import MLA
+from .primitive import cache_writer
 from .opdef import OpDef, f64, i1, i64, i64_array, operand, optional, string, variadic
 from .rules import ARGUMENT, DATAFLOW, RUNTIME, STATIC, RuleSet, dim, waive
 from .types import FRACTAL_NZ, TensorInfo
 
 OP_NAME = "mla.fused_infer_attention_score"
 
-LAYOUTS = ("BSH", "BSND", "BNSD", "BNSD_BSND")
+LAYOUTS = ("BSH", "BSND", "BNSD", "BNSD_BSND", "TND", "TND_NTD", "NTD_TND")
+# Variable-length layouts: the batches' tokens packed along T, cumulative actual lengths
+# (seed L797, L880, L954 name TND; the later FIA documents define it, see the TND rules).
+TND_LAYOUTS = ("TND", "TND_NTD", "NTD_TND")
+TND_MAX_T = 1048576             # T <= 1M (FIA V3/V4 documents; PFA tiling TLIMIT)
+TND_MAX_BATCH = 4096            # at most 4096 actual lengths (MAX_VAR_LEN_SEQ_LEN)
+# non-MLA TND: (query/key D, value D) the PromptFlashAttention TND path computes
+TND_HEAD_DIMS = ((64, 64), (128, 128), (192, 128), (192, 192))
 FLOATS = ("f16", "bf16")
 QUERY_TYPES = ("f16", "bf16", "i8")
 KV_TYPES = ("f16", "bf16", "i8", "i4", "i32", "f8E5M2", "f8E4M3FN", "f4E2M1FN")  # seed L131
@@ -141,8 +154,15 @@ ANTIQUANT_OPERANDS = ("antiquant_scale", "antiquant_offset", "key_antiquant_scal
 rules = RuleSet()
 
 
-def rule(rule_id, params, *, branch=None, mla=None, kind=STATIC, severity="error"):
-    """A rule that only runs in one branch ("prompt" / "incre") or mode (mla True / False).
+# Profiles: IR is verified as the aclnn V2 operator; the torch_npu-style eager calls of
+# ascend_mla.ops add the rules about the caller's arrays (strides), which IR values do not have.
+V2, PT = "V2", "PT"
+
+
+def rule(rule_id, params, *, branch=None, mla=None, tnd=None, kind=STATIC, severity="error",
+         profiles=None):
+    """A rule that only runs in one branch ("prompt" / "incre"), mode (mla True / False) or
+    layout family (tnd True: TND, TND_NTD, NTD_TND; False: the others).
 
     `params` is a parameter name, or a tuple of names for a rule about several operands: the
     check then runs once per name, as check(op, s, name), so a diagnostic names the operand at
@@ -157,9 +177,11 @@ def rule(rule_id, params, *, branch=None, mla=None, kind=STATIC, severity="error
                     return None
                 if mla is not None and s.mla != mla:
                     return None
+                if tnd is not None and s.tnd != tnd:
+                    return None
                 return check(op, s) if isinstance(params, str) else check(op, s, name)
             guarded.__name__, guarded.__doc__ = check.__name__, check.__doc__
-            rules.rule(rule_id, name, kind=kind, severity=severity)(guarded)
+            rules.rule(rule_id, name, kind=kind, severity=severity, profiles=profiles)(guarded)
         return check
     return add
 
@@ -176,8 +198,13 @@ def one_of(values) -> str:
 
 
 def seq_axis(layout) -> int:
-    """The S axis of a query-like (and non-paged key-like) tensor."""
-    return 1 if layout in ("BSH", "BSND") else 2
+    """The S axis of a query-like (and non-paged key-like) tensor; T in the TND layouts."""
+    return {"BSH": 1, "BSND": 1, "TND": 0, "TND_NTD": 0, "NTD_TND": 1}.get(layout, 2)
+
+
+def heads_axis(layout) -> int:
+    """The N axis of a query-like (and non-paged key-like) tensor (not BSH)."""
+    return {"BSND": 2, "TND": 1, "TND_NTD": 1, "NTD_TND": 0}.get(layout, 1)
 
 
 def logical_last(t: TensorInfo) -> int:
@@ -238,7 +265,10 @@ def _per_batch(values, batch):
 
 
 def _kv_lengths(op, s):
-    """Physical KV_S per batch row without page attention (a tensor list: each element's S)."""
+    """Physical KV_S per batch row without page attention (a tensor list: each element's S;
+    TND: each batch's span of the packed T_kv)."""
+    if s.tnd:
+        return s.askv
     axis = seq_axis(op.input_layout)
     if s.is_list:
         return [dim(t, axis) for t in op.key]
@@ -260,14 +290,31 @@ def _max_blocks(op, s):
     return -(-max(s.askv, default=0) // op.block_size)
 
 
+def _spans(cumulative):
+    """Per-batch lengths of cumulative ends [e0, e1, ...]: e0, e1 - e0, ..."""
+    ends = [int(v) for v in cumulative]
+    return [e - b for b, e in zip([0] + ends[:-1], ends)]
+
+
+def _tnd_kv_lengths(op, s):
+    """TND: cumulative ends of the packed key/value, or per-batch lengths under page attention
+    (the cache is not packed: FIA V3/V4 "actualSeqLengthsKv ... each batch's actual length")."""
+    values = op.actual_seq_lengths_kv
+    return [int(v) for v in values] if s.paged else _spans(values)
+
+
 SYMBOLS = {
-    "B": lambda op, s: op.query.shape[0],
-    "Q_S": lambda op, s: op.query.shape[seq_axis(op.input_layout)],
+    "tnd": lambda op, s: op.input_layout in TND_LAYOUTS,
+    # TND: B is the number of actual lengths, T the packed token axis
+    "B": lambda op, s: len(op.actual_seq_lengths) if s.tnd else op.query.shape[0],
+    "T": lambda op, s: op.query.shape[seq_axis(op.input_layout)],
+    "Q_S": lambda op, s: (max(s.asl, default=0) if s.tnd
+                          else op.query.shape[seq_axis(op.input_layout)]),
     "N": lambda op, s: op.num_heads,
     "KV_N": lambda op, s: op.num_key_value_heads or op.num_heads,
     "G": lambda op, s: s.N // s.KV_N,
     "D": lambda op, s: (op.query.shape[2] // s.N if op.input_layout == "BSH"
-                        else op.query.shape[3]),
+                        else op.query.shape[-1]),
     "H_kv": lambda op, s: s.KV_N * s.D,
     "Dk": lambda op, s: _head_dim(op, s, op.key[0]),
     "Dv": lambda op, s: _head_dim(op, s, op.value[0]),
@@ -278,8 +325,11 @@ SYMBOLS = {
     "cache_form": _cache_form,
     "kv_lengths": _kv_lengths,
     "KV_S": lambda op, s: max(s.kv_lengths, default=0),
-    "asl": lambda op, s: _per_batch(op.actual_seq_lengths, s.B),
-    "askv": lambda op, s: _per_batch(op.actual_seq_lengths_kv, s.B),
+    # per-batch actual lengths (TND: from the cumulative ends)
+    "asl": lambda op, s: (_spans(op.actual_seq_lengths) if s.tnd
+                          else _per_batch(op.actual_seq_lengths, s.B)),
+    "askv": lambda op, s: (_tnd_kv_lengths(op, s) if s.tnd
+                           else _per_batch(op.actual_seq_lengths_kv, s.B)),
     # lengths with their defaults (the shape's S), for the interception rules
     "q_lengths": lambda op, s: s.asl if s.asl is not None else [s.Q_S] * s.B,
     "kv_valid": lambda op, s: s.askv if s.askv is not None else s.kv_lengths,
@@ -421,6 +471,21 @@ def optional_formats(op, s, name):
         return "expected format ND, got FRACTAL_NZ"
 
 
+@rule("FIA-014", ("query", "key", "value", "pse_shift", "atten_mask"), kind=RUNTIME,
+      profiles=PT)
+def contiguous(op, s, name):
+    """The seed's parameter table marks these tensors "non-contiguous: x" (L124, L134, L144,
+    L155, L166). IR values have no strides (a compiled program's intermediates are the
+    runtime's business), so this is a call-time rule of the eager calls on the caller's arrays."""
+    value = getattr(op, name)
+    tensors = value if isinstance(value, list) else [value]
+    for i, t in enumerate(tensors):
+        data = None if t is None else t.value
+        if isinstance(data, np.ndarray) and not data.flags.c_contiguous:
+            return (f"expected a contiguous tensor, got a strided view{element(i, tensors)} "
+                    f"(the operator does not support non-contiguous tensors)")
+
+
 @rule("FIA-STATIC", ("query", "key", "value") + OPTIONAL_TENSORS + ("query_rope", "key_rope"))
 def static_shapes(op, s, name):
     """Every operand has a static shape: the seed's rules are about sizes. The one exception is
@@ -448,14 +513,9 @@ def cache_read_in_its_written_layout(op, s, name):
     program would verify and silently read the bytes in the wrong order."""
     values = getattr(op, name)
     for value in values if isinstance(values, list) else [values]:
-        source, viewed = _cache_producer(value)
+        source, mode, viewed = _cache_producer(value)
         if source is None:
             continue
-        attr = source.attributes["cache_mode"] if "cache_mode" in source.attributes else None
-        if attr is not None and not isinstance(attr, ir.StringAttr):
-            continue        # the producer's own rules report an attribute of the wrong kind
-        # value_bytes: `.value` cannot convert a string that is not UTF-8 (ARG-006 at the producer)
-        mode = bytes(attr.value_bytes).decode("utf-8", "replace") if attr is not None else "PA_BSND"
         if mode == "PA_NZ" and not viewed:
             return (f"this is a PA_NZ cache written by '{source.name}' (NZ-ordered blocks); read it "
                     f"through 'mla.nz_cache_view' to get the FRACTAL_NZ tensor attention expects")
@@ -465,17 +525,16 @@ def cache_read_in_its_written_layout(op, s, name):
 
 
 def _cache_producer(value):
-    """(the mla.prolog/prolog_v2 op whose cache result this is, whether it went through
-    mla.nz_cache_view), or (None, False)."""
+    """(the op that wrote this paged cache in place -- mla.prolog/prolog_v2 or
+    mla.scatter_cache --, its cache_mode, whether it went through mla.nz_cache_view), or
+    (None, None, False)."""
     viewed = False
     owner = value.owner if isinstance(value, ir.OpResult) else None
     if owner is not None and owner.name == "mla.nz_cache_view":
         viewed = True
         value = owner.operands[0]
-        owner = value.owner if isinstance(value, ir.OpResult) else None
-    if owner is not None and owner.name in ("mla.prolog", "mla.prolog_v2") and value.result_number in (2, 3):
-        return owner, viewed
-    return None, False
+    writer = cache_writer(value)
+    return (*writer, viewed) if writer is not None else (None, None, False)
 
 
 # =============================================================================================
@@ -537,11 +596,43 @@ def layout_supported(op, s):
         return f"expected one of {', '.join(LAYOUTS)}, got {op.input_layout!r}"
 
 
+@rule("FIA-TND-1", ("actual_seq_lengths", "actual_seq_lengths_kv"), tnd=True)
+def tnd_lengths_given(op, s, name):
+    if getattr(op, name) is None:
+        return (f"required with input_layout {op.input_layout!r} (it gives the batches: each "
+                f"batch's end in the packed T), got none")
+
+
 @rule("FIA-019", "query")
 def query_rank(op, s):
-    want = 3 if op.input_layout == "BSH" else 4
+    want = 3 if op.input_layout in ("BSH",) + TND_LAYOUTS else 4
     if op.query.rank != want:
         return f"expected rank {want} for input_layout {op.input_layout!r}, got {op.query}"
+
+
+def _cumulative_ends(values, total, what):
+    """Cumulative ends of packed batches: 1..4096 values, non-decreasing, >= 0, the last one the
+    packed axis' length (reading a RuntimeList holds the rule until run time)."""
+    values = [int(v) for v in values]
+    if not 1 <= len(values) <= TND_MAX_BATCH:
+        return f"expected 1 to {TND_MAX_BATCH} values (one per batch), got {len(values)}"
+    if values[0] < 0 or any(b < a for a, b in zip(values, values[1:])):
+        return (f"expected non-decreasing values >= 0 (each batch's end in {what}, "
+                f"cumulative), got {values}")
+    if values[-1] != total:
+        return f"expected the last value to be {what} = {total}, got {values[-1]}"
+
+
+@rule("FIA-TND-2", "actual_seq_lengths", tnd=True)
+def tnd_query_ends(op, s):
+    return _cumulative_ends(op.actual_seq_lengths, s.T, "the query's T")
+
+
+@rule("FIA-TND-3", "num_heads", tnd=True)
+def tnd_heads(op, s):
+    axis = heads_axis(op.input_layout)
+    if op.query.shape[axis] != op.num_heads:
+        return f"expected the N axis of query ({op.query.shape[axis]}), got {op.num_heads}"
 
 
 @rule("FIA-018", "input_layout")
@@ -605,6 +696,95 @@ def kv_rank(op, s, name):
     for t in getattr(op, name):
         if t.rank != op.query.rank:
             return f"expected the rank of query ({op.query.rank}) without page attention, got {t}"
+
+
+# =============================================================================================
+# TND layouts: the packed key/value, excluded features, head dims, masks
+# =============================================================================================
+# The V2 seed names TND in its softmax_lse shape (L797) and page-attention rules (L880, L954)
+# but lists four layouts (L719); what TND means comes from the later FIA documents
+# (aclnnFusedInferAttentionScoreV3/V4, torch_npu's npu_fused_infer_attention_score(_v2)) and the
+# device's tiling checks (PromptFlashAttention CheckInputShapeWhenLayoutIsTND /
+# CheckActSeqWhenLayoutIsTND, FIA CheckLseShape): query (T, N, D) (NTD_TND: (N, T, D)),
+# key/value (T_kv, KV_N, D) or a paged cache, actual_seq_lengths(_kv) the cumulative ends of
+# each batch (per-batch lengths for a paged cache), output (T, N, Dv) (TND_NTD: (N, T, Dv)).
+
+@rule("FIA-TND-4", ("query", "key"), tnd=True)
+def tnd_token_limit(op, s, name):
+    """T <= 1M for the query, and for a packed (not paged) key."""
+    if name == "key" and s.paged:
+        return None
+    tokens = getattr(op, name)
+    tokens = tokens[0] if isinstance(tokens, list) else tokens
+    t = dim(tokens, seq_axis(op.input_layout))
+    if t > TND_MAX_T:
+        return f"expected T <= {TND_MAX_T} with input_layout {op.input_layout!r}, got {t}"
+
+
+TND_EXCLUDED = (("query_padding_size", "left padding"), ("kv_padding_size", "left padding"),
+                ("pse_shift", "pse_shift"), ("key_shared_prefix", "a shared prefix")) + tuple(
+    (name, "quantization") for name in QUANT_OPERANDS + ANTIQUANT_OPERANDS)
+
+
+@rule("FIA-TND-5", ("key",) + tuple(name for name, _ in TND_EXCLUDED), tnd=True)
+def tnd_excluded_features(op, s, name):
+    """Not with TND (FIA V3/V4: no left padding, tensor list, pse, prefix, antiquant, full
+    quant, post-quant)."""
+    if name == "key":
+        if s.is_list:
+            return f"a tensor list is not supported with input_layout {op.input_layout!r}"
+        return None
+    if op.present(name):
+        feature = dict(TND_EXCLUDED)[name]
+        return f"{feature} is not supported with input_layout {op.input_layout!r}"
+
+
+@rule("FIA-TND-6", "actual_seq_lengths_kv", tnd=True)
+def tnd_kv_ends(op, s):
+    values = [int(v) for v in op.actual_seq_lengths_kv]
+    if len(values) != s.B:
+        return (f"expected B = {s.B} values (as many as actual_seq_lengths), got "
+                f"{len(values)}")
+    if s.paged:
+        if min(values) < 0:
+            return f"expected per-batch lengths >= 0 with page attention, got {values}"
+        return None
+    return _cumulative_ends(values, dim(op.key[0], seq_axis(op.input_layout)), "the key's T")
+
+
+@rule("FIA-TND-7", "input_layout", tnd=True)
+def tnd_layout_in_mode(op, s):
+    """MLA (query D 512) takes TND and TND_NTD; without rope the PFA path takes TND and
+    NTD_TND."""
+    allowed = ("TND", "TND_NTD") if s.mla else ("TND", "NTD_TND")
+    if op.input_layout not in allowed:
+        mode = "in MLA mode" if s.mla else "without query_rope/key_rope"
+        return f"expected {one_of(allowed)} {mode}, got {op.input_layout!r}"
+
+
+@rule("FIA-TND-8", "query", tnd=True, mla=False)
+def tnd_bf16(op, s):
+    if op.query.dtype != "bf16":
+        return (f"expected element type bf16 with input_layout {op.input_layout!r} "
+                f"(without query_rope/key_rope), got {op.query.dtype}")
+
+
+@rule("FIA-TND-9", "value", tnd=True, mla=False)
+def tnd_head_dims(op, s):
+    dims_ = (s.Dk, s.Dv)
+    if dims_ not in TND_HEAD_DIMS:
+        return (f"expected (key D, value D) in {', '.join(map(str, TND_HEAD_DIMS))} with "
+                f"input_layout {op.input_layout!r}, got {dims_}")
+    if s.Dv == 192 and s.G > 1:
+        return f"value D 192 needs num_heads == num_key_value_heads, got G = {s.G}"
+    if s.Dv == 192 and op.input_layout == "NTD_TND":
+        return "value D 192 is not supported with input_layout 'NTD_TND'"
+
+
+@rule("FIA-TND-10", "softmax_lse_flag", tnd=True, mla=True)
+def tnd_mla_no_lse(op, s):
+    if op.softmax_lse_flag:
+        return f"softmax_lse is not supported in MLA mode with input_layout {op.input_layout!r}"
 
 
 # =============================================================================================
@@ -677,35 +857,35 @@ def _length_count(values, batch):
         return f"expected 1 or at least B = {batch} values, got {len(values)}"
 
 
-@rule("FIA-055", "actual_seq_lengths", branch="prompt")
+@rule("FIA-055", "actual_seq_lengths", branch="prompt", tnd=False)
 def q_lengths_count(op, s):
     return _length_count(op.actual_seq_lengths, s.B)
 
 
-@rule("FIA-057", "actual_seq_lengths", branch="prompt")
+@rule("FIA-057", "actual_seq_lengths", branch="prompt", tnd=False)
 def q_lengths_non_negative(op, s):
     if s.asl is not None and min(s.asl, default=0) < 0:
         return f"expected values >= 0, got {s.asl}"
 
 
-@rule("FIA-056", "actual_seq_lengths", branch="prompt")
+@rule("FIA-056", "actual_seq_lengths", branch="prompt", tnd=False)
 def q_lengths_bound(op, s):
     if s.asl is not None and max(s.asl, default=0) > s.Q_S:
         return f"expected values <= Q_S = {s.Q_S}, got {s.asl}"
 
 
-@rule("FIA-059", "actual_seq_lengths_kv")
+@rule("FIA-059", "actual_seq_lengths_kv", tnd=False)
 def kv_lengths_count(op, s):
     return _length_count(op.actual_seq_lengths_kv, s.B)
 
 
-@rule("FIA-061", "actual_seq_lengths_kv")
+@rule("FIA-061", "actual_seq_lengths_kv", tnd=False)
 def kv_lengths_non_negative(op, s):
     if s.askv is not None and min(s.askv, default=0) < 0:
         return f"expected values >= 0, got {s.askv}"
 
 
-@rule("FIA-060", "actual_seq_lengths_kv")
+@rule("FIA-060", "actual_seq_lengths_kv", tnd=False)
 def kv_lengths_bound(op, s):
     if s.paged or s.askv is None:
         return None
@@ -742,8 +922,11 @@ def paged_needs_kv_lengths(op, s):
         return "required with page attention (block_table), got none"
 
 
-@rule("FIA-166", "block_size", branch="prompt", mla=False)
+@rule("FIA-166", "block_size", mla=False)
 def prompt_block_size(op, s):
+    """Also for TND without rope when Q_S = 1: the device runs TND on the prompt path."""
+    if s.incre and not s.tnd:
+        return None
     bs = op.block_size
     if s.paged and not (128 <= bs <= 512 and bs % 128 == 0):
         return f"expected a multiple of 128 in [128, 512] with page attention, got {bs}"
@@ -751,6 +934,8 @@ def prompt_block_size(op, s):
 
 @rule("FIA-167", "block_size", branch="incre")
 def incre_block_size(op, s):
+    if s.tnd and not s.mla:
+        return None
     if s.paged and not 1 <= op.block_size <= 512:
         return f"expected 1..512 with page attention, got {op.block_size}"
 
@@ -803,10 +988,23 @@ def paged_bnbsh_width(op, s):
         return f"a BnBsH cache needs KV_N*D <= 65535, got {s.KV_N}*{s.D} = {s.H_kv}"
 
 
+def _kv_shape_mismatch(op, k, v):
+    """Key and value have one shape; in TND the value's head dim may differ (e.g. key D 192,
+    value D 128: FIA-TND-9), so there the last dim is not compared."""
+    if op.input_layout in TND_LAYOUTS:
+        same = k.shape[:-1] == v.shape[:-1]
+        what = "the shape of key except its last dim"
+    else:
+        same = k.shape == v.shape
+        what = "the shape of key"
+    if not same:
+        return f"expected {what} {dims(k.shape)}, got {v}"
+
+
 @rule("FIA-175", "value")
 def paged_same_shape(op, s):
-    if s.paged and op.value[0].shape != op.key[0].shape:
-        return f"expected the shape of key {dims(op.key[0].shape)}, got {op.value[0]}"
+    if s.paged:
+        return _kv_shape_mismatch(op, op.key[0], op.value[0])
 
 
 @rule("FIA-MLA-19", "key", mla=True)
@@ -863,7 +1061,7 @@ def prompt_paged_dtypes(op, s):
 def kv_heads_match_n_axis(op, s):
     if s.paged or op.input_layout == "BSH":
         return None
-    axis = 2 if op.input_layout == "BSND" else 1
+    axis = heads_axis(op.input_layout)
     for name in ("key", "value"):
         for i, t in enumerate(getattr(op, name)):
             if t.shape[axis] != s.KV_N:
@@ -890,17 +1088,21 @@ def kv_same_shape(op, s):
     if s.paged:
         return None
     for i, (k, v) in enumerate(zip(op.key, op.value)):
-        if k.shape != v.shape:
-            return f"expected the shape of key {dims(k.shape)}, got {v}{element(i, op.key)}"
+        mismatch = _kv_shape_mismatch(op, k, v)
+        if mismatch:
+            return mismatch + element(i, op.key)
 
 
 @rule("FIA-034", "key")
 def key_batch(op, s):
-    if not s.paged and not s.is_list and op.key[0].shape[0] != s.B:
+    if not s.paged and not s.is_list and not s.tnd and op.key[0].shape[0] != s.B:
         return f"expected batch B = {s.B} (the query's), got {op.key[0]}"
 
 
 def _out_shape(op, s):
+    if s.tnd:
+        t, n, dv = s.T, s.N, s.Dv
+        return (n, t, dv) if op.input_layout == "TND_NTD" else (t, n, dv)
     b, q_s, n, dv = s.B, s.Q_S, s.N, s.Dv
     return {"BSH": (b, q_s, n * dv), "BSND": (b, q_s, n, dv), "BNSD": (b, n, q_s, dv),
             "BNSD_BSND": (b, q_s, n, dv)}[op.input_layout]
@@ -910,8 +1112,9 @@ def _out_shape(op, s):
 def out_shape(op, s):
     want = _out_shape(op, s)
     if op.attention_out.shape != want:
-        return (f"expected {dims(want)} (query shape with the value's D"
-                f"{', BSND order' if op.input_layout == 'BNSD_BSND' else ''}), "
+        order = {"BNSD_BSND": ", BSND order", "TND_NTD": ", NTD order",
+                 "NTD_TND": ", TND order"}.get(op.input_layout, "")
+        return (f"expected {dims(want)} (query shape with the value's D{order}), "
                 f"got {op.attention_out}")
 
 
@@ -977,19 +1180,19 @@ def mla_single_kv_head(op, s):
         return f"expected 1 (one latent kv head) in MLA mode, got {s.KV_N}"
 
 
-@rule("FIA-MLA-13", "sparse_mode", branch="incre", mla=True)
+@rule("FIA-MLA-13", "sparse_mode", branch="incre", mla=True, tnd=False)
 def mla_incre_sparse(op, s):
     if op.sparse_mode != 0:
         return f"expected 0 in MLA mode with Q_S = 1, got {op.sparse_mode}"
 
 
-@rule("FIA-MLA-14", "atten_mask", branch="incre", mla=True)
+@rule("FIA-MLA-14", "atten_mask", branch="incre", mla=True, tnd=False)
 def mla_incre_no_mask(op, s):
     if op.atten_mask is not None:
         return "expected none in MLA mode with Q_S = 1 (sparse_mode 0 without a mask)"
 
 
-@rule("FIA-MLA-15", "sparse_mode", branch="prompt", mla=True)
+@rule("FIA-MLA-15", "sparse_mode", branch="prompt", mla=True, tnd=False)
 def mla_prompt_causal(op, s):
     if op.sparse_mode != 3:
         return (f"expected 3 (rightDownCausal with the 2048x2048 mask) in MLA mode with "
@@ -1085,11 +1288,17 @@ def lse_dtype(op, s):
         return f"expected element type f32 with softmax_lse_flag, got {op.softmax_lse.dtype}"
 
 
+def _lse_shape(op, s):
+    """[B, N, Q_S, 1]; [T, N, 1] for the TND layouts (seed L797)."""
+    return (s.T, s.N, 1) if s.tnd else (s.B, s.N, s.Q_S, 1)
+
+
 @rule("FIA-215", "softmax_lse")
 def lse_shape(op, s):
-    want = (s.B, s.N, s.Q_S, 1)
+    want = _lse_shape(op, s)
     if op.softmax_lse_flag and op.softmax_lse.shape != want:
-        return f"expected [B, N, Q_S, 1] = {dims(want)} with softmax_lse_flag, got {op.softmax_lse}"
+        what = "[T, N, 1]" if s.tnd else "[B, N, Q_S, 1]"
+        return f"expected {what} = {dims(want)} with softmax_lse_flag, got {op.softmax_lse}"
 
 
 @rule("FIA-216", "softmax_lse")
@@ -1168,28 +1377,39 @@ def prefix_same_length(op, s):
         return f"expected the S of key_shared_prefix ({kp.shape[axis]}), got {vp}"
 
 
-@rule("FIA-209", "actual_shared_prefix_len")
-def prefix_length_needs_prefix(op, s):
+@rule("FIA-209", "actual_shared_prefix_len", severity="warning")
+def prefix_length_without_prefix(op, s):
+    """A DERIVED item (not in the seed). The device reads actualSharedPrefixLen only when the
+    prefix tensors exist (PromptFlashAttention tiling: isKVHasPrefix guards it) and CANN's ATK
+    case list for aclnnFusedInferAttentionScoreV2 passes it without them in all 201 cases:
+    accepted and ignored, with this warning. FIA-206/207/208 check it only with a prefix."""
     if op.actual_shared_prefix_len is not None and op.key_shared_prefix is None:
-        return "needs key_shared_prefix and value_shared_prefix, got none"
+        return ("ignored without key_shared_prefix and value_shared_prefix (there is no shared "
+                "prefix to shorten)")
+
+
+def _prefix_length(op):
+    """actual_shared_prefix_len when it has an effect (a prefix is given), else None."""
+    return None if op.key_shared_prefix is None else op.actual_shared_prefix_len
 
 
 @rule("FIA-206", "actual_shared_prefix_len")
 def prefix_length_count(op, s):
-    lengths = op.actual_shared_prefix_len
+    lengths = _prefix_length(op)
     if lengths is not None and len(lengths) != 1:
         return f"expected exactly 1 value, got {len(lengths)}"
 
 
 @rule("FIA-208", "actual_shared_prefix_len")
 def prefix_length_non_negative(op, s):
-    if op.actual_shared_prefix_len is not None and op.actual_shared_prefix_len[0] < 0:
-        return f"expected a value >= 0, got {op.actual_shared_prefix_len[0]}"
+    lengths = _prefix_length(op)
+    if lengths is not None and lengths[0] < 0:
+        return f"expected a value >= 0, got {lengths[0]}"
 
 
 @rule("FIA-207", "actual_shared_prefix_len")
 def prefix_length_bound(op, s):
-    if op.actual_shared_prefix_len is None:
+    if _prefix_length(op) is None:
         return None
     limit = op.key_shared_prefix.shape[seq_axis(op.input_layout)]
     if op.actual_shared_prefix_len[0] > limit:
@@ -1305,27 +1525,61 @@ def pse_alignment_advice(op, s):
 # 6.G atten_mask, 6.H sparse_mode / pre_tokens / next_tokens
 # =============================================================================================
 
-@rule("FIA-080", "sparse_mode", branch="prompt")
+@rule("FIA-TND-11", "sparse_mode", tnd=True)
+def tnd_sparse_mode(op, s):
+    """TND: 0 without a mask, 3 (rightDownCausal) or 4 (band) with the 2048x2048 mask; the MLA
+    mode takes 0 and 3 (numerics.md) and band needs value D 64 or 128 (PFA TND tiling)."""
+    allowed = (0, 3) if s.mla else (0, 3, 4)
+    if op.sparse_mode not in allowed:
+        return (f"expected {one_of(allowed)} with input_layout {op.input_layout!r}, got "
+                f"{op.sparse_mode}")
+    if op.sparse_mode == 4 and s.Dv not in (64, 128):
+        return f"sparse_mode 4 with input_layout {op.input_layout!r} needs value D 64 or 128, got {s.Dv}"
+
+
+@rule("FIA-TND-12", "atten_mask", tnd=True)
+def tnd_no_mask_in_mode_0(op, s):
+    if op.sparse_mode == 0 and op.atten_mask is not None:
+        return (f"not supported with sparse_mode 0 and input_layout {op.input_layout!r} "
+                f"(3 or 4 take the 2048x2048 mask)")
+
+
+@rule("FIA-TND-13", "actual_seq_lengths", tnd=True)
+def tnd_causal_lengths(op, s):
+    """rightDownCausal per batch: a batch's query tokens are the last of its keys."""
+    if op.sparse_mode != 3:
+        return None
+    for b, (q, kv) in enumerate(zip(s.asl, s.askv)):
+        if q > kv:
+            return (f"batch {b}: sparse_mode 3 needs at most as many query tokens as keys, got "
+                    f"{q} > {kv}")
+
+
+@rule("FIA-080", "sparse_mode", branch="prompt", tnd=False)
 def prompt_sparse_mode(op, s):
     if op.sparse_mode not in range(5):
         return (f"expected 0..4 (5 prefix, 6 global, 7 dilated, 8 block_local are not "
                 f"supported), got {op.sparse_mode}")
 
 
-@rule("FIA-074", "atten_mask", branch="prompt")
+@rule("FIA-074", "atten_mask", branch="prompt", tnd=False)
 def all_mask_needs_mask(op, s):
     if op.sparse_mode == 1 and op.atten_mask is None:
         return "required with sparse_mode 1 (allMask), got none"
 
 
-@rule("FIA-075", "atten_mask", branch="prompt")
+@rule("FIA-075", "atten_mask")
 def compressed_mask_present(op, s):
+    if s.incre and not s.tnd:             # the prompt branch, and TND whatever its Q_S
+        return None
     if op.sparse_mode in (2, 3, 4) and op.atten_mask is None:
         return f"required (the 2048x2048 mask) with sparse_mode {op.sparse_mode}, got none"
 
 
-@rule("FIA-076", "atten_mask", branch="prompt")
+@rule("FIA-076", "atten_mask")
 def compressed_mask_shape(op, s):
+    if s.incre and not s.tnd:
+        return None
     mask = op.atten_mask
     if op.sparse_mode not in (2, 3, 4) or mask is None:
         return None
@@ -1335,7 +1589,7 @@ def compressed_mask_shape(op, s):
                 f"sparse_mode {op.sparse_mode}, got {mask}")
 
 
-@rule("FIA-071", "atten_mask", branch="prompt")
+@rule("FIA-071", "atten_mask", branch="prompt", tnd=False)
 def prompt_mask_shape(op, s):
     """(S1', S2'), (B|1, S1', S2') or (B|1, 1, S1', S2'), S1' >= Q_S, S2' >= KV_S (L682)."""
     mask = op.atten_mask
@@ -1350,7 +1604,7 @@ def prompt_mask_shape(op, s):
                 f"S1' >= Q_S = {s.Q_S}, S2' >= {kv} (B = {s.B}), got {mask}")
 
 
-@rule("FIA-072", "atten_mask", branch="incre")
+@rule("FIA-072", "atten_mask", branch="incre", tnd=False)
 def incre_mask_shape(op, s):
     """(B, S2'), (B, 1, S2') or (B, 1, 1, S2'), S2' >= KV_S (L683)."""
     mask = op.atten_mask
@@ -1363,7 +1617,7 @@ def incre_mask_shape(op, s):
         return f"expected (B, S2'), (B, 1, S2') or (B, 1, 1, S2') with B = {s.B}{bound}, got {mask}"
 
 
-@rule("FIA-078", "atten_mask")
+@rule("FIA-078", "atten_mask", tnd=False)
 def paged_mask_columns(op, s):
     mask = op.atten_mask
     full_mask = s.incre or op.sparse_mode in (0, 1)
@@ -1374,7 +1628,7 @@ def paged_mask_columns(op, s):
         return f"expected last dim >= maxBlockNumPerSeq*block_size ({need}), got {mask}"
 
 
-@rule("FIA-079", "atten_mask", branch="prompt")
+@rule("FIA-079", "atten_mask", branch="prompt", tnd=False)
 def prefix_mask_columns(op, s):
     mask = op.atten_mask
     if mask is None or op.key_shared_prefix is None or op.sparse_mode not in (0, 1) or s.paged:
@@ -1394,8 +1648,10 @@ def mask_values_binary(op, s):
         return f"an {mask.dtype} mask must hold only 0 and 1, got the value {bad.flat[0]}"
 
 
-@rule("FIA-077", "atten_mask", branch="prompt", kind=RUNTIME)
+@rule("FIA-077", "atten_mask", kind=RUNTIME)
 def compressed_mask_is_causal(op, s):
+    if s.incre and not s.tnd:
+        return None
     mask = op.atten_mask
     if op.sparse_mode not in (2, 3, 4) or mask is None or mask.value is None:
         return None
@@ -1639,10 +1895,13 @@ def per_channel_no_lse(op, s):
         return "must be false with per-channel int8 output quantization (no Ring Attention)"
 
 
-@rule("FIA-112", "attention_out")
+@rule("FIA-112", "quant_scale2")
 def int4_no_post_quant(op, s):
+    """Named after the parameter the caller passes: quant_scale2 asks for the int8 output
+    (FIA-094, before this rule, requires it for any int8 output of a float query)."""
     if is_int4(op.key[0]) and _int8_out(op):
-        return f"int8 output (post-quant) is not supported with an {op.key[0].dtype} (INT4) key"
+        return (f"int8 output (post-quant) is not supported with an {op.key[0].dtype} (INT4) "
+                f"key")
 
 
 # =============================================================================================
@@ -2119,7 +2378,7 @@ def block_ids_in_range(op, s):
             return f"batch {b}: block id {int(bad[0])} is outside the cache's {blocks} blocks"
 
 
-@rule("FIA-231", "key", branch="incre", mla=False, severity="warning")
+@rule("FIA-231", "key", branch="incre", mla=False, tnd=False, severity="warning")
 def incre_paged_form_advice(op, s):
     if s.paged and s.cache_form == "BnBsH":
         return "the BnNBsD cache (block_num, KV_N, block_size, D) is usually faster than BnBsH"
@@ -2186,8 +2445,6 @@ def timeout_advice(op, s):
 
 waive("FIA-004", "attention_out is the op's first result: it always exists (an IR result, the "
       "eager call's return value); a null output pointer cannot be expressed")
-waive("FIA-014", "contiguity: IR tensors are values without strides, and an eager call hands the "
-      "kernel the logical values of any NumPy array or torch tensor view")
 waive("FIA-016", "semantic: an INT32 key/value packs 8 INT4 values, so the logical last dim is 8x "
       "the stored one; every head-dim rule uses it through logical_last() (see FIA-054)")
 waive("FIA-052", "the lenient B <= 128 reading of L806 is replaced by the strict FIA-051 "
@@ -2250,13 +2507,13 @@ waive("FIA-233", "advisory about CANN and PyTorch package versions: no IR or eag
 
 def infer_results(op, s):
     """attention_out: the query's shape with the value's D; int8 with quant_scale2, float16 for
-    an int8 query, else the query's dtype (S40/S41). softmax_lse: (B, N, Q_S, 1) f32 with the
-    flag, else tensor<1xf32>."""
+    an int8 query, else the query's dtype (S40/S41). softmax_lse: (B, N, Q_S, 1) ((T, N, 1) for
+    TND) f32 with the flag, else tensor<1xf32>."""
     if op.quant_scale2 is not None:
         dtype = "i8"
     else:
         dtype = "f16" if op.query.dtype == "i8" else op.query.dtype
-    lse = (s.B, s.N, s.Q_S, 1) if op.softmax_lse_flag else (1,)
+    lse = _lse_shape(op, s) if op.softmax_lse_flag else (1,)
     return {"attention_out": TensorInfo(_out_shape(op, s), dtype),
             "softmax_lse": TensorInfo(lse, "f32")}
 
@@ -2267,7 +2524,11 @@ FusedInferAttentionScore = MLA.add(OpDef(
               *[optional(name) for name in OPTIONAL_TENSORS],
               optional("query_rope"), optional("key_rope")],
     attributes=[
-        i64_array("actual_seq_lengths"), i64_array("actual_seq_lengths_kv"),
+        # The tensor forms (operands actual_seq_qlen / actual_seq_kvlen, after key_rope) carry
+        # the same lists as host i64 tensors read at call time: a compiled decode step takes
+        # each step's lengths without recompiling. torch_npu 2.14 spells the lists so.
+        i64_array("actual_seq_lengths", operand="actual_seq_qlen"),
+        i64_array("actual_seq_lengths_kv", operand="actual_seq_kvlen"),
         i64_array("actual_shared_prefix_len"),
         i64("num_heads", default=1), f64("scale_value", default=1.0),
         i64("pre_tokens", default=2147483647), i64("next_tokens", default=2147483647),
@@ -2280,5 +2541,6 @@ FusedInferAttentionScore = MLA.add(OpDef(
     rules=rules,
     symbols=SYMBOLS,
     infer_results=infer_results,
+    profiles=(V2, PT),
     summary="FlashAttention for inference (aclnnFusedInferAttentionScoreV2), with the MLA mode",
 ))

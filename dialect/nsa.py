@@ -39,8 +39,10 @@ Resolutions of what the seed leaves open (catalog B8), each as the kernel comput
   needs" is read as the columns that must exist).
 - The number of selection blocks is nSel_b = ceil(NoCmp_b / l') with NoCmp_b = (L_b - 1) * d + l
   (N4): NSA-076 asks nSel_b <= 4096 (the same as the exact quotient <= 4096) and NSA-077 asks
-  K <= nSel_b for every batch (the kernel scores nSel_b blocks; this accepts every K that a
-  floor or exact reading of the seed accepts).
+  K <= NoCmp_b / l' for every batch, the exact quotient of the seed's inequality (L163; its floor
+  reading gives the same bound for an integer K). The device's tiling checks K against the
+  ceiling nSel_b (nsa_compress_attention_infer_tiling.cpp, CheckTopK) and so accepts K = 3
+  where NoCmp_b / l' = 80 / 32 = 2.5: the seed wins, the kernel still scores all nSel_b blocks.
 - block_table entries are checked at call time (N13, NSA-059); non-contiguous eager arguments
   are rejected at call time (NSA-019: IR values have no strides).
 - sparse_mode accepts any value (N20), topk_mask any tensor: both reserved and ignored
@@ -540,10 +542,17 @@ def select_blocks_at_most_4096(op, s):
 
 @rule("NSA-077", "select_block_count")
 def select_count_fits(op, s):
-    b = min(range(len(s.n_sel)), key=lambda i: s.n_sel[i])
-    if op.select_block_count > s.n_sel[b]:
-        return (f"expected at most the number of selection blocks of every batch, "
-                f"{_ceil_formula(op, s, b)} for batch {b}, got {op.select_block_count}")
+    """selectBlockCount <= NoCmpKvSeqlenCeil / selectBlockSize (seed L163), the exact quotient:
+    K * l' <= NoCmp_b. The device's tiling (CheckTopK) compares K with the ceiling instead and
+    accepts one block more when l' does not divide NoCmp_b; the seed's bound wins."""
+    k, size = op.select_block_count, op.select_block_size
+    b = min(range(len(s.no_cmp_ceil)), key=lambda i: s.no_cmp_ceil[i])
+    if k * size > s.no_cmp_ceil[b]:
+        quotient = s.no_cmp_ceil[b] / size
+        return (f"expected at most NoCmpKvSeqlenCeil / select_block_size of every batch, "
+                f"((L - 1) * compress_stride + compress_block_size) / select_block_size = "
+                f"({op.actual_cmp_seq_kvlen[b] - 1} * {op.compress_stride} + "
+                f"{op.compress_block_size}) / {size} = {quotient:g} for batch {b}, got {k}")
 
 
 @rule("NSA-X01", "actual_sel_seq_kvlen", severity="warning")

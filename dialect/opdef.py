@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import numpy as np
 from mlir import ir
 
-from .rules import ARGUMENT, Finding, Rule, RuleSet, Symbols, UnknownResult, Verdict, run_rules
+from .rules import ARGUMENT, DynamicDim, Finding, Rule, RuleSet, Symbols, UnknownResult, Verdict, run_rules
 from .types import TensorInfo, TypeDescriptionError, describe_type
 
 SINGLE, OPTIONAL, VARIADIC = "single", "optional", "variadic"
@@ -67,9 +67,9 @@ KIND_RULES = {
 }
 
 
-class KindError(TypeError):
+class KindError(TypeError, ValueError):
     """An argument of the wrong kind: `rule` is the KIND_RULES entry it breaks, `param` the
-    argument when the raiser knows it."""
+    argument when the raiser knows it. (A ValueError too, as describe_value's errors were.)"""
 
     def __init__(self, family: str, message: str, param: Optional[str] = None):
         super().__init__(message)
@@ -99,10 +99,17 @@ _NO_DEFAULT = object()
 @dataclass(frozen=True)
 class Attribute:
     """A host parameter. kind: f64 | i64 | i1 | str | i64_array. `default=None` on an
-    i64_array means "absent" (an optional host list); required attributes have no default."""
+    i64_array means "absent" (an optional host list); required attributes have no default.
+
+    `operand` names a tensor form of an i64_array: an optional operand (appended after the
+    declared ones) that carries the same list as a 1-D integer tensor whose values are known
+    only at run time (per-step sequence lengths of a compiled decode step). Rules read the
+    attribute either way: in IR it is then a RuntimeList (reading it holds the rule until the
+    values are known, like a dynamic dimension), at run time the tensor's values."""
     name: str
     kind: str
     default: Any = _NO_DEFAULT
+    operand: Optional[str] = None
 
     @property
     def required(self) -> bool:
@@ -220,8 +227,22 @@ def string(name, default=_NO_DEFAULT):
     return Attribute(name, "str", default)
 
 
-def i64_array(name, default=None):
-    return Attribute(name, "i64_array", default)
+def i64_array(name, default=None, *, operand=None):
+    return Attribute(name, "i64_array", default, operand)
+
+
+class RuntimeList:
+    """The value of an i64_array given as a tensor operand, before run time: any read of it
+    raises DynamicDim, so a rule that needs the values holds until they are known."""
+
+    def _unknown(self, *args):
+        raise DynamicDim()
+
+    __len__ = __iter__ = __getitem__ = __bool__ = __eq__ = _unknown
+    __hash__ = None
+
+    def __repr__(self):
+        return "<known at run time>"
 
 
 # --- the snapshot rules read ---------------------------------------------------------------
@@ -278,7 +299,14 @@ class OpSnapshot:
                 operands[name] = info.with_value(value)
             else:
                 operands[name] = info
-        return OpSnapshot(self.opdef, operands, self._attributes, self._results, self._given)
+        attributes = dict(self._attributes)
+        for operand, attribute in self.opdef.host_operands.items():
+            if values.get(operand) is not None:
+                try:
+                    attributes[attribute] = [int(v) for v in np.asarray(values[operand]).reshape(-1)]
+                except DynamicDim:      # not computed yet (an interpreter's early check)
+                    pass
+        return OpSnapshot(self.opdef, operands, attributes, self._results, self._given)
 
 
 class StructuralError(Exception):
@@ -302,8 +330,12 @@ class OpDef:
                  summary: str = ""):
         self.name = name
         self.dialect_name, self.op_name = name.split(".", 1)
-        self.operands = tuple(operands)
         self.attributes = tuple(attributes)
+        # Tensor forms of host lists (Attribute.operand): operand name -> attribute name.
+        self.host_operands = {a.operand: a.name for a in self.attributes if a.operand}
+        self.operands = tuple(operands) + tuple(Operand(o, OPTIONAL) for o in self.host_operands)
+        # What the kernel takes: the declared operands (a host operand reaches it as its list).
+        self.kernel_operands = tuple(o for o in self.operands if o.name not in self.host_operands)
         self.result_names = tuple(results)
         self.rules = rules if rules is not None else RuleSet()
         self.symbols = dict(symbols or {})
@@ -364,6 +396,7 @@ class OpDef:
     def snapshot(self, op: ir.Operation) -> OpSnapshot:
         """Describe an MLIR op for the rules. Raises StructuralError naming the parameter."""
         op = op.operation
+        self._check_segment_sizes(op)
         groups = self.operand_groups(op)
         operands = {}
         for spec, values in zip(self.operands, groups):
@@ -371,6 +404,18 @@ class OpDef:
             operands[spec.name] = infos if spec.kind == VARIADIC else (infos[0] if infos else None)
         attributes, given = self._attribute_values(
             {name: op.attributes[name] for name in self.attribute_by_name if name in op.attributes})
+        for operand, attribute in self.host_operands.items():
+            tensor = operands[operand]
+            if tensor is None:
+                continue
+            if attribute in given:
+                raise StructuralError(operand, f"{attribute} is given twice: as an attribute and "
+                                               f"as the tensor operand {operand}")
+            if tensor.rank != 1 or tensor.dtype not in ("i32", "i64"):
+                raise StructuralError(operand, f"expected a 1-D i32 or i64 tensor (the values of "
+                                               f"{attribute}), got {tensor}")
+            attributes[attribute] = RuntimeList()
+            given = given | {attribute}
         results = {name: _describe(name, r.type) for name, r in zip(self.result_names, op.results)}
         return OpSnapshot(self, operands, attributes, results, given)
 
@@ -388,6 +433,10 @@ class OpDef:
         for a in self.attributes:
             values[a.name] = attributes[a.name] if attributes.get(a.name) is not None else (
                 None if a.required else a.default)
+        for operand, attribute in self.host_operands.items():
+            if ops.get(operand) is not None and attributes.get(attribute) is None:
+                values[attribute] = RuntimeList()
+                given = given | {attribute}
         return OpSnapshot(self, ops, values, dict(results) if results is not None else None, given)
 
     def _attribute_values(self, mlir_attrs: Mapping[str, ir.Attribute]):
@@ -402,6 +451,23 @@ class OpDef:
             else:
                 values[a.name] = None if a.required else a.default
         return values, frozenset(given)
+
+    def _check_segment_sizes(self, op: ir.Operation):
+        """IRDL checks operandSegmentSizes only when an op has two or more optional/variadic
+        operands; with one it infers the groups and ignores the attribute. operand_groups reads
+        the attribute whenever it is there, so a given one must describe the operands."""
+        if "operandSegmentSizes" not in op.attributes:
+            return
+        attr = op.attributes["operandSegmentSizes"]
+        sizes = list(attr) if isinstance(attr, ir.DenseI32ArrayAttr) else None
+        bad = (sizes is None or len(sizes) != len(self.operands) or sum(sizes) != len(op.operands)
+               or any(n != 1 if o.kind == SINGLE else (n < 0 or o.kind == OPTIONAL and n > 1)
+                      for o, n in zip(self.operands, sizes)))
+        if bad:
+            raise StructuralError("operandSegmentSizes", (
+                f"expected array<i32> with one size per declared operand ({len(self.operands)}: "
+                f"1 for a required one, 0 or 1 for an optional one) adding up to the "
+                f"{len(op.operands)} operands, got {attr}"))
 
     def operand_groups(self, op: ir.Operation) -> list[list[ir.Value]]:
         """Operands grouped per declared operand, using operandSegmentSizes when present."""

@@ -6,12 +6,15 @@ no encoding means ND (API.md section 3).
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
 from typing import Optional
 
 import ml_dtypes
 import numpy as np
 from mlir import ir
+
+from .rules import DynamicDim
 
 ND = "ND"
 FRACTAL_NZ = "FRACTAL_NZ"
@@ -77,6 +80,10 @@ class TensorInfo:
 
     @property
     def numel(self) -> int:
+        """The number of elements; reading it for a dynamic shape raises DynamicDim (a rule
+        that needs it holds until the shape is known, as with `rules.dim`)."""
+        if None in self.shape:
+            raise DynamicDim()
         return int(np.prod(self.shape)) if self.shape else 1
 
     def __str__(self) -> str:
@@ -105,7 +112,21 @@ class TypeDescriptionError(ValueError):
     """A type the mla verifiers cannot describe (unranked, foreign encoding...)."""
 
 
+# Types are uniqued per context and hashed by identity: the memo is per context, and goes with it.
+_described: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def describe_type(t: ir.Type) -> TensorInfo:
+    memo = _described.get(t.context)
+    if memo is None:
+        memo = _described[t.context] = {}
+    info = memo.get(t)
+    if info is None:
+        info = memo[t] = _describe_type(t)
+    return info
+
+
+def _describe_type(t: ir.Type) -> TensorInfo:
     if not isinstance(t, ir.RankedTensorType):
         raise TypeDescriptionError(f"expected a ranked tensor, got {t}")
     rt = t
@@ -120,3 +141,25 @@ def describe_type(t: ir.Type) -> TensorInfo:
                 f"unsupported tensor encoding {rt.encoding} (expected #mla.format<\"FRACTAL_NZ\">)")
         fmt = m.group(1)
     return TensorInfo(shape, str(rt.element_type), fmt)
+
+
+def reshape_groups(source, target):
+    """The reassociation of a reshape that only splits or merges consecutive axes: for each
+    axis of the shorter shape, the axes of the longer one it is made of; None when the reshape
+    is not of that form (then it goes through a 1-D collapse)."""
+    long, short = (source, target) if len(source) >= len(target) else (target, source)
+    groups, i = [], 0
+    for k, d in enumerate(short):
+        if i >= len(long):
+            return None
+        group, size = [i], long[i]
+        i += 1
+        # unit axes at the end belong to the last group
+        while size != d or (k == len(short) - 1 and i < len(long)):
+            if i >= len(long):
+                return None
+            group.append(i)
+            size *= long[i]
+            i += 1
+        groups.append(group)
+    return groups if i == len(long) and short else None

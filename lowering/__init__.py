@@ -1,1 +1,2 @@
-"""ascend_mla.lowering"""
+"""ascend_mla.lowering: mla ops -> the aclnn kernel-call dialect (lower-to-aclnn), and the
+kernel-call level -> C++ host code (emit_cpp)."""

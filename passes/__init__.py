@@ -1,5 +1,19 @@
-"""ascend_mla.passes: the pass registry and the passes (each usable from mla-opt and Python)."""
-from .registry import PASSES, PassFailure, PassOption, build_pass_manager, parse_pipeline, register_pass, run_pipeline
+"""ascend_mla.passes: the pass registry and the passes (each usable from mla-opt and Python).
 
-__all__ = ["PASSES", "PassFailure", "PassOption", "build_pass_manager", "parse_pipeline",
+    verify           every documented rule of every mla op (registry.py)
+    raise-rms-norm   written-out RmsNorm -> mla.rms_norm (raise_primitives.py)
+    raise-rope       written-out RoPE (rotate-half, interleaved, complex) -> mla.rope (raise_primitives.py)
+    fuse-prolog      MLA pre-processing -> mla.prolog_v2 (fuse_prolog.py)
+    fuse-attention   attention primitives -> mla.fused_infer_attention_score (fuse_attention.py)
+    select-layout    FRACTAL_NZ weights, no casts that cancel (select_layout.py)
+    fold-constants   weight-only computations evaluated once, at compile time (constants.py)
+    cleanup          unused side-effect-free ops and globals erased (constants.py)
+
+The named pipeline "default" runs them in that order.
+"""
+from .registry import (PASSES, PIPELINES, PassFailure, PassOption, build_pass_manager, parse_pipeline,
+                       register_pass, run_pipeline)
+from . import constants, fuse_attention, fuse_prolog, raise_primitives, select_layout  # noqa: F401  (registration)
+
+__all__ = ["PASSES", "PIPELINES", "PassFailure", "PassOption", "build_pass_manager", "parse_pipeline",
            "register_pass", "run_pipeline"]

@@ -64,6 +64,11 @@ class PassInfo:
 
 PASSES: dict[str, PassInfo] = {}
 
+# Named pipelines: `ascend_mla.compile(pipeline="default")` and `mla-opt --pass-pipeline=default`.
+PIPELINES = {
+    "default": "builtin.module(verify,raise-rms-norm,raise-rope,fuse-prolog,fuse-attention,select-layout,fold-constants,cleanup)",
+}
+
 
 def register_pass(argument: str, description: str, options: Sequence[PassOption] = ()):
     def add(fn):
@@ -99,6 +104,8 @@ def parse_pipeline(text: str) -> list[tuple[str, str]]:
     passed to MLIR as it is.
     """
     text = text.strip()
+    if text in PIPELINES:
+        text = PIPELINES[text]
     if text.startswith("builtin.module(") and text.endswith(")"):
         text = text[len("builtin.module("):-1]
     elements = []
@@ -123,14 +130,19 @@ def parse_options(text: str) -> dict[str, str]:
 
 # --- running ------------------------------------------------------------------------------
 
+# A pass that returns UNCHANGED says it left the IR as it found it: the verifier (which ran after
+# the pass that made the IR) need not run again (MLIR's markAllAnalysesPreserved).
+UNCHANGED = "unchanged"
+
+
 def _python_pass(info: PassInfo, options: dict[str, Any], verify_each: bool):
     def run(op, pass_):
         try:
-            info.run(op, **options)
+            result = info.run(op, **{name.replace("-", "_"): value for name, value in options.items()})
         except PassFailure:
             pass_.signal_pass_failure()
             return
-        if verify_each and not verify_ops(op):
+        if verify_each and result is not UNCHANGED and not verify_ops(op):
             pass_.signal_pass_failure()
     run.__name__ = info.run.__name__
     return run
@@ -174,3 +186,7 @@ def run_pipeline(module: ir.Module, pipeline: str, **kwargs) -> bool:
 def verify_pass(module):
     if not verify_ops(module):
         raise PassFailure()
+
+
+# Passes defined in other packages register themselves on import (one line each).
+from ..lowering import convert as _lowering  # noqa: E402,F401  (lower-to-aclnn)

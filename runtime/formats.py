@@ -103,7 +103,7 @@ def describe_value(param: str, value):
     [ARG-002] naming `param` for anything else."""
     from ..dialect.opdef import KindError
     from ..dialect.types import TensorInfo, dtype_name
-    if not isinstance(value, (np.ndarray, np.generic, NZTensor)):
+    if not (hasattr(value, "dtype") and hasattr(value, "shape")):
         raise KindError("tensor", f"expected a tensor (NumPy array, NZTensor or CPU torch.Tensor), "
                                   f"got {type(value).__name__}", param)
     try:

@@ -118,41 +118,50 @@ def _flat_view(cache: np.ndarray) -> np.ndarray:
     return flat
 
 
+def last_writers(slots) -> np.ndarray:
+    """Indices of the rows that write a cache: non-negative slots, the last row of each slot."""
+    slots = np.asarray(slots)
+    reversed_slots = slots[::-1]
+    _, first_in_reversed = np.unique(reversed_slots, return_index=True)
+    last = len(slots) - 1 - first_in_reversed
+    return np.sort(last[slots[last] >= 0])
+
+
 def _paged_rows(cache: np.ndarray, slots, cache_mode: str):
-    """The index that selects the rows of `slots` in a (BlockNum, BlockSize, 1, H) cache, and
-    the array to apply it to (the cache, or its flat NZ-ordered memory for "PA_NZ")."""
-    _, block_size, _, head_dim = cache.shape
+    """(the array to index, the index of the rows of `slots`, the shape rows take there) in a
+    (BlockNum, BlockSize, Nkv, H) cache: the cache itself, or its flat NZ-ordered memory for
+    "PA_NZ"."""
+    _, block_size, nkv, head_dim = cache.shape
     if cache_mode == "PA_NZ":
-        return _flat_view(cache), nz_slot_offsets(slots, block_size, head_dim, cache.dtype)
-    return cache, (slots // block_size, slots % block_size, 0, slice(None))
+        offsets = nz_slot_offsets(slots, block_size, nkv * head_dim, cache.dtype)
+        return _flat_view(cache), offsets, (slots.size, nkv * head_dim)
+    return cache, (slots // block_size, slots % block_size), (slots.size, nkv, head_dim)
 
 
 def scatter_paged_cache(cache: np.ndarray, slots, rows, cache_mode: str) -> None:
-    """Write rows[i] (length H) into slot slots[i] of a (BlockNum, BlockSize, 1, H) cache, in place.
+    """Write rows[i] (Nkv*H values) into slot slots[i] of a (BlockNum, BlockSize, Nkv, H) cache,
+    in place.
 
     The caller has removed skipped (negative) slots and resolved duplicates; `rows` already has
-    the cache's dtype. cache_mode "PA_BSND": plain row-major slots; "PA_NZ": NZ blocks.
+    the cache's dtype. cache_mode "PA_BSND": plain row-major slots; "PA_NZ": NZ blocks of the
+    (BlockSize, Nkv*H) matrix.
     """
-    slots = np.asarray(slots, dtype=np.int64)
-    if slots.size == 0:
-        return
-    target, index = _paged_rows(cache, slots, cache_mode)
-    target[index] = rows
+    write_paged_caches([(cache, slots, rows)], cache_mode)
 
 
 def write_paged_caches(writes, cache_mode: str) -> None:
-    """Scatter each (cache, slots, rows) in turn: a kernel's last step, after every result is
-    computed. Should a write fail, the caches written before it get their old rows back, so a
-    failing call leaves the caller's caches as they were."""
+    """Scatter each (cache, slots, rows) in turn (as scatter_paged_cache): a kernel's last step,
+    after every result is computed. Should a write fail, the caches written before it get their
+    old rows back, so a failing call leaves the caller's caches as they were."""
     done = []
     try:
         for cache, slots, rows in writes:
-            slots = np.asarray(slots, dtype=np.int64)
+            slots = np.asarray(slots, dtype=np.int64).reshape(-1)
             if slots.size == 0:
                 continue
-            target, index = _paged_rows(cache, slots, cache_mode)
+            target, index, shape = _paged_rows(cache, slots, cache_mode)
             done.append((target, index, target[index]))     # fancy indexing: a copy
-            target[index] = rows
+            target[index] = np.asarray(rows).reshape(shape)
     except BaseException:
         for target, index, old in reversed(done):
             target[index] = old

@@ -16,9 +16,10 @@ torch when it can be imported, NumPy otherwise; ASCEND_MLA_MATMUL=numpy|torch fo
 Spec: shared/spec/fused_infer_attention_score_v2.md (section 1.22 is the interpreter this follows)
 and spec/numerics.md ("FIA in MLA mode"). The kernel assumes the verifier has accepted the call.
 
-Layouts: BSH, BSND, BNSD, BNSD_BSND. TND (S2) is not implemented: the prolog's (T, N, 512) query
-and (T, N, 64) query_rope are the BSND tensors (B, S, N, 512) / (B, S, N, 64) without a copy when
-every batch row has S tokens (decode: S = 1).
+Layouts: BSH, BSND, BNSD, BNSD_BSND, and the TND layouts (TND, TND_NTD, NTD_TND; S2), computed
+as a packing of BNSD (class _Tnd): batch b's tokens padded into a (B, N, Q_S, D) query, a
+packed key/value split into a per-batch tensor list, output and lse packed back; their masks
+and query rows are those of the prompt branch whatever the longest batch.
 
 Resolutions of the SEED SILENT register (section 9), all as Recommended:
   S3  query head n uses kv head n // G.
@@ -49,7 +50,11 @@ Resolutions of the SEED SILENT register (section 9), all as Recommended:
   S33 quantization rounds half to even and saturates to [-128, 127].
   S34 post-quant: out_int8 = sat(rint(O * quant_scale2[c] + quant_offset2[c])), c = n*D + d,
       applied to the float32 O; query rows outside the valid range or with no key stay 0.
-  S35 full quant quantizes the normalized P: P8 = sat(rint(softmax(s) * quant_scale1)).
+  S35 full quant quantizes the UNNORMALIZED exp(s - rowmax) and divides by the row sum after
+      P.V: P8 = sat(rint(exp(s - max) * quant_scale1)), O = P8.V8 * deq2 / rowsum. NON-SEED
+      EVIDENCE (the device's kernel and CANN's golden; fia_quant.FullQuant lists the sources)
+      over the catalog's Recommended "normalized", which quantizes every weight below
+      0.5 / quant_scale1 to 0: with quant_scale1 = 127 and a long row the output was ~0.
   S36 a uint64 dequant_scale1/2 holds the float32 bit pattern in its low 32 bits.
   S37 a one-element quant_scale2 (any shape) is per-tensor.
   S42 antiquant: x = (x_int + offset) * scale (offset absent: 0).
@@ -68,7 +73,9 @@ Numerics (kernel-faithful choices not fixed by the spec):
     unrounded exponentials) follows P.V. The row max is the global one: the device's KV tiling
     only changes which max is subtracted, i.e. the result by about one bf16 ulp.
   - Antiquantized K/V are rounded to the compute dtype after (x + offset) * scale.
-  - Full quant: Q8.K8^T and P8.V8 are exact integer products; O = float(P8.V8) * dequant_scale2.
+  - Full quant (int8 query, key, value): Q8.K8^T and P8.V8 are exact integer products; the scores,
+    exp(s - max) and P8's product run in half and deq1/deq2 are 19-bit floats, as the device's
+    int8 path does (fia_quant.FullQuant).
   - The output is rounded once (half to even) to the query dtype, FP16 for an INT8 query, INT8
     with quant_scale2; float32 inputs (a convenience for tests) give float32 with no rounding.
 
@@ -92,8 +99,7 @@ import numpy as np
 
 from . import kernel
 from .common import bfloat16, matmul_choice, torch_module
-from .fia_quant import (KvDequant, dequantize, full_quant_pv, post_quantize, scale_from_bits,
-                        unpack_int4)
+from .fia_quant import FullQuant, KvDequant, dequantize, post_quantize, unpack_int4
 from ..formats import NZTensor, c0_for
 
 _BIG = 1 << 40  # pre/next_tokens beyond any sequence length (avoids int64 overflow)
@@ -118,14 +124,24 @@ def fused_infer_attention_score(
     layout = input_layout
     n_heads = int(num_heads)
     kv_heads = int(num_key_value_heads) or n_heads
+    tnd = _Tnd(layout, actual_seq_lengths, actual_seq_lengths_kv, block_table is not None) \
+        if layout in _Tnd.LAYOUTS else None
+    if tnd is not None:                   # unpacked into BNSD: padded query, a key/value list
+        query, query_rope = tnd.query(query), tnd.query(query_rope)
+        if block_table is None:
+            value = tnd.kv(value) if not _same_operand(value, key) else None
+            key = tnd.kv(key)
+            value = key if value is None else value
+        layout, actual_seq_lengths, actual_seq_lengths_kv = "BNSD", tnd.q_lens, tnd.kv_lens
     q = _to_bnsd(np.asarray(query), layout, n_heads)               # (B, N, Q_S, D)
     batch, _, q_seq, _ = q.shape
     lse = np.full((batch, n_heads, q_seq, 1), -np.inf, np.float32)
     out_dtype = _output_dtype(query.dtype, quant_scale2)
     if q.size == 0:
         return _finish(_NUMPY, np.zeros(q.shape, np.float32), lse, layout, out_dtype,
-                       softmax_lse_flag)
-    incre = q_seq == 1
+                       softmax_lse_flag, tnd=tnd)
+    # TND decides masks and query rows as the prompt branch does, whatever its longest batch
+    incre = q_seq == 1 and tnd is None
     full_quant = dequant_scale1 is not None
     compute_dtype = _compute_dtype(query.dtype)
     ops = _NUMPY if full_quant else _ops()
@@ -151,8 +167,7 @@ def fused_infer_attention_score(
 
     masks = _Masks(atten_mask, sparse_mode, pre_tokens, next_tokens, incre,
                    left_padding=q_left or kv_left)
-    quant = (scale_from_bits(dequant_scale1), float(np.asarray(quant_scale1).reshape(-1)[0]),
-             scale_from_bits(dequant_scale2)) if full_quant else None
+    quant = FullQuant(dequant_scale1, quant_scale1, dequant_scale2) if full_quant else None
 
     d_v = values.head_dim
     o = np.zeros((batch, n_heads, q_seq, d_v), np.float32)
@@ -162,7 +177,7 @@ def fused_infer_attention_score(
     for group in _same_shape_groups(live, q_rows, kv_rows, p, keys.head_dim):
         rows, sel = q_rows[group[0]], _batch_index(group)
         length = p + kv_rows[group[0]][1] - kv_rows[group[0]][0]
-        if length == 0:
+        if length == 0 or rows.stop == rows.start:
             continue
         k_g, v_g = _gather_kv(ops, keys, values, ropes, group, kv_rows, deq_k, deq_v, prefix_k,
                               prefix_v, compute_dtype, full_quant)
@@ -175,7 +190,7 @@ def fused_infer_attention_score(
             ops, q[sel, :, rows], k_g, v_g, masked, bias, float(scale_value), quant,
             compute_dtype, d_v)
     return _finish(ops, o, lse, layout, out_dtype, softmax_lse_flag, valid_rows, quant_scale2,
-                   quant_offset2)
+                   quant_offset2, tnd)
 
 
 def _attend(ops, q, k, v, masked, bias, scale, quant, compute_dtype, d_v):
@@ -193,11 +208,12 @@ def _attend(ops, q, k, v, masked, bias, scale, quant, compute_dtype, d_v):
     kt = ops.tensor(k).reshape(pairs, length, -1)
     vt = kt[..., :d_v] if v is None else ops.tensor(v).reshape(pairs, length, -1)
     s = ops.bmm(qt, ops.swap_last(kt)).reshape(bg, n, s1, length)
-    if quant is not None:                 # exact int32 scores -> float32 * dequant_scale1
-        s = s.astype(np.float32) * quant[0]
-    if bias is not None:
-        s = s + ops.tensor(bias)
-    s = ops.scale_(s, scale)
+    if quant is not None:                 # exact integer scores -> the half scores (FullQuant)
+        s = quant.scores(s, bias, scale)
+    else:
+        if bias is not None:
+            s = s + ops.tensor(bias)
+        s = ops.scale_(s, scale)
     if masked is not None:
         s = ops.masked_fill(s, ops.tensor(masked[:, None]), -np.inf)
     row_max = ops.rowmax(s)
@@ -210,7 +226,7 @@ def _attend(ops, q, k, v, masked, bias, scale, quant, compute_dtype, d_v):
         o = ops.bmm(p.reshape(pairs, shared, length), vt).reshape(bg, n, s1, d_v)
         o = ops.numpy(ops.div_(o, ops.clamp_min(row_sum, 1e-30)))
     else:
-        o = full_quant_pv(e, row_sum, vt, quant)
+        o = quant.pv(e, row_sum, vt)
     lse = ops.numpy(ops.log(ops.clamp_min(row_sum, 1e-30)) + row_max)
     if masked is None:                    # every row has a key: nothing is empty
         return o, lse
@@ -500,15 +516,79 @@ def _output_dtype(query_dtype, quant_scale2):
 
 
 def _finish(ops, o, lse, layout, out_dtype, lse_flag, valid_rows=None, quant_scale2=None,
-            quant_offset2=None):
+            quant_offset2=None, tnd=None):
     if quant_scale2 is not None:
         out = post_quantize(o, quant_scale2, quant_offset2)
     else:
         out = ops.cast(o, out_dtype)
     if valid_rows is not None and not valid_rows.all():
         out[~np.broadcast_to(valid_rows[:, None, :], out.shape[:3])] = 0
-    out = np.ascontiguousarray(_from_bnsd(out, layout))
-    return out, (lse if lse_flag else np.zeros((1,), np.float32))
+    out = _from_bnsd(out, layout)
+    if tnd is not None:
+        out, lse = tnd.out(out), tnd.lse(lse)
+    return np.ascontiguousarray(out), (lse if lse_flag else np.zeros((1,), np.float32))
+
+
+class _Tnd:
+    """The TND layouts as a packing of BNSD. Batch b's query tokens are rows
+    [ends[b-1], ends[b]) of the packed T axis (actual_seq_lengths: cumulative ends); they become
+    rows 0.. of a zero-padded (B, N, Q_S, D) query, Q_S the longest batch, and the output and
+    lse rows are packed back. A packed key/value becomes a tensor list of per-batch
+    (1, KV_N, L_b, D) tensors; a paged cache stays as it is (its lengths are per batch).
+    NTD_TND reads (N, T, D) and writes TND; TND_NTD reads TND and writes (N, T, D)."""
+
+    LAYOUTS = ("TND", "TND_NTD", "NTD_TND")
+
+    def __init__(self, layout, q_ends, kv_lengths, paged):
+        self.layout = layout
+        self.q_starts, self.q_lens = _starts_and_spans(q_ends)
+        self.q_seq = max(self.q_lens, default=0)
+        if paged:
+            self.kv_lens = [int(v) for v in kv_lengths]
+        else:
+            self.kv_starts, spans = _starts_and_spans(kv_lengths)
+            self.kv_spans, self.kv_lens = spans, None     # the list elements have the spans
+
+    def _tokens_first(self, x):
+        """(T, N, D) view of a packed tensor."""
+        x = np.asarray(x)
+        return x.transpose(1, 0, 2) if self.layout == "NTD_TND" else x
+
+    def query(self, x):
+        if x is None:
+            return None
+        x = self._tokens_first(x)
+        out = np.zeros((len(self.q_lens), x.shape[1], self.q_seq, x.shape[2]), x.dtype)
+        for b, (start, n) in enumerate(zip(self.q_starts, self.q_lens)):
+            out[b, :, :n] = x[start:start + n].transpose(1, 0, 2)
+        return out
+
+    def kv(self, x):
+        x = self._tokens_first(_logical(_tensor(x)))
+        return [x[start:start + n].transpose(1, 0, 2)[None]
+                for start, n in zip(self.kv_starts, self.kv_spans)]
+
+    def out(self, o):
+        """(B, N, Q_S, Dv) -> (T, N, Dv), or (N, T, Dv) for TND_NTD."""
+        rows = np.concatenate([o[b, :, :n].transpose(1, 0, 2) for b, n in enumerate(self.q_lens)]
+                              + [np.zeros((0, o.shape[1], o.shape[3]), o.dtype)])
+        return rows.transpose(1, 0, 2) if self.layout == "TND_NTD" else rows
+
+    def lse(self, lse):
+        """(B, N, Q_S, 1) -> (T, N, 1)."""
+        return np.concatenate([lse[b, :, :n].transpose(1, 0, 2) for b, n in enumerate(self.q_lens)]
+                              + [np.zeros((0, lse.shape[1], 1), lse.dtype)])
+
+
+def _starts_and_spans(ends):
+    ends = [int(v) for v in ends]
+    starts = [0] + ends[:-1]
+    return starts, [e - s for s, e in zip(starts, ends)]
+
+
+def _tensor(x):
+    """One array of a tensor-list operand."""
+    return x[0] if isinstance(x, (list, tuple)) else x
 
 
 # --------------------------------------------------------------------------------------------

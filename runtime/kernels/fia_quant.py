@@ -102,27 +102,65 @@ def scale_from_bits(x):
     return np.float32(a[0])
 
 
-def full_quant_pv(e, row_sum, v, quant):
-    """INT8 P.V: P8 = sat(rint(softmax * quant_scale1)) (S35), O = float(P8.V8) * deq2.
+F16_MAX = np.float32(65504)
 
-    e, row_sum (Bg, N, S1, L / 1); v (Bg * KV_N, L, Dv) holding integers. -> (Bg, N, S1, Dv)
+
+def _f16(x):
+    """Round to float16 (half to even) and back to float32: one step of the device's half
+    arithmetic (a product or sum of two halves is exact in float32, then rounded once)."""
+    return np.asarray(x, np.float32).astype(np.float16).astype(np.float32)
+
+
+def _float19(scale):
+    """The dequant scale as the Cube's fixpipe applies it: float32 with the low 13 mantissa
+    bits cleared (sign, 8-bit exponent, 10-bit mantissa)."""
+    return (np.float32(scale).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+class FullQuant:
+    """Full INT8 quantization (int8 query, key and value), in the device's order.
+
+    The PromptFlashAttention kernel computes the int8 path in half (prompt_flash_attention_
+    base.h, PromptFlashAttentionTypeTraits<int8_t>: mmOutputType = softmaxType = half):
+      s  = f16(sat(float(Q8.K8^T) * deq1))  fixpipe dequant (mm1 SetQuantScalar) into half,
+      s  = f16(f16(s + pse) * f16(scale))    then pse (half) and the scale (Muls in half),
+      e  = f16(exp(s - rowmax)), rowsum of the unrounded e (SoftmaxFlashV2: not normalized),
+      P8 = sat(rint(f16(e * f16(quant_scale1))))   QuantCompute on the unnormalized e
+           (prompt_flash_attention_s1s2_bns1_x910.h, after the softmax of each tile),
+      O  = float(P8.V8) * deq2 / f16(rowsum)      bmm2 SetQuantScalar(deq2), then the division
+           by the row sum after all of P.V (Bmm2UpdateDivNoTail, the sum cast to half).
+    deq1 and deq2 are 19-bit floats in the fixpipe. CANN's golden for this path
+    (_np_pfaattention_act_int8 in the FIA V2 ST executor) follows the same order. The rowmax is
+    the global one (the device's 1024-column tiles rescale the running max: within ~1 ulp).
     """
-    _, quant_scale1, dequant_scale2 = quant
-    p = e / np.maximum(row_sum, np.float32(1e-30))
-    p8 = saturate_int8(p * np.float32(quant_scale1)).astype(np.float64)
-    pairs, length = v.shape[0], v.shape[1]
-    o32 = np.matmul(p8.reshape(pairs, -1, length), v)       # exact integer sums
-    return (o32.astype(np.float32) * dequant_scale2).reshape(*e.shape[:-1], -1)
+
+    def __init__(self, dequant_scale1, quant_scale1, dequant_scale2):
+        self.deq1 = _float19(scale_from_bits(dequant_scale1))
+        self.qs1 = _f16(np.asarray(quant_scale1, np.float32).reshape(-1)[0])
+        self.deq2 = _float19(scale_from_bits(dequant_scale2))
+
+    def scores(self, ints, bias, scale):
+        """Exact integer scores Q8.K8^T -> the half scores the softmax reads (float32)."""
+        s = _f16(np.clip(ints.astype(np.float32) * self.deq1, -F16_MAX, F16_MAX))
+        if bias is not None:
+            s = _f16(s + _f16(bias))
+        return _f16(s * _f16(scale))
+
+    def pv(self, e, row_sum, v):
+        """e = exp(s - rowmax), row_sum (Bg, N, S1, L / 1); v (Bg * KV_N, L, Dv) holding
+        integers -> O (Bg, N, S1, Dv) float32, normalized."""
+        p8 = saturate_int8(_f16(_f16(e) * self.qs1)).astype(np.float64)
+        pairs, length = v.shape[0], v.shape[1]
+        o32 = np.matmul(p8.reshape(pairs, -1, length), v)       # exact integer sums
+        o = (o32.astype(np.float32) * self.deq2).reshape(*e.shape[:-1], -1)
+        return o / np.maximum(_f16(row_sum), np.float32(2.0**-24))
 
 
 def post_quantize(o, quant_scale2, quant_offset2):
     """(B, N, S, D) float32 -> int8: sat(rint(o * scale + offset)), per tensor or channel."""
     n, d = o.shape[1], o.shape[3]
-    scale = np.asarray(quant_scale2, np.float32)
-    offset = np.zeros((), np.float32) if quant_offset2 is None else \
-        np.asarray(quant_offset2, np.float32)
-    if scale.size > 1:                                  # per-channel, c = n * D + d
-        scale, offset = scale.reshape(1, n, 1, d), offset.reshape(1, n, 1, d)
-    else:
-        scale, offset = scale.reshape(()), offset.reshape(())
+    # per-channel (c = n * D + d) or per-tensor; a null quant_offset2 is offset 0 (S34)
+    layout = (1, n, 1, d) if np.size(quant_scale2) > 1 else ()
+    scale = np.asarray(quant_scale2, np.float32).reshape(layout)
+    offset = 0 if quant_offset2 is None else np.asarray(quant_offset2, np.float32).reshape(layout)
     return saturate_int8(o * scale + offset)

@@ -48,6 +48,12 @@ public Ascend kernel, NON-SEED EVIDENCE, which spec/numerics.md asks us to follo
   key, whose window ends at (L - 1) * d + l, is masked (its score set to -3e38 after scaling,
   the device's constant) when that window ends after the token. Earlier windows end at least
   d >= 16 positions sooner and are always visible since Q_S <= 4.
+  Without a mask nothing is masked, as the device does: its tiling sets attenMaskFlag only for
+  a non-null mask (ops-transformer nsa_compress_attention_infer_tiling.cpp, CheckAttenMask) and
+  the kernel applies MaskApply only under that flag (nsa_compress_attention_infer.h,
+  SoftmaxCompute); the seed says the mask "takes effect only when Q_S > 1" (003 L71). CANN's ST
+  golden masks whenever Q_S > 1 because it hard-codes mask_type = 1, but its case list passes
+  attentionMaskOptional in all 191 cases, so it never compares the maskless case.
 - Reserved parameters: topk_mask and sparse_mode are ignored (N20). scale_value is used as
   given, whatever head dim it was derived from (N19).
 - The kernel assumes verified input (dialect verifier): L >= 1 for every batch, valid

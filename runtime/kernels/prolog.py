@@ -25,32 +25,20 @@ Choices where numerics.md leaves the exact arithmetic open, after the Ascend ker
     like the device's float unit (inf/nan): the seeds say nothing about that case.
   - Duplicate cache_index values: the highest token wins. Negative values skip the token.
 
-Matmul backends (the hot bf16 products; env ASCEND_MLA_MATMUL=numpy|torch|auto, read per call):
-  numpy  float32 BLAS on float32 copies of the weights: bf16 values are exact in float32, the
-         accumulation is float32 and the caller rounds once to bf16 -- the rounding contract.
-  torch  torch bf16 matmul (oneDNN): bf16 inputs, float32 accumulation, one rounding (checked by
-         the tests). Fast only on CPUs with native bf16 (AVX512-BF16/AMX, Arm BF16).
-  auto   (default) torch when the CPU has native bf16 and torch imports, numpy otherwise. On an
-         AVX2-only CPU torch's bf16 GEMM runs 3-80x slower than float32 BLAS.
-int8 products are exact int32 accumulations in both backends (see `_int8_matmul`).
-
-Weights are converted once per weight set: the NZ weights into their `NZTensor.kernel_cache`,
-weight_uk (an ND array) into a module cache when the caller marks it read-only (a constant);
-a writeable weight_uk is converted on every call. The float32 copies take twice the bf16 bytes.
+The products (bf16 with float32 accumulation, exact int8, the per-head W_uk product) and the
+once-per-weight conversions are runtime/kernels/gemm.py's, shared with the primitive kernels, so
+a fused and an unfused program compute the same bits.
 """
 from __future__ import annotations
 
-import warnings
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..formats import NZTensor
 from . import kernel
-from .common import (bf16, bfloat16, f32, matmul_choice, native_bf16_cpu, rms_norm,
-                     rope_deinterleaved, round_half_away, saturate_int8, torch_module,
-                     write_paged_caches)
+from .common import (bf16, bfloat16, f32, last_writers, rms_norm, rope_deinterleaved,
+                     round_half_away, saturate_int8, write_paged_caches)
+from .gemm import float_matmul, head_matmul, int8_matmul
 
 HCQ, HCKV, D, DR = 1536, 512, 128, 64
 
@@ -105,7 +93,7 @@ def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr,
     heads = mm2.reshape(t, weight_uk.shape[0], D + DR)
     q_c = bf16(heads[..., :D])                      # rounded where it enters the bf16 W_uk matmul
     # the bf16 results, each rounded once (astype bfloat16 is bf16() without the float32 copy)
-    query = _per_head_matmul(q_c, weight_uk).astype(bfloat16)
+    query = head_matmul(q_c, weight_uk, rounds_to_bf16=True).astype(bfloat16)
     query_rope = rope_deinterleaved(heads[..., D:], cos[:, None, :], sin[:, None, :]).astype(bfloat16)
 
     # key path
@@ -130,7 +118,9 @@ def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr,
     writes = _cache_writes(kv, k_rope, slots, kv_cache, kr_cache, quant_scale_ckv, quant_scale_ckr, sc)
     write_paged_caches(writes, cache_mode)
     n = weight_uk.shape[0]
-    return (query.reshape(*tokens, n, HCKV), query_rope.reshape(*tokens, n, DR),
+    # contiguous, as torch_npu's outputs are (FIA's eager call rejects strided views, FIA-014)
+    return (np.ascontiguousarray(query.reshape(*tokens, n, HCKV)),
+            np.ascontiguousarray(query_rope.reshape(*tokens, n, DR)),
             kv_cache, kr_cache, dequant_scale_q_nope)
 
 
@@ -151,8 +141,8 @@ def _down_projection(x, weight, x_scale, w_scale, sc):
     and per channel, float(acc) * x_scale[t] * w_scale[c], left unrounded for RmsNorm / RoPE.
     """
     if sc.full_quant:
-        return _int8_matmul(x, weight) * x_scale * f32(w_scale).reshape(1, -1)
-    return bf16(_bf16_matmul(x, weight))
+        return int8_matmul(x, weight) * x_scale * f32(w_scale).reshape(1, -1)
+    return bf16(float_matmul(x, weight, rounds_to_bf16=True))
 
 
 def _up_projection(c_q, weight_uq_qr, w_scale, smooth, sc):
@@ -163,11 +153,11 @@ def _up_projection(c_q, weight_uq_qr, w_scale, smooth, sc):
     dequantized as float(acc) * s[t] * w_scale[c]. A zero row has s = 0 and z_int8 = 0.
     """
     if not sc.uq_qr_int8:
-        return bf16(_bf16_matmul(bf16(c_q), weight_uq_qr))
+        return bf16(float_matmul(bf16(c_q), weight_uq_qr, rounds_to_bf16=True))
     z = c_q if smooth is None else c_q * f32(smooth).reshape(1, -1)
     scale = np.max(np.abs(z), axis=-1, keepdims=True) / np.float32(127)
     z_int8 = saturate_int8(np.divide(z, scale, out=np.zeros_like(z), where=scale > 0))
-    return _int8_matmul(z_int8, weight_uq_qr) * scale * f32(w_scale).reshape(1, -1)
+    return int8_matmul(z_int8, weight_uq_qr) * scale * f32(w_scale).reshape(1, -1)
 
 
 def _dynamic_quant_query(query):
@@ -206,7 +196,7 @@ def _cache_writes(kv, k_rope, slots, kv_cache, kr_cache, quant_scale_ckv, quant_
     slots, every token when BlockNum = 0; of duplicate slots the highest token wins."""
     if kv_cache.shape[0] == 0:
         return []
-    tokens = _last_writers(slots)
+    tokens = last_writers(slots)
     kv, k_rope, slots = kv[tokens], k_rope[tokens], slots[tokens]
     if sc.kv_int8:      # FQ-KVQ: per tensor (the first element); PQ-KVQ: per channel
         scale = f32(quant_scale_ckv)
@@ -219,121 +209,3 @@ def _cache_writes(kv, k_rope, slots, kv_cache, kr_cache, quant_scale_ckv, quant_
     else:
         kr_rows = k_rope.astype(bfloat16)
     return [(kv_cache, slots, kv_rows), (kr_cache, slots, kr_rows)]
-
-
-def _last_writers(slots):
-    """Indices of the tokens that write: non-negative slots, the last token of each slot."""
-    reversed_slots = slots[::-1]
-    _, first_in_reversed = np.unique(reversed_slots, return_index=True)
-    last = len(slots) - 1 - first_in_reversed
-    return np.sort(last[slots[last] >= 0])
-
-
-# --------------------------------------------------------------------------------------------
-# matmuls
-# --------------------------------------------------------------------------------------------
-
-# float32 sums of int8 x int8 products are exact while every partial sum stays below 2**24 in
-# magnitude; a K-chunk of 1024 rows bounds it by 1024 * 128 * 128 = 2**24 whatever order BLAS
-# adds in. The chunk sums are then added in float64 (exact: |acc| < 2**31).
-_INT8_K_CHUNK = 1024
-
-
-def _int8_matmul(a, weight: NZTensor) -> np.ndarray:
-    """int8 a (T, K) @ int8 weight (K, N) with exact int32 accumulation, as float(acc): float32."""
-    w = _weight_f32(weight)
-    a = f32(a)                                  # exact: int8 values
-    acc = np.zeros((a.shape[0], w.shape[1]), np.float64)
-    for k in range(0, w.shape[0], _INT8_K_CHUNK):
-        acc += a[:, k:k + _INT8_K_CHUNK] @ w[k:k + _INT8_K_CHUNK]
-    return acc.astype(np.float32)
-
-
-def _bf16_matmul(a, weight: NZTensor) -> np.ndarray:
-    """bf16-valued a (T, K) @ bf16 weight (K, N): float32 accumulation. The numpy backend returns
-    it unrounded, torch already rounded once to bf16; the caller's bf16() completes both."""
-    if _backend() == "torch":
-        torch = torch_module()
-        w = _cached(weight.kernel_cache, "mla.prolog/torch_bf16_nk", lambda: _torch_bf16(
-            torch, np.ascontiguousarray(weight.to_nd().T)))
-        x = torch.from_numpy(np.ascontiguousarray(a)).to(torch.bfloat16)   # exact: bf16 values
-        return torch.nn.functional.linear(x, w).float().numpy()
-    return a @ _weight_f32(weight)
-
-
-def _per_head_matmul(q_c, weight_uk) -> np.ndarray:
-    """query[t, n] = q_c[t, n] @ weight_uk[n]: (T, N, D) x (N, D, Hckv) -> (T, N, Hckv), float32
-    accumulation (unrounded for numpy, rounded once for torch)."""
-    q_heads = np.ascontiguousarray(q_c.transpose(1, 0, 2))                 # (N, T, D)
-    if _backend() == "torch":
-        torch = torch_module()
-        w = _torch_bf16(torch, weight_uk)                                  # no copy
-        q = torch.from_numpy(q_heads).to(torch.bfloat16)
-        out = torch.matmul(q, w).float().numpy()
-    else:
-        w = _cached_constant(weight_uk, "f32", lambda a: a.astype(np.float32))
-        out = np.matmul(q_heads, w)
-    return out.transpose(1, 0, 2)
-
-
-def _weight_f32(weight: NZTensor) -> np.ndarray:
-    """The logical (K, N) matrix as float32 (exact for bf16 and int8), converted once."""
-    return _cached(weight.kernel_cache, "mla.prolog/f32", lambda: weight.to_nd().astype(np.float32))
-
-
-def _cached(cache: dict, key, build):
-    value = cache.get(key)
-    if value is None:
-        value = cache[key] = build()
-    return value
-
-
-# weight_uk conversions, keyed by id(array) while the array lives; only for frozen arrays.
-_CONSTANTS: dict = {}
-
-
-def _cached_constant(array: np.ndarray, key: str, build):
-    """build(array), cached while `array` lives if it cannot change: read-only, and so is every
-    array it views. A writeable array is converted on every call."""
-    if not _is_frozen(array):
-        return build(array)
-    # `build` must not keep a reference to `array`, or the entry would keep it alive.
-    entry_key = (id(array), key)
-    entry = _CONSTANTS.get(entry_key)
-    if entry is None or entry[0]() is not array:
-        ref = weakref.ref(array, lambda _, k=entry_key: _CONSTANTS.pop(k, None))
-        entry = _CONSTANTS[entry_key] = (ref, build(array))
-    return entry[1]
-
-
-def _is_frozen(array) -> bool:
-    while isinstance(array, np.ndarray):
-        if array.flags.writeable:
-            return False
-        array = array.base
-    return True
-
-
-# --------------------------------------------------------------------------------------------
-# backend choice
-# --------------------------------------------------------------------------------------------
-
-def _backend() -> str:
-    """"numpy" or "torch" for the bf16 products: torch only when asked, or under "auto" on a
-    CPU with native bf16 (elsewhere torch's bf16 GEMM is far slower than float32 BLAS)."""
-    choice = matmul_choice()
-    if choice == "torch" and torch_module() is None:
-        raise RuntimeError("ASCEND_MLA_MATMUL=torch but torch cannot be imported")
-    if choice == "auto":
-        return "torch" if native_bf16_cpu() and torch_module() is not None else "numpy"
-    return choice
-
-
-def _torch_bf16(torch, array):
-    """A torch bf16 tensor sharing the bits of a bfloat16 NumPy array."""
-    bits = np.ascontiguousarray(array).view(np.int16)
-    with warnings.catch_warnings():             # read-only constants: torch only reads them
-        warnings.simplefilter("ignore", UserWarning)
-        return torch.from_numpy(bits).view(torch.bfloat16)
-
-

@@ -71,7 +71,7 @@ API_MD_SIGNATURE = [
     ("value_antiquant_scale", None), ("value_antiquant_offset", None),
     ("key_shared_prefix", None), ("value_shared_prefix", None),
     ("actual_shared_prefix_len", None), ("query_rope", None), ("key_rope", None),
-    ("num_heads", 1), ("scale_value", 1.0), ("pre_tokens", 2147483647),
+    ("key_rope_antiquant_scale", None), ("num_heads", 1), ("scale_value", 1.0), ("pre_tokens", 2147483647),
     ("next_tokens", 2147483647), ("input_layout", "BSH"), ("num_key_value_heads", 0),
     ("sparse_mode", 0), ("inner_precise", 0), ("block_size", 0), ("antiquant_mode", 0),
     ("softmax_lse_flag", False), ("key_antiquant_mode", 0), ("value_antiquant_mode", 0),
@@ -84,10 +84,12 @@ def test_signature_is_api_md():
     assert all(p.kind == p.POSITIONAL_OR_KEYWORD for p in params[:3])
     assert all(p.kind == p.KEYWORD_ONLY for p in params[3:])
     assert [p.default for p in params[3:]] == [d for _, d in API_MD_SIGNATURE[3:]]
-    # the IR op has the same operands, in the same order, and the host parameters as attributes
-    ir_names = ([o.name for o in FusedInferAttentionScore.operands]
+    # the IR op has the same operands, in the same order, and the host parameters as
+    # attributes; torch_npu's reserved key_rope_antiquant_scale (no effect) has no operand
+    ir_names = ([o.name for o in FusedInferAttentionScore.kernel_operands]
                 + [a.name for a in FusedInferAttentionScore.attributes])
-    assert sorted(ir_names) == sorted(p.name for p in params[:-1])
+    assert sorted(ir_names) == sorted(p.name for p in params[:-1]
+                                      if p.name != "key_rope_antiquant_scale")
 
 
 def test_seed_call_example_gives_ones():
@@ -155,7 +157,8 @@ def _full_quant_scales():
 def _kernel_arguments(kwargs):
     """The kernel's arguments for the same call: lists for key/value, defaults applied."""
     args = {p.name: p.default for p in inspect.signature(fia).parameters.values()
-            if p.default is not inspect.Parameter.empty and p.name != "scale"}
+            if p.default is not inspect.Parameter.empty
+            and p.name not in ("scale", "key_rope_antiquant_scale")}
     args.update(kwargs)
     args["key"], args["value"] = _tensor_list(args["key"]), _tensor_list(args["value"])
     return args
@@ -489,3 +492,95 @@ def test_static_rules_reject_in_eager_calls_too():
                      query_rope=kwargs["query_rope"][:, :, :6])
     rejected(lambda: fia(**six_heads), "FIA-MLA-8", "num_heads")
     rejected(lambda: fia(**dict(kwargs, key_rope=None)), "FIA-MLA-1", "key_rope")
+
+
+def test_int4_key_with_post_quant_names_quant_scale2():
+    """FIA-112 names the parameter the caller passed (quant_scale2), not the inferred output."""
+    rng = _rng(31)
+    q = _rand(rng, (2, 1, 4, 64))
+    packed = rng.integers(-2**31, 2**31, (2, 16, 2, 8)).astype(np.int32)   # 8 INT4 per int32
+    scales = dict(key_antiquant_scale=_rand(rng, (1, 2, 64)),
+                  value_antiquant_scale=_rand(rng, (1, 2, 64)))
+    common = dict(num_heads=4, num_key_value_heads=2, input_layout="BSND", **scales)
+    fia(q, packed, packed, **common)
+    rejected(lambda: fia(q, packed, packed, quant_scale2=np.array([2.0], np.float32), **common),
+             "FIA-112", "quant_scale2")
+
+
+def test_shared_prefix_length_without_a_prefix_is_ignored_with_a_warning():
+    """CANN's ATK list for aclnnFusedInferAttentionScoreV2 passes actualSharedPrefixLen (1024 ..
+    5120) without prefix tensors in all its cases; the device reads it only with a prefix."""
+    rng = _rng(32)
+    q, kv = _rand(rng, (1, 8, 16, 64), F16), _rand(rng, (1, 1, 24, 64), F16)
+    common = dict(num_heads=8, num_key_value_heads=1, input_layout="BNSD", scale_value=0.125)
+    plain, _ = fia(q, kv, kv, **common)
+    with pytest.warns(VerificationWarning, match=r"actual_shared_prefix_len: ignored without "
+                      r"key_shared_prefix and value_shared_prefix .*\[FIA-209\]"):
+        ignored, _ = fia(q, kv, kv, actual_shared_prefix_len=[2049], **common)
+    assert same_bits(ignored, plain)
+    # with a prefix the length is read and checked (FIA-207: at most the prefix's S)
+    prefix = dict(key_shared_prefix=_rand(rng, (1, 1, 4, 64), F16),
+                  value_shared_prefix=_rand(rng, (1, 1, 4, 64), F16), **common)
+    rejected(lambda: fia(q, kv, kv, actual_shared_prefix_len=[5], **prefix), "FIA-207",
+             "actual_shared_prefix_len")
+
+
+def test_non_contiguous_tensors_are_rejected():
+    """FIA-014: the seed marks query, key, value, pse_shift and atten_mask "non-contiguous: x";
+    a strided view (here a slice along S, and one element of a tensor list) is rejected by the
+    eager call, naming the parameter; its contiguous copy runs."""
+    rng = _rng(33)
+    q, kv, common = _small(rng)
+    wide = _rand(rng, (2, 32, 2, 64))
+    view = wide[:, ::2]                                     # (2, 16, 2, 64), strided
+    assert not view.flags.c_contiguous
+    rejected(lambda: fia(q, view, kv, **common), "FIA-014", "key")
+    rejected(lambda: fia(q, kv, view, **common), "FIA-014", "value")
+    message = rejected(lambda: fia(q, [kv[:1], view[1:]], [kv[:1], kv[1:]], **common),
+                       "FIA-014", "key")
+    assert "(element 1)" in message
+    transposed = _rand(rng, (2, 4, 3, 64)).transpose(0, 2, 1, 3)    # BSND (2, 3, 4, 64) view
+    rejected(lambda: fia(transposed, kv, kv, **common), "FIA-014", "query")
+    fia(q, np.ascontiguousarray(view), kv, **common)
+
+
+def test_non_contiguous_torch_tensor_is_rejected():
+    torch = pytest.importorskip("torch")
+    rng = _rng(34)
+    q, kv, common = _small(rng)
+    as_torch = lambda a: torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    strided = as_torch(_rand(rng, (2, 16, 64, 2))).transpose(2, 3)     # (2, 16, 2, 64)
+    assert not strided.is_contiguous()
+    rejected(lambda: fia(as_torch(q), strided, as_torch(kv), **common), "FIA-014", "key")
+    out, _ = fia(as_torch(q), strided.contiguous(), as_torch(kv), **common)
+    assert isinstance(out, torch.Tensor)
+
+
+def test_int_parameters_as_one_element_integral_tensors():
+    """torch takes a one-element integral tensor for an int parameter (torch_npu's own tests
+    pass num_heads or the antiquant modes so); a float tensor or a longer one is not an int."""
+    rng = _rng(35)
+    q, kv, _ = _small(rng)
+    plain, _ = fia(q, kv, kv, num_heads=4, num_key_value_heads=2, input_layout="BSND",
+                   next_tokens=7)
+    as_tensors, _ = fia(q, kv, kv, num_heads=np.array([4]), num_key_value_heads=np.int32(2),
+                        input_layout="BSND", next_tokens=np.array([[7]], np.int64))
+    assert same_bits(as_tensors, plain)
+    for bad in (np.array([4.0]), np.array([4, 4]), np.array([True])):
+        with pytest.raises(VerificationError, match=r"op num_heads: expected an integer"):
+            fia(q, kv, kv, num_heads=bad, num_key_value_heads=2, input_layout="BSND")
+    torch = pytest.importorskip("torch")
+    as_torch, _ = fia(q, kv, kv, num_heads=torch.tensor([4]), num_key_value_heads=torch.tensor(2),
+                      input_layout="BSND", next_tokens=torch.tensor([7], dtype=torch.int32))
+    assert same_bits(as_torch, plain)
+    with pytest.raises(VerificationError, match=r"op num_heads: expected an integer"):
+        fia(q, kv, kv, num_heads=torch.ones(1), num_key_value_heads=2, input_layout="BSND")
+
+
+def test_tnd_rejects_a_tensor_list():
+    """FIA-TND-5: the TND layouts pack every batch's keys along T; a tensor list is not one."""
+    rng = _rng(36)
+    q = _rand(rng, (5, 2, 128))
+    k = [_rand(rng, (4, 2, 128)), _rand(rng, (4, 2, 128))]
+    rejected(lambda: fia(q, k, k, actual_seq_lengths=[2, 5], actual_seq_lengths_kv=[4, 8],
+                         num_heads=2, input_layout="TND"), "FIA-TND-5", "key")

@@ -388,7 +388,8 @@ def test_actual_seq_lengths_broadcast_and_incre_ignores_them():
     assert np.all(f32(out[:, :, 3:]) == 0) and np.all(np.isneginf(lse[:, :, 3:]))
     check(out, rnd(exp_out, BF16), BF16_TOL)
     np.testing.assert_allclose(lse[..., 0], exp_lse, **LSE_TOL)
-    out1, _ = fia(query=q[:, :, :1], key=k, value=v, num_heads=n, input_layout="BNSD",
+    out1, _ = fia(query=np.ascontiguousarray(q[:, :, :1]), key=k, value=v, num_heads=n,
+                  input_layout="BNSD",
                   actual_seq_lengths=[0], actual_seq_lengths_kv=[11])
     exp1, _ = reference(f32(q[:, :, :1]), list(f32(k[:, :, :11])), list(f32(v[:, :, :11])),
                         1.0, p_dtype=BF16)
@@ -542,20 +543,32 @@ def sat_round(x):
     return np.clip(np.rint(x), -128, 127)
 
 
+def half(x):
+    return np.asarray(x, np.float32).astype(np.float16).astype(np.float32)
+
+
+def float19(x):
+    """A float32 scale with its low 13 mantissa bits cleared (the fixpipe's dequant form)."""
+    return (np.array(x, np.float32).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+
+
 def full_quant_reference(q8, k8, v8, deq1, qs1, deq2, scale):
-    """Per (b, n): s = float(q8.k8^T) * deq1 * scale; P8 = sat(rint(softmax * qs1));
-    O = float(P8.v8) * deq2 (float32, not yet rounded to the output dtype)."""
+    """The device's order for int8 query, key and value, per (b, n), written from the kernel's
+    description: half scores s = half(half(q8.k8^T * deq1) * scale); e = exp(s - max), rounded
+    to half; P8 = sat(rint(half(e * qs1))) from the UNNORMALIZED e; O = P8.v8 * deq2 divided by
+    the row sum (of the unrounded e, in half) after P.V. deq1/deq2 as 19-bit floats.
+    Returns O in float32, not yet rounded to the output dtype."""
     batch, heads, q_s, _ = q8.shape
     out = np.zeros((batch, heads, q_s, v8.shape[-1]), np.float32)
     for b in range(batch):
         for n in range(heads):
             kv = n // (heads // k8.shape[1])
             ints = q8[b, n].astype(np.int64) @ k8[b, kv].astype(np.int64).T
-            s = ints.astype(np.float32) * np.float32(deq1) * np.float32(scale)
+            s = half(half(ints * float19(deq1)) * half(scale))
             e = np.exp(s - s.max(axis=1, keepdims=True))
-            p8 = sat_round(e / e.sum(axis=1, keepdims=True) * np.float32(qs1))
+            p8 = sat_round(half(half(e) * half(qs1)))
             o32 = p8.astype(np.int64) @ v8[b, kv].astype(np.int64)
-            out[b, n] = o32.astype(np.float32) * np.float32(deq2)
+            out[b, n] = o32 * float19(deq2) / half(e.sum(axis=1, keepdims=True))
     return out
 
 
@@ -571,15 +584,16 @@ def test_full_quant_int8(scale_dtype):
     q8 = rng.integers(-128, 128, (b, n, q_s, d), dtype=np.int8)
     k8 = rng.integers(-128, 128, (b, kvn, kv_s, d), dtype=np.int8)
     v8 = rng.integers(-128, 128, (b, kvn, kv_s, d), dtype=np.int8)
-    deq1, qs1, deq2, scale = 1.5e-4, 127.0, 1 / 127 / 64, 0.2
+    deq1, qs1, deq2, scale = 1.5e-4, 127.0, 1 / 127, 0.2
     enc = as_uint64_scale if scale_dtype == "uint64" else (lambda x: np.array([x], np.float32))
     common = dict(query=q8, key=k8, value=v8, dequant_scale1=enc(deq1),
                   quant_scale1=np.array([qs1], np.float32), dequant_scale2=enc(deq2),
                   num_heads=n, num_key_value_heads=kvn, input_layout="BNSD", scale_value=scale)
     expected = full_quant_reference(q8, k8, v8, deq1, qs1, deq2, scale)
     out, _ = fia(**common)
-    # one P8 step (1 of 127) moves O by at most deq2 * 128; float32 noise can cause it rarely
-    step = deq2 * 128
+    # Same rounding points; float32 summation order may move one P8 across a rounding boundary
+    # (rarely): one step moves O by |v| <= 128 times deq2 / rowsum (rowsum >= 1).
+    step = 128 * deq2
     assert out.dtype == F16
     np.testing.assert_allclose(f32(out), rnd(expected, F16), atol=step, rtol=2.0**-10)
     assert np.mean(np.abs(f32(out) - rnd(expected, F16)) <= 2.0**-10 * np.abs(expected)) > 0.95
@@ -589,22 +603,75 @@ def test_full_quant_int8(scale_dtype):
     np.testing.assert_allclose(f32(out8), sat_round(expected * 20 + 3), atol=1 + step * 20)
 
 
-@pytest.mark.parametrize("layout,shape,dtype", [
-    ("BSH", (1, 1, 128), np.float32), ("BNSD", (4, 32), BF16), ("BSND", (1,), np.float32)])
-def test_post_quant_bf16_to_int8(layout, shape, dtype):
+def test_full_quant_with_realistic_scales_matches_float64_attention():
+    """quant_scale1 = 127 (P in [0, 1] onto int8) and dequant_scale2 = 1/127 (back): the output
+    is the attention of the dequantized inputs, computed here in float64 without any
+    quantization. The normalized order quantized every weight below 0.5/127 to 0 and returned
+    ~0 for long rows; the device quantizes exp(s - max) <= 1 and divides by the row sum last.
+
+    Bound, per output element, from the data: P8_j / 127 differs from e_j by at most 0.5/127
+    (rounding) + 2^-9 e_j (half rounding of e and of the product; half scores move e by
+    |s| 2^-11 relative, |s| <= 4 here), so O differs from the float64 attention by at most
+    sum_j (0.5/127 + 2^-9 e_j) |v_j| / sum_j e_j, plus 2^-10 of |O| for the half row sum and
+    the half output."""
+    rng = np.random.default_rng(41)
+    b, n, d, q_s, kv_s = 1, 2, 64, 4, 512
+    q8 = rng.integers(-127, 128, (b, n, q_s, d), dtype=np.int8)
+    k8 = rng.integers(-127, 128, (b, n, kv_s, d), dtype=np.int8)
+    v8 = rng.integers(-3, 4, (b, n, kv_s, d), dtype=np.int8)       # V values -3 .. 3
+    deq1 = 1.0 / (127 * 127)                                        # q, k in [-1, 1]
+    scale = 1 / np.sqrt(d)
+    out, _ = fia(query=q8, key=k8, value=v8, dequant_scale1=np.array([deq1], np.float32),
+                 quant_scale1=np.array([127.0], np.float32),
+                 dequant_scale2=np.array([1 / 127], np.float32),
+                 num_heads=n, input_layout="BNSD", scale_value=scale)
+    for i_b in range(b):
+        for i_n in range(n):
+            s = (q8[i_b, i_n].astype(np.float64) @ k8[i_b, i_n].astype(np.float64).T
+                 * float19(deq1) * half(scale))
+            e = np.exp(s - s.max(axis=1, keepdims=True))
+            v = v8[i_b, i_n].astype(np.float64)
+            want = e @ v / e.sum(axis=1, keepdims=True)
+            bound = ((0.5 / 127 + 2.0**-9 * e) @ np.abs(v)) / e.sum(axis=1, keepdims=True) \
+                + 2.0**-10 * np.abs(want) + 1e-6
+            got = f32(out[i_b, i_n]).astype(np.float64)
+            assert np.all(np.abs(got - want) <= bound)
+            assert np.abs(want).max() > 0.05 and np.abs(got).max() > 0.05   # not ~0
+
+
+def test_full_quant_all_ones_gives_ones():
+    """int8 ones everywhere with all scales 1 (torch_npu's own v3_fullquant case): every score
+    is equal, exp(s - max) = 1, P8 = 1, P8.V8 = KV_S, divided by the row sum KV_S = 1; the int8
+    output of quant_scale2 = 1 is all ones."""
+    ones = np.ones((1,), np.float32)
+    q = np.ones((1, 4, 2, 128), np.int8)
+    kv = np.ones((1, 4, 2048, 128), np.int8)
+    out, _ = fia(query=q, key=kv, value=kv, dequant_scale1=ones, quant_scale1=ones,
+                 dequant_scale2=ones, quant_scale2=ones, num_heads=4, input_layout="BNSD",
+                 scale_value=1 / 0.0078125)
+    assert out.dtype == np.int8 and np.all(out == 1)
+
+
+@pytest.mark.parametrize("layout,shape,dtype,offset", [
+    ("BSH", (1, 1, 128), np.float32, True), ("BNSD", (4, 32), BF16, True),
+    ("BSND", (1,), np.float32, True), ("BSND", (1, 1, 4, 32), np.float32, False),
+    ("BSH", (128,), BF16, False)])
+def test_post_quant_bf16_to_int8(layout, shape, dtype, offset):
+    """Per-tensor and per-channel quant_scale2, with quant_offset2 or without it (offset 0:
+    per-channel without an offset once crashed in the kernel)."""
     rng = np.random.default_rng(16)
     # D = 32: an INT8 output needs D % 32 == 0 (FIA-051).
     b, n, d, q_s, kv_s = 2, 4, 32, 1 if layout == "BNSD" else 3, 25
     q, k, v = rand(rng, (b, n, q_s, d)), rand(rng, (b, 2, kv_s, d)), rand(rng, (b, 2, kv_s, d))
     qs2 = (rng.random(shape) * 60 + 20).astype(dtype)
-    qo2 = rng.integers(-5, 6, shape).astype(dtype)
+    qo2 = rng.integers(-5, 6, shape).astype(dtype) if offset else None
     out, _ = fia(query=to_layout(q, layout), key=to_layout(k, layout),
                  value=to_layout(v, layout), quant_scale2=qs2, quant_offset2=qo2, num_heads=n,
                  num_key_value_heads=2, input_layout=layout)
     exp_out, _ = reference(f32(q), list(f32(k)), list(f32(v)), 1.0, p_dtype=BF16)
     per_channel = lambda x: f32(x).reshape(-1)[0] if np.size(x) == 1 else \
         f32(x).reshape(1, n, 1, d)
-    expected = sat_round(exp_out * per_channel(qs2) + per_channel(qo2))
+    expected = sat_round(exp_out * per_channel(qs2) + (per_channel(qo2) if offset else 0))
     assert out.dtype == np.int8
     np.testing.assert_allclose(out_to_bnsd(out, layout, n), expected, atol=1)
 
@@ -957,3 +1024,134 @@ def test_matmul_backends_agree_with_reference(backend, monkeypatch):
     exp_out, exp_lse = mla_reference(query, query_rope, ckv, kr, b, n, 1, 0.05)
     check(out_to_bnsd(out, "BSND", n), rnd(exp_out, BF16), BF16_TOL)
     np.testing.assert_allclose(lse[..., 0], exp_lse, **LSE_TOL)
+
+
+# ------------------------------------------------------------------------------------------
+# TND layouts: batches packed along T, cumulative actual lengths
+# ------------------------------------------------------------------------------------------
+
+def packed_reference(q_tokens, q_lens, ks, vs, scale, masked=None):
+    """q_tokens (T, N, D) with batch b's tokens after those of b - 1; ks[b], vs[b] (L_b, KV_N,
+    D[v]); masked[b] (q_len_b, L_b). Returns out (T, N, Dv) and lse (T, N), head n reading kv
+    head n // G."""
+    t, heads, _ = q_tokens.shape
+    out = np.zeros((t, heads, vs[0].shape[-1]), np.float32)
+    lse = np.full((t, heads), -np.inf, np.float32)
+    start = 0
+    for b, q_len in enumerate(q_lens):
+        group = heads // ks[b].shape[1]
+        rows = slice(start, start + q_len)
+        for n in range(heads):
+            out[rows, n], lse[rows, n] = attention_rows(
+                q_tokens[rows, n], ks[b][:, n // group], vs[b][:, n // group], scale,
+                None if masked is None else masked[b], p_dtype=BF16)
+        start += q_len
+    return out, lse
+
+
+def cumulative(lengths):
+    return [int(x) for x in np.cumsum(lengths)]
+
+
+def test_tnd_prefill_with_value_d_smaller_than_key_d():
+    """TND without rope, key D 192 and value D 128 (the non-absorbed DeepSeek prefill), GQA,
+    a batch with no query token, softmax_lse (T, N, 1)."""
+    rng = np.random.default_rng(51)
+    q_lens, kv_lens, n, kvn = [3, 0, 4, 2], [5, 2, 4, 6], 4, 2
+    q = rand(rng, (sum(q_lens), n, 192))
+    ks = [rand(rng, (s, kvn, 192)) for s in kv_lens]
+    vs = [rand(rng, (s, kvn, 128)) for s in kv_lens]
+    out, lse = fia(query=q, key=np.concatenate(ks), value=np.concatenate(vs),
+                   actual_seq_lengths=cumulative(q_lens), actual_seq_lengths_kv=cumulative(kv_lens),
+                   num_heads=n, num_key_value_heads=kvn, input_layout="TND", scale_value=0.07,
+                   softmax_lse_flag=True)
+    exp_out, exp_lse = packed_reference(f32(q), q_lens, [f32(k) for k in ks],
+                                        [f32(v) for v in vs], 0.07)
+    assert out.shape == (9, n, 128) and out.dtype == BF16 and lse.shape == (9, n, 1)
+    check(out, rnd(exp_out, BF16), BF16_TOL)
+    np.testing.assert_allclose(lse[..., 0], exp_lse, **LSE_TOL)
+
+
+@pytest.mark.parametrize("mode", [3, 4])
+def test_ntd_tnd_causal_and_band(mode):
+    """NTD_TND (query and key/value (N, T, D), output TND): rightDownCausal puts each batch's
+    query tokens last among its keys; band keeps pre_tokens before and next_tokens after that
+    diagonal."""
+    rng = np.random.default_rng(52 + mode)
+    q_lens, kv_lens, n, d, pre, nxt = [3, 5, 1], [4, 5, 7], 2, 128, 2, 1
+    q = rand(rng, (n, sum(q_lens), d))
+    ks = [rand(rng, (n, s, d)) for s in kv_lens]
+    vs = [rand(rng, (n, s, d)) for s in kv_lens]
+    out, _ = fia(query=q, key=np.concatenate(ks, axis=1), value=np.concatenate(vs, axis=1),
+                 actual_seq_lengths=cumulative(q_lens), actual_seq_lengths_kv=cumulative(kv_lens),
+                 num_heads=n, input_layout="NTD_TND", scale_value=0.09, sparse_mode=mode,
+                 pre_tokens=pre, next_tokens=nxt, atten_mask=np.triu(np.ones((2048, 2048), bool), 1))
+    if mode == 3:
+        masked = [band(ql, kl, -10**6, kl - ql) for ql, kl in zip(q_lens, kv_lens)]
+    else:
+        masked = [band(ql, kl, kl - ql - pre, kl - ql + nxt) for ql, kl in zip(q_lens, kv_lens)]
+    exp_out, _ = packed_reference(f32(q).transpose(1, 0, 2), q_lens,
+                                  [f32(k).transpose(1, 0, 2) for k in ks],
+                                  [f32(v).transpose(1, 0, 2) for v in vs], 0.09, masked)
+    assert out.shape == (sum(q_lens), n, d)
+    check(out, rnd(exp_out, BF16), BF16_TOL)
+
+
+def test_tnd_paged_decode_without_rope():
+    """TND over a paged BnBsH cache (lengths per batch, not cumulative), one query token per
+    batch, key D 192 and value D 128 in two caches of the same block table."""
+    rng = np.random.default_rng(54)
+    kv_lens, n, block = [100, 5, 260], 16, 128
+    q = rand(rng, (3, n, 192))
+    ks = [rand(rng, (1, s, 192)) for s in kv_lens]             # (KV_N = 1, L, D) per batch
+    vs = [rand(rng, (1, s, 128)) for s in kv_lens]
+    k_pool, table = page(ks, block, np.random.default_rng(6))
+    v_pool, _ = page(vs, block, np.random.default_rng(6))
+    out, _ = fia(query=q, key=bnbsh(k_pool), value=bnbsh(v_pool), block_table=table,
+                 block_size=block, actual_seq_lengths=[1, 2, 3], actual_seq_lengths_kv=kv_lens,
+                 num_heads=n, num_key_value_heads=1, input_layout="TND", scale_value=0.07)
+    exp_out, _ = packed_reference(f32(q), [1, 1, 1], [f32(k).transpose(1, 0, 2) for k in ks],
+                                  [f32(v).transpose(1, 0, 2) for v in vs], 0.07)
+    check(out, rnd(exp_out, BF16), BF16_TOL)
+
+
+@pytest.mark.parametrize("layout", ["TND", "TND_NTD"])
+def test_tnd_mla_mtp_over_the_prolog_cache(layout):
+    """MLA mode in TND: batches of 2, 3 and 1 query tokens (the prolog's (T, N, 512) query as
+    it is), the paged latent cache with per-batch lengths, rightDownCausal. TND_NTD writes
+    (N, T, 512)."""
+    rng = np.random.default_rng(55)
+    q_lens, askv, n, block = [2, 3, 1], [40, 17, 9], 4, 16
+    t = sum(q_lens)
+    query, query_rope = rand(rng, (t, n, 512), BF16, 0.3), rand(rng, (t, n, 64), BF16, 0.3)
+    ckv = [rand(rng, (1, s, 512)) for s in askv]
+    kr = [rand(rng, (1, s, 64)) for s in askv]
+    kv_pool, table = page(ckv, block, np.random.default_rng(7))
+    kr_pool, _ = page(kr, block, np.random.default_rng(7))
+    kv_cache = mla_cache(bnbsh(kv_pool), "PA_BSND")
+    out, _ = fia(query=query, key=kv_cache, value=kv_cache, query_rope=query_rope,
+                 key_rope=mla_cache(bnbsh(kr_pool), "PA_BSND"), block_table=table,
+                 block_size=block, actual_seq_lengths=cumulative(q_lens), actual_seq_lengths_kv=askv,
+                 num_heads=n, num_key_value_heads=1, scale_value=0.07, input_layout=layout,
+                 sparse_mode=3, atten_mask=np.triu(np.ones((2048, 2048), np.int8), 1))
+    masked = [band(ql, s, -10**6, s - ql) for ql, s in zip(q_lens, askv)]
+    keys = [np.concatenate([f32(c), f32(r)], -1).transpose(1, 0, 2) for c, r in zip(ckv, kr)]
+    exp_out, _ = packed_reference(np.concatenate([f32(query), f32(query_rope)], -1), q_lens,
+                                  keys, [f32(c).transpose(1, 0, 2) for c in ckv], 0.07, masked)
+    got = f32(out).transpose(1, 0, 2) if layout == "TND_NTD" else f32(out)
+    assert out.shape == ((n, t, 512) if layout == "TND_NTD" else (t, n, 512))
+    check(got, rnd(exp_out, BF16), BF16_TOL)
+
+
+def test_tnd_equals_bsnd_when_every_batch_has_the_same_length():
+    """With equal lengths TND is BSND with B and S merged: the same bits."""
+    rng = np.random.default_rng(56)
+    b, s, n, d = 3, 4, 2, 128
+    q, k, v = rand(rng, (b, s, n, d)), rand(rng, (b, 6, n, d)), rand(rng, (b, 6, n, d))
+    common = dict(num_heads=n, scale_value=0.1, softmax_lse_flag=True)
+    bsnd, bsnd_lse = fia(query=q, key=k, value=v, input_layout="BSND", **common)
+    tnd, tnd_lse = fia(query=q.reshape(b * s, n, d), key=k.reshape(b * 6, n, d),
+                       value=v.reshape(b * 6, n, d), input_layout="TND",
+                       actual_seq_lengths=[4, 8, 12], actual_seq_lengths_kv=[6, 12, 18], **common)
+    assert np.array_equal(f32(tnd), f32(bsnd).reshape(b * s, n, d))
+    assert np.array_equal(tnd_lse[..., 0], bsnd_lse[..., 0].transpose(0, 2, 1).reshape(b * s, n))

@@ -242,10 +242,10 @@ def test_unused_block_table_entries_are_not_read():
      "actual_cmp_seq_kvlen: is required (the operator supports paged attention only), "
      "got none [NSA-005]"),
     (dict(layout="BNSD"), 'layout: expected "TND" or "BSND", got "BNSD" [NSA-020]'),
-    (dict(select_block_count=22),
-     "select_block_count: expected at most the number of selection blocks of every batch, "
-     "ceil(((L - 1) * compress_stride + compress_block_size) / select_block_size) = "
-     "ceil((39 * 16 + 32) / 32) = 21 for batch 0, got 22 [NSA-077]"),
+    (dict(select_block_count=21),   # the ceiling of 20.5 (which the device's tiling accepts)
+     "select_block_count: expected at most NoCmpKvSeqlenCeil / select_block_size of every "
+     "batch, ((L - 1) * compress_stride + compress_block_size) / select_block_size = "
+     "(39 * 16 + 32) / 32 = 20.5 for batch 0, got 21 [NSA-077]"),
 ], ids=["NSA-004", "NSA-005", "NSA-020", "NSA-077"])
 def test_static_rules_name_the_parameter(change, expected):
     assert rejected(dict(tnd_case(), **change)) == f"{OP} {expected}"
@@ -301,3 +301,15 @@ def test_ir_may_choose_the_other_output_type():
     # agree within one bf16 ulp (2^-8 relative), and f16 is not just a copy of the bf16 result.
     np.testing.assert_allclose(out16.astype(np.float32), out_bf16.astype(np.float32), rtol=2**-8, atol=1e-6)
     assert not np.array_equal(out16.astype(np.float32), out_bf16.astype(np.float32))
+
+
+def test_int_parameters_as_one_element_integral_tensors():
+    """An int parameter may be a one-element integral tensor, as torch takes it."""
+    case = tnd_case()
+    output, topk = call(case)
+    as_tensors = dict(case, head_num=np.array([N1]), select_block_count=np.array([[4]], np.int32))
+    out2, topk2 = call(as_tensors)
+    np.testing.assert_array_equal(out2.view(np.uint16), output.view(np.uint16))
+    np.testing.assert_array_equal(topk2, topk)
+    with pytest.raises(VerificationError, match=r"op select_block_count: expected an integer"):
+        call(dict(case, select_block_count=np.array([4.0])))

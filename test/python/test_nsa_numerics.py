@@ -255,16 +255,32 @@ def test_every_legal_block_geometry(l, d, l_sel):
 
 
 @pytest.mark.parametrize("l, d, l_sel", GRID)
-def test_smallest_length_selects_block_zero_and_copies_the_value(l, d, l_sel):
-    """L = 1: one selection block (l <= l'), softmax of one score is exactly 1."""
+def test_smallest_legal_length_selects_block_zero(l, d, l_sel):
+    """The smallest L with K = 1 legal: K * l' <= (L - 1) d + l (NSA-077, the seed's exact
+    bound). The top-1 block is the forced block 0; with l = l' that L is 1, where the softmax
+    of one score is exactly 1 and the output copies V[0]."""
     rng = np.random.default_rng(2000 + GRID.index((l, d, l_sel)))
-    inputs = make_inputs(rng, l=l, d=d, l_sel=l_sel, k=1, cmp_lens=[1, 1], page=16)
+    length = min_length_for(1, l, d, l_sel)
+    inputs = make_inputs(rng, l=l, d=d, l_sel=l_sel, k=1, cmp_lens=[length, length], page=16)
     output, topk = check(inputs)
     assert np.all(topk == 0)
-    for b in range(2):
-        first_value = inputs["value"][inputs["block_table"][b, 0], 0].reshape(2, 16)
-        np.testing.assert_array_equal(output[b].reshape(2, 2, 16),
-                                      np.broadcast_to(first_value[:, None], (2, 2, 16)))
+    if length == 1:
+        for b in range(2):
+            first_value = inputs["value"][inputs["block_table"][b, 0], 0].reshape(2, 16)
+            np.testing.assert_array_equal(output[b].reshape(2, 2, 16),
+                                          np.broadcast_to(first_value[:, None], (2, 2, 16)))
+
+
+def test_one_block_more_than_the_exact_quotient_is_rejected():
+    """NSA-077 bounds K by NoCmpKvSeqlenCeil / l' itself (seed L163): with L = 3, l = 32, d = 16,
+    l' = 32 that is 64 / 32 = 2, and L = 4 gives 80 / 32 = 2.5, whose ceiling 3 the device's
+    tiling would accept; K = 3 is rejected there and K = 2 runs."""
+    rng = np.random.default_rng(2400)
+    accepted = make_inputs(rng, l=32, d=16, l_sel=32, k=2, cmp_lens=[4], page=16)
+    check(accepted)
+    with pytest.raises(ascend_mla.VerificationError,
+                       match=r"= \(3 \* 16 \+ 32\) / 32 = 2\.5 for batch 0, got 3 \[NSA-077\]"):
+        nsa_compress_attention_infer(**dict(accepted, select_block_count=3))
 
 
 def test_smallest_length_with_its_only_window_masked():
@@ -272,7 +288,7 @@ def test_smallest_length_with_its_only_window_masked():
     becomes the device's -3e38 (not -inf): the softmax of a single score is still exactly 1, so
     the output is V[0], not NaN."""
     rng = np.random.default_rng(2500)
-    inputs = make_inputs(rng, l=32, d=16, l_sel=64, k=1, cmp_lens=[1], q_lens=[4],
+    inputs = make_inputs(rng, l=64, d=16, l_sel=64, k=1, cmp_lens=[1], q_lens=[4],
                          sel_tails=[0], mask=True, n1=2, n2=1, d1=16, d2=16)
     output, topk = check(inputs)
     first_value = inputs["value"][inputs["block_table"][0, 0], 0].astype(np.float32)

@@ -50,14 +50,6 @@ def numpy_matmuls(monkeypatch):
     monkeypatch.setenv("ASCEND_MLA_MATMUL", "numpy")
 
 
-@pytest.fixture(params=["numpy", "torch"])
-def backend(request, monkeypatch):
-    if request.param == "torch":
-        pytest.importorskip("torch", reason="the torch matmul path is only offered when torch is installed")
-    monkeypatch.setenv("ASCEND_MLA_MATMUL", request.param)
-    return request.param
-
-
 # ----------------------------------------------------------------------------------------------
 # the reference
 # ----------------------------------------------------------------------------------------------
@@ -546,8 +538,8 @@ def test_weight_uk_conversion_cache_follows_the_array():
     frozen.flags.writeable = False
     assert np.array_equal(call({**op, "weight_uk": frozen})[0], first)
     assert np.array_equal(call({**op, "weight_uk": frozen})[0], first)      # cached copy
-    from ascend_mla.runtime.kernels import prolog
-    assert (id(frozen), "f32") in prolog._CONSTANTS
+    from ascend_mla.runtime.kernels import gemm
+    assert any(k[0] == id(frozen) and k[-1] == "gemm/f32" for k in gemm._CONSTANTS)
     changed = op["weight_uk"].copy()
     changed[0] *= 2
     doubled = call({**op, "weight_uk": changed})[0]
@@ -560,7 +552,7 @@ def test_int8_products_accumulate_exactly():
     """The int32 accumulator of an int8 product must be exact although its partial sums exceed
     2^24 (where float32 steps by 2 or more): compare with an integer matmul, through the FQ
     mm1 path of the kernel module."""
-    from ascend_mla.runtime.kernels import prolog
+    from ascend_mla.runtime.kernels import gemm
     rng = np.random.default_rng(1)
     a = np.full((3, HE), -128, np.int8)
     a[1, 1::2] = 1
@@ -570,7 +562,7 @@ def test_int8_products_accumulate_exactly():
     w[:, 2:] = rng.choice(np.array([-128, 127, 1], np.int8), (HE, 62))
     exact = a.astype(np.int64) @ w.astype(np.int64)
     assert np.abs(exact).max() > 2 ** 26
-    got = prolog._int8_matmul(a, format_cast(w, 29))
+    got = gemm.int8_matmul(a, format_cast(w, 29))
     assert np.array_equal(got, exact.astype(np.float32))      # float(acc_int32): one rounding
 
 
@@ -578,11 +570,11 @@ def test_bf16_products_round_once(backend):
     """The rounding contract of both backends: bf16 inputs, float32 accumulation, one rounding.
     Against the exact product rounded once, a float32 sum differs by at most one ulp, and only
     where the exact value lies within the float32 error of a rounding midpoint (rare)."""
-    from ascend_mla.runtime.kernels import prolog
+    from ascend_mla.runtime.kernels import gemm
     rng = np.random.default_rng(2)
     x = rng.standard_normal((4, HE)).astype(BF16)
     w = (rng.standard_normal((HE, 256)) / np.sqrt(HE)).astype(BF16)
-    got = to_bf16(prolog._bf16_matmul(x.astype(np.float32), format_cast(w, 29)))
+    got = to_bf16(gemm.float_matmul(x.astype(np.float32), format_cast(w, 29), rounds_to_bf16=True))
     exact = to_bf16(x.astype(np.float64) @ w.astype(np.float64))
     diff = np.abs(got.astype(np.float64) - exact)
     assert np.all(diff <= bf16_ulp(exact))

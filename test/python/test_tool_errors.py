@@ -108,7 +108,7 @@ def test_mla_run_inputs_of_the_wrong_shape_stop_before_the_first_op(tmp_path, ca
     (tmp_path / "f.mlir").write_text(NORM)
     np.savez(tmp_path / "in.npz", np.ones((3, 64), np.float32), np.ones(64, np.float32))
     status, err = run(mla_run.main, [str(tmp_path / "f.mlir"), "--inputs", str(tmp_path / "in.npz")], capsys)
-    assert status == 1 and "input #0 has type tensor<3x64xbf16>, the function takes tensor<2x64xbf16>" in err
+    assert status == 1 and "input 0 has type tensor<3x64xbf16>, the IR says tensor<2x64xbf16>" in err
 
 
 def test_mla_run_cannot_write_its_output(tmp_path, capsys):

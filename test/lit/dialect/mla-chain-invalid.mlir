@@ -1,6 +1,6 @@
 // RUN: mla-opt %s --split-input-file --verify-diagnostics
 // Attention must read a paged cache in the layout its producer wrote (FIA-MLA-20, a dataflow
-// rule), and mla.nz_cache_view's own rules (NZV-001..003).
+// rule), and mla.nz_cache_view's own rules (NZV-001..004).
 
 func.func @pa_nz_read_as_rows(
     %x: tensor<2x1x7168xbf16>,
@@ -29,7 +29,7 @@ func.func @pa_nz_read_as_rows(
   %out, %lse = "mla.fused_infer_attention_score"(%q, %kv, %kv, %block_table, %q_rope, %kr)
       {num_heads = 8 : i64, num_key_value_heads = 1 : i64, scale_value = 0.07 : f64,
        input_layout = "BSND", block_size = 16 : i64, actual_seq_lengths_kv = array<i64: 20, 9>,
-       operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1>}
+       operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0>}
       : (tensor<2x1x8x512xbf16>, tensor<4x16x1x512xbf16>, tensor<4x16x1x512xbf16>,
          tensor<2x2xi32>, tensor<2x1x8x64xbf16>, tensor<4x16x1x64xbf16>)
       -> (tensor<2x1x8x512xbf16>, tensor<1xf32>)
@@ -67,7 +67,7 @@ func.func @pa_bsnd_read_as_nz(
   %out, %lse = "mla.fused_infer_attention_score"(%q, %kv_nz, %kv_nz, %block_table, %q_rope, %kr_nz)
       {num_heads = 8 : i64, num_key_value_heads = 1 : i64, scale_value = 0.07 : f64,
        input_layout = "BSND", block_size = 16 : i64, actual_seq_lengths_kv = array<i64: 20, 9>,
-       operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1>}
+       operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0>}
       : (tensor<2x1x8x512xbf16>, tensor<4x16x512xbf16, #mla.format<"FRACTAL_NZ">>, tensor<4x16x512xbf16, #mla.format<"FRACTAL_NZ">>,
          tensor<2x2xi32>, tensor<2x1x8x64xbf16>, tensor<4x16x64xbf16, #mla.format<"FRACTAL_NZ">>)
       -> (tensor<2x1x8x512xbf16>, tensor<1xf32>)
@@ -78,6 +78,15 @@ func.func @pa_bsnd_read_as_nz(
 func.func @view_of_a_3d_cache(%c: tensor<4x16x512xbf16>) {
   // expected-error @+1 {{cache: expected an ND paged cache (BlockNum, BlockSize, Nkv, H), got tensor<4x16x512xbf16> [NZV-001]}}
   %0 = "mla.nz_cache_view"(%c) : (tensor<4x16x512xbf16>) -> tensor<4x16x512xbf16, #mla.format<"FRACTAL_NZ">>
+  return
+}
+
+// -----
+
+// The view is the FRACTAL_NZ form of a cache: bf16, f16 or int8 (C0 = 32 bytes / element).
+func.func @view_of_an_f32_cache(%c: tensor<4x16x1x512xf32>) {
+  // expected-error @+1 {{cache: expected element type bf16, f16 or i8, got f32 [NZV-004]}}
+  %0 = "mla.nz_cache_view"(%c) : (tensor<4x16x1x512xf32>) -> tensor<4x16x512xf32, #mla.format<"FRACTAL_NZ">>
   return
 }
 
@@ -103,4 +112,28 @@ func.func @view_without_the_encoding(%c: tensor<4x16x1x512xbf16>) {
   // expected-error @+1 {{view: expected tensor<4x16x512xbf16, FRACTAL_NZ>, got tensor<4x16x512xbf16> [NZV-003]}}
   %0 = "mla.nz_cache_view"(%c) : (tensor<4x16x1x512xbf16>) -> tensor<4x16x512xbf16>
   return
+}
+
+// -----
+
+// A PA_NZ cache written by the primitive mla.scatter_cache (an unfused graph) is NZ-ordered as
+// well: FIA reads it through mla.nz_cache_view.
+func.func @scatter_pa_nz_read_as_rows(
+    %q: tensor<2x1x8x512xbf16>, %q_rope: tensor<2x1x8x64xbf16>,
+    %kv_rows: tensor<2x1x1x512xbf16>, %kr_rows: tensor<2x1x1x64xbf16>, %slots: tensor<2x1xi64>,
+    %kv_cache: tensor<4x16x1x512xbf16>, %kr_cache: tensor<4x16x1x64xbf16>,
+    %block_table: tensor<2x2xi32>) -> tensor<2x1x8x512xbf16> {
+  %kv = "mla.scatter_cache"(%kv_cache, %slots, %kv_rows) {cache_mode = "PA_NZ"}
+      : (tensor<4x16x1x512xbf16>, tensor<2x1xi64>, tensor<2x1x1x512xbf16>) -> tensor<4x16x1x512xbf16>
+  %kr = "mla.scatter_cache"(%kr_cache, %slots, %kr_rows) {cache_mode = "PA_NZ"}
+      : (tensor<4x16x1x64xbf16>, tensor<2x1xi64>, tensor<2x1x1x64xbf16>) -> tensor<4x16x1x64xbf16>
+  // expected-error @+1 {{key: this is a PA_NZ cache written by 'mla.scatter_cache' (NZ-ordered blocks); read it through 'mla.nz_cache_view' to get the FRACTAL_NZ tensor attention expects [FIA-MLA-20]}}
+  %out, %lse = "mla.fused_infer_attention_score"(%q, %kv, %kv, %block_table, %q_rope, %kr)
+      {num_heads = 8 : i64, num_key_value_heads = 1 : i64, scale_value = 0.07 : f64,
+       input_layout = "BSND", block_size = 16 : i64, actual_seq_lengths_kv = array<i64: 20, 9>,
+       operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0>}
+      : (tensor<2x1x8x512xbf16>, tensor<4x16x1x512xbf16>, tensor<4x16x1x512xbf16>,
+         tensor<2x2xi32>, tensor<2x1x8x64xbf16>, tensor<4x16x1x64xbf16>)
+      -> (tensor<2x1x8x512xbf16>, tensor<1xf32>)
+  return %out : tensor<2x1x8x512xbf16>
 }

@@ -545,10 +545,11 @@ func.func @select_blocks_8192(%q: tensor<2x8x32xbf16>, %k: tensor<8x16x64xbf16>,
 
 // -----
 
-// NSA-077: selectBlockCount <= NoCmpKvSeqlenCeil / selectBlockSize
-func.func @select_count_22(%q: tensor<2x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<2x4xi32>) {
-  // expected-error @+1 {{select_block_count: expected at most the number of selection blocks of every batch, ceil(((L - 1) * compress_stride + compress_block_size) / select_block_size) = ceil((39 * 16 + 32) / 32) = 21 for batch 0, got 22 [NSA-077]}}
-  %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %bt) {scale_value = 0.125 : f64, head_num = 8, key_value_head_num = 2, select_block_size = 32, select_block_count = 22, page_block_size = 16, compress_block_size = 32, compress_stride = 16, actual_cmp_seq_kvlen = array<i64: 40, 50>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>} : (tensor<2x8x32xbf16>, tensor<8x16x64xbf16>, tensor<8x16x32xbf16>, tensor<2x4xi32>) -> (tensor<2x8x16xbf16>, tensor<2x2x22xi32>)
+// NSA-077: selectBlockCount <= NoCmpKvSeqlenCeil / selectBlockSize (seed L163): the exact
+// quotient 656 / 32 = 20.5, so K = 21 (the ceiling, which the device's tiling accepts) is rejected
+func.func @select_count_21(%q: tensor<2x8x32xbf16>, %k: tensor<8x16x64xbf16>, %v: tensor<8x16x32xbf16>, %bt: tensor<2x4xi32>) {
+  // expected-error @+1 {{select_block_count: expected at most NoCmpKvSeqlenCeil / select_block_size of every batch, ((L - 1) * compress_stride + compress_block_size) / select_block_size = (39 * 16 + 32) / 32 = 20.5 for batch 0, got 21 [NSA-077]}}
+  %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %bt) {scale_value = 0.125 : f64, head_num = 8, key_value_head_num = 2, select_block_size = 32, select_block_count = 21, page_block_size = 16, compress_block_size = 32, compress_stride = 16, actual_cmp_seq_kvlen = array<i64: 40, 50>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0>} : (tensor<2x8x32xbf16>, tensor<8x16x64xbf16>, tensor<8x16x32xbf16>, tensor<2x4xi32>) -> (tensor<2x8x16xbf16>, tensor<2x2x21xi32>)
   return
 }
 

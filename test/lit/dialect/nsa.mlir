@@ -25,7 +25,8 @@ func.func @seed_example_tnd(%q: tensor<20x64x192xf16>, %k: tensor<640x128x768xf1
 
 // TND with several tokens per batch: T = sum(actual_seq_qlen) = 2 + 1 + 4 = 7 rows, B = 3 (the
 // block_table rows), bf16, G = 16, layout and sparse_mode left at their defaults. Q_S = 4 > 1, so
-// actual_sel_seq_kvlen is given and the attention mask takes effect.
+// actual_sel_seq_kvlen is given and the attention mask takes effect. select_block_count = 15:
+// batch 2 has (29 * 32 + 64) / 64 = 15.5 selection blocks' worth of keys (NSA-077).
 // CHECK-LABEL: func.func @tnd_several_tokens
 // CHECK: "mla.nsa_compress_attention_infer"(%arg0, %arg1, %arg2, %arg3, %arg4)
 // CHECK-SAME: actual_cmp_seq_kvlen = array<i64: 100, 256, 30>
@@ -33,10 +34,10 @@ func.func @seed_example_tnd(%q: tensor<20x64x192xf16>, %k: tensor<640x128x768xf1
 // CHECK-NOT: layout
 // CHECK-SAME: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>
 // CHECK-NOT: sparse_mode
-// CHECK-SAME: -> (tensor<7x16x128xbf16>, tensor<7x1x16xi32>)
-func.func @tnd_several_tokens(%q: tensor<7x16x192xbf16>, %k: tensor<12x64x192xbf16>, %v: tensor<12x64x128xbf16>, %mask: tensor<7x256xi1>, %bt: tensor<3x4xi32>) -> (tensor<7x16x128xbf16>, tensor<7x1x16xi32>) {
-  %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %mask, %bt) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>, scale_value = 0.0721 : f64, head_num = 16, key_value_head_num = 1, select_block_size = 64, select_block_count = 16, page_block_size = 64, compress_block_size = 64, compress_stride = 32, actual_seq_qlen = array<i64: 2, 1, 4>, actual_cmp_seq_kvlen = array<i64: 100, 256, 30>, actual_sel_seq_kvlen = array<i64: 3232, 8224, 992>} : (tensor<7x16x192xbf16>, tensor<12x64x192xbf16>, tensor<12x64x128xbf16>, tensor<7x256xi1>, tensor<3x4xi32>) -> (tensor<7x16x128xbf16>, tensor<7x1x16xi32>)
-  return %0#0, %0#1 : tensor<7x16x128xbf16>, tensor<7x1x16xi32>
+// CHECK-SAME: -> (tensor<7x16x128xbf16>, tensor<7x1x15xi32>)
+func.func @tnd_several_tokens(%q: tensor<7x16x192xbf16>, %k: tensor<12x64x192xbf16>, %v: tensor<12x64x128xbf16>, %mask: tensor<7x256xi1>, %bt: tensor<3x4xi32>) -> (tensor<7x16x128xbf16>, tensor<7x1x15xi32>) {
+  %0:2 = "mla.nsa_compress_attention_infer"(%q, %k, %v, %mask, %bt) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>, scale_value = 0.0721 : f64, head_num = 16, key_value_head_num = 1, select_block_size = 64, select_block_count = 15, page_block_size = 64, compress_block_size = 64, compress_stride = 32, actual_seq_qlen = array<i64: 2, 1, 4>, actual_cmp_seq_kvlen = array<i64: 100, 256, 30>, actual_sel_seq_kvlen = array<i64: 3232, 8224, 992>} : (tensor<7x16x192xbf16>, tensor<12x64x192xbf16>, tensor<12x64x128xbf16>, tensor<7x256xi1>, tensor<3x4xi32>) -> (tensor<7x16x128xbf16>, tensor<7x1x15xi32>)
+  return %0#0, %0#1 : tensor<7x16x128xbf16>, tensor<7x1x15xi32>
 }
 
 // -----

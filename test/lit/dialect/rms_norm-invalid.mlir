@@ -61,3 +61,12 @@ func.func @wrong_attr_kind(%x: tensor<4x8xf32>, %g: tensor<8xf32>) {
   %0 = "mla.rms_norm"(%x, %g) {epsilon = 1 : i64} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   return
 }
+
+// -----
+
+// gamma is a plain vector (a rank-1 type cannot be FRACTAL_NZ data; x may be NZ).
+func.func @gamma_rank1_nz(%x: tensor<4x16xf32>, %g: tensor<16xf32, #mla.format<"FRACTAL_NZ">>) {
+  // expected-error @+1 {{gamma: expected an ND tensor, got tensor<16xf32, FRACTAL_NZ> [RMS-007]}}
+  %0 = "mla.rms_norm"(%x, %g) : (tensor<4x16xf32>, tensor<16xf32, #mla.format<"FRACTAL_NZ">>) -> tensor<4x16xf32>
+  return
+}

@@ -1,0 +1,474 @@
+"""DeepSeek-class MLA attention blocks as primitive-level mla graphs (API.md 5).
+
+    from ascend_mla.models import deepseek
+    model = deepseek.build("deepseek-v3", tp=8, layers=2, batch=4, seq=1)
+    program = ascend_mla.compile(model)
+    for step in range(4):
+        hidden, *caches = program(**model.inputs(step))
+
+`build` writes `func.func @forward` the way unfused model code computes one decoder layer's
+attention half, per layer (Hugging Face DeepseekV3Attention in its absorbed form, as serving
+engines run it):
+
+    x = RmsNorm(h)                                         input_layernorm
+    c_q = RmsNorm(x @ W_q_a);  q = c_q @ W_q_b             q_a_proj, q_a_layernorm, q_b_proj
+                                                           (V2-Lite: q = x @ W_q, q_proj)
+    q_nope, q_pe = split(q.view(.., N, 192), [128, 64])
+    query = q_nope @ W_uk  (per head; W_uk from kv_b_proj)  the absorbed form
+    query_rope = RoPE(q_pe)                                interleaved, YaRN-scaled tables
+    c_kv, k_pe = split(x @ W_kv_a, [512, 64]);  kv = RmsNorm(c_kv);  k_rope = RoPE(k_pe)
+    scatter kv, k_rope into the paged caches at slot_mapping
+    o = paged_attention(query, kv cache, kv cache, query_rope, kr cache) @ W_uv (per head)
+    h = h + o.view(.., N*128) @ W_o                        o_proj, residual
+
+with every rounding point an unfused bf16 program has (each op rounds to its result type), and
+for quant="w8a8" int8 projections with per-token dynamic quant of their inputs (the prolog's
+full-quant path), quant="w8a8c8" an int8 latent cache too (the query then quantized per token
+and head, as mla.prolog_v2 does in FQ-KVQ). The weights carry the Hugging Face checkpoint names
+and layouts ((out, in) linears; int8 ones with a per-output-channel `weight_scale` (out, 1)), so
+a real checkpoint maps onto them (`from_pretrained`). A tensor-parallel slice (tp > 1) is rank
+0's: heads [0, N/tp) of q_b_proj, kv_b_proj and o_proj's columns (o_proj's output is then a
+partial sum; the all-reduce is outside the block).
+"""
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+from dataclasses import dataclass, field
+
+import ml_dtypes
+import numpy as np
+
+from ..dialect.primitive import (Add, DynamicQuant, Gather, HeadMatmul, Matmul, Mul, Div,
+                                  PagedAttention, QuantMatmul, Quantize, RmsNorm, Rope,
+                                  ScatterCache, Transpose)
+from ..dialect.types import TensorInfo
+from .graph import GraphWriter
+
+BF16 = ml_dtypes.bfloat16
+
+_YARN_V3 = dict(type="yarn", factor=40, original_max_position_embeddings=4096, beta_fast=32,
+                beta_slow=1, mscale=1.0, mscale_all_dim=1.0)
+_YARN_V2 = dict(_YARN_V3, mscale=0.707, mscale_all_dim=0.707)
+_MLA = dict(kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128,
+            rms_norm_eps=1e-6)
+
+# The attention hyper-parameters of each model's config.json (Hugging Face).
+CONFIGS = {
+    "deepseek-v3": dict(_MLA, hidden_size=7168, num_attention_heads=128, q_lora_rank=1536,
+                        num_hidden_layers=61, rope_theta=10000.0, max_position_embeddings=163840,
+                        rope_scaling=_YARN_V3),
+    "deepseek-r1": dict(_MLA, hidden_size=7168, num_attention_heads=128, q_lora_rank=1536,
+                        num_hidden_layers=61, rope_theta=10000.0, max_position_embeddings=163840,
+                        rope_scaling=_YARN_V3),
+    "kimi-k2": dict(_MLA, hidden_size=7168, num_attention_heads=64, q_lora_rank=1536,
+                    num_hidden_layers=61, rope_theta=50000.0, max_position_embeddings=131072,
+                    rope_scaling=dict(_YARN_V3, factor=32, beta_fast=1, beta_slow=1)),
+    "deepseek-v2": dict(_MLA, hidden_size=5120, num_attention_heads=128, q_lora_rank=1536,
+                        num_hidden_layers=60, rope_theta=10000.0, max_position_embeddings=163840,
+                        rope_scaling=_YARN_V2),
+    "deepseek-v2-lite": dict(_MLA, hidden_size=2048, num_attention_heads=16, q_lora_rank=None,
+                             num_hidden_layers=27, rope_theta=10000.0, max_position_embeddings=163840,
+                             rope_scaling=_YARN_V2),
+}
+QUANTS = ("bf16", "w8a8", "w8a8c8")
+CACHE_MODES = ("PA_BSND", "PA_NZ")
+KV_SCALE = 127.0 / 8.0     # the random models' per-tensor int8 kv-cache scale (|kv| < 8 after RmsNorm)
+
+
+# --- RoPE with YaRN (the Hugging Face DeepseekV3YarnRotaryEmbedding) -------------------------------
+
+def yarn_mscale(scale: float, mscale: float) -> float:
+    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+
+
+def rope_tables(config: dict, positions: int):
+    """cos, sin (positions, Dr) as the model's rotary embedding computes them (float32 ->
+    bf16): frequencies blended between interpolated and extrapolated by YaRN's ramp, tables
+    concat(freqs, freqs) scaled by mscale(factor, mscale) / mscale(factor, mscale_all_dim)."""
+    dim, base = config["qk_rope_head_dim"], config["rope_theta"]
+    exponents = np.arange(0, dim, 2, dtype=np.float32) / dim
+    inv_freq = 1.0 / base ** exponents
+    scaling = config.get("rope_scaling") or {}
+    mscale = 1.0
+    if scaling.get("type", scaling.get("rope_type")) == "yarn":
+        factor, original = scaling["factor"], scaling["original_max_position_embeddings"]
+
+        def correction_dim(rotations):
+            return dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(base))
+        low = max(math.floor(correction_dim(scaling["beta_fast"])), 0)
+        high = min(math.ceil(correction_dim(scaling["beta_slow"])), dim - 1)
+        ramp = np.clip((np.arange(dim // 2, dtype=np.float32) - low) / max(high - low, 1e-3), 0, 1)
+        extrapolate = 1.0 - ramp
+        inv_freq = inv_freq / factor * (1 - extrapolate) + inv_freq * extrapolate
+        mscale = yarn_mscale(factor, scaling["mscale"]) / yarn_mscale(factor, scaling["mscale_all_dim"])
+    freqs = np.outer(np.arange(positions, dtype=np.float32), inv_freq.astype(np.float32))
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    return (np.cos(emb) * mscale).astype(BF16), (np.sin(emb) * mscale).astype(BF16)
+
+
+def softmax_scale(config: dict) -> float:
+    scale = (config["qk_nope_head_dim"] + config["qk_rope_head_dim"]) ** -0.5
+    scaling = config.get("rope_scaling") or {}
+    if scaling.get("mscale_all_dim"):
+        m = yarn_mscale(scaling["factor"], scaling["mscale_all_dim"])
+        scale *= m * m
+    return scale
+
+
+# --- the model ---------------------------------------------------------------------------------------
+
+@dataclass
+class Model:
+    """A built attention block: `module` (IR text of @forward), `weights` (HF names), `config`.
+    Random weights are made on first use of `weights` (the IR needs only their types)."""
+    name: str
+    config: dict
+    module: str
+    block_table: np.ndarray
+    num_blocks: int
+    max_positions: int
+    _weights: object = field(default=None, repr=False)      # a dict, or a function making it
+    _caches: dict = field(default=None, repr=False)
+
+    @property
+    def weights(self) -> dict:
+        if callable(self._weights):
+            self._weights = self._weights()
+        return self._weights
+
+    @property
+    def cache_names(self) -> list[str]:
+        return [f"{kind}_cache.{i}" for i in range(self.config["layers"]) for kind in ("kv", "kr")]
+
+    def new_caches(self) -> dict:
+        """Zeroed paged caches, one kv (latent) and one kr (rope) cache per layer."""
+        c = self.config
+        kv_dtype = np.int8 if c["quant"] == "w8a8c8" else BF16
+        out = {}
+        for i in range(c["layers"]):
+            out[f"kv_cache.{i}"] = np.zeros((self.num_blocks, c["block_size"], 1, c["kv_lora_rank"]), kv_dtype)
+            out[f"kr_cache.{i}"] = np.zeros((self.num_blocks, c["block_size"], 1, c["qk_rope_head_dim"]), BF16)
+        return out
+
+    def inputs(self, step: int = 0, caches: dict | None = None) -> dict:
+        """The inputs of decode step `step`: each row's `seq` new tokens at positions
+        [step*seq, (step+1)*seq), their cache slots through the (shuffled) block table, the kv
+        lengths after this step, and the caches (the model's own set unless `caches` is given;
+        the program updates them in place, so consecutive steps see earlier tokens)."""
+        c = self.config
+        batch, seq, block_size = c["batch"], c["seq"], c["block_size"]
+        if not 0 <= step or (step + 1) * seq > self.max_positions:
+            raise ValueError(f"step: {step} is outside [0, {self.max_positions // seq}) "
+                             f"(max_positions {self.max_positions} / seq {seq})")
+        if caches is None:
+            if self._caches is None:
+                self._caches = self.new_caches()
+            caches = self._caches
+        rng = np.random.default_rng([c["seed"], 1, step])
+        positions = np.broadcast_to(np.arange(step * seq, (step + 1) * seq), (batch, seq)).astype(np.int64)
+        slots = self.block_table[np.arange(batch)[:, None], positions // block_size].astype(np.int64) \
+            * block_size + positions % block_size
+        return {"hidden_states": rng.standard_normal((batch, seq, c["hidden_size"]), np.float32).astype(BF16),
+                "positions": np.ascontiguousarray(positions), "slot_mapping": slots,
+                "block_table": self.block_table,
+                "seq_lengths": np.full((batch,), (step + 1) * seq, np.int64), **caches}
+
+
+def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int = 1, seq: int = 1,
+          quant: str = "bf16", cache_mode: str = "PA_BSND", block_size: int = 128, seed: int = 0,
+          max_positions: int | None = None, weights: dict | None = None,
+          config: dict | None = None) -> Model:
+    """The attention block of `layers` layers of model `name` at tensor-parallel slice `tp`.
+
+    Weights are random (seeded) unless `weights` gives a checkpoint's (HF names, full size: the
+    tp slice is taken here); `config` overrides the preset's hyper-parameters (a config.json)."""
+    if config is None:
+        if name not in CONFIGS:
+            raise ValueError(f"name: unknown model {name!r}; known: {', '.join(CONFIGS)}")
+        config = CONFIGS[name]
+    c = dict(config)
+    heads = c["num_attention_heads"]
+    for arg, value, low in (("tp", tp, 1), ("layers", layers, 1), ("batch", batch, 1), ("seq", seq, 1),
+                            ("block_size", block_size, 1)):
+        if not isinstance(value, int) or value < low:
+            raise ValueError(f"{arg}: expected an integer >= {low}, got {value!r}")
+    if heads % tp:
+        raise ValueError(f"tp: must divide the {heads} attention heads of {name}, got {tp}")
+    if layers > c.get("num_hidden_layers", layers):
+        raise ValueError(f"layers: {name} has {c['num_hidden_layers']} layers, got {layers}")
+    if quant not in QUANTS:
+        raise ValueError(f"quant: expected one of {', '.join(QUANTS)}, got {quant!r}")
+    if cache_mode not in CACHE_MODES:
+        raise ValueError(f"cache_mode: expected PA_BSND or PA_NZ, got {cache_mode!r}")
+    if max_positions is None:
+        max_positions = block_size * max(2, -(-32 * seq // block_size))
+    blocks_per_row = -(-max_positions // block_size)
+    c.update(name=name, tp=tp, heads=heads // tp, layers=layers, batch=batch, seq=seq, quant=quant,
+             cache_mode=cache_mode, block_size=block_size, seed=seed, max_positions=max_positions,
+             softmax_scale=softmax_scale(c))
+    rng = np.random.default_rng(seed)
+    num_blocks = batch * blocks_per_row + 1                  # one spare block nobody uses
+    block_table = rng.permutation(num_blocks)[:batch * blocks_per_row].reshape(batch, blocks_per_row).astype(np.int32)
+    specs = weight_specs(c)
+    if weights is not None:
+        weights = shard(weights, c)
+        missing = sorted(n for n in set(specs) - set(weights) if not n.startswith("model.rotary_emb"))
+        if missing:
+            raise ValueError(f"weights: missing {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}")
+
+    def make():
+        values = weights if weights is not None else random_weights(c, np.random.default_rng([seed, 0]))
+        cos, sin = rope_tables(c, max_positions)
+        return {**values, "model.rotary_emb.cos_cached": cos, "model.rotary_emb.sin_cached": sin}
+    module = _forward(c, num_blocks, blocks_per_row, specs)
+    return Model(name, c, module, block_table, num_blocks, max_positions, make)
+
+
+def from_pretrained(path: str, **build_args) -> Model:
+    """A model from a Hugging Face checkpoint directory (config.json + *.safetensors)."""
+    with open(os.path.join(path, "config.json")) as f:
+        config = json.load(f)
+    layers = build_args.get("layers", 1)
+    name = config.get("_name_or_path") or os.path.basename(os.path.normpath(path))
+    return build(name, config=config, weights=load_weights(path, layers=range(layers)), **build_args)
+
+
+# --- weights ---------------------------------------------------------------------------------------
+
+def _attn(i, name):
+    return f"model.layers.{i}.self_attn.{name}"
+
+
+def projections(c) -> dict:
+    """HF name suffix -> (out, in) of the attention's linear layers (full size, all heads)."""
+    heads, he = c["num_attention_heads"], c["hidden_size"]
+    nope, rope, v, lora = c["qk_nope_head_dim"], c["qk_rope_head_dim"], c["v_head_dim"], c["kv_lora_rank"]
+    out = {"kv_a_proj_with_mqa": (lora + rope, he), "kv_b_proj": (heads * (nope + v), lora),
+           "o_proj": (he, heads * v)}
+    if c["q_lora_rank"]:
+        out.update(q_a_proj=(c["q_lora_rank"], he), q_b_proj=(heads * (nope + rope), c["q_lora_rank"]))
+    else:
+        out["q_proj"] = (heads * (nope + rope), he)
+    return out
+
+
+QUANTIZED = ("q_a_proj", "q_b_proj", "q_proj", "kv_a_proj_with_mqa", "o_proj")   # int8 in w8a8
+
+
+def weight_specs(c) -> dict:
+    """name -> TensorInfo of every weight of the tp slice (what the IR declares)."""
+    specs = {}
+    if "max_positions" in c:
+        for table in ("cos_cached", "sin_cached"):
+            specs[f"model.rotary_emb.{table}"] = TensorInfo((c["max_positions"], c["qk_rope_head_dim"]), "bf16")
+    for i in range(c["layers"]):
+        specs[f"model.layers.{i}.input_layernorm.weight"] = TensorInfo((c["hidden_size"],), "bf16")
+        if c["q_lora_rank"]:
+            specs[_attn(i, "q_a_layernorm.weight")] = TensorInfo((c["q_lora_rank"],), "bf16")
+        specs[_attn(i, "kv_a_layernorm.weight")] = TensorInfo((c["kv_lora_rank"],), "bf16")
+        for proj, (rows, cols) in projections(c).items():
+            rows, cols = _sliced(c, proj, rows, cols)
+            int8 = c["quant"] != "bf16" and proj in QUANTIZED
+            specs[_attn(i, f"{proj}.weight")] = TensorInfo((rows, cols), "i8" if int8 else "bf16")
+            if int8:
+                specs[_attn(i, f"{proj}.weight_scale")] = TensorInfo((rows, 1), "f32")
+        if c["quant"] == "w8a8c8":
+            specs[_attn(i, "kv_scale")] = TensorInfo((1, c["kv_lora_rank"]), "f32")
+    return specs
+
+
+def random_weights(c, rng) -> dict:
+    """Random weights of the tp slice, with HF names (bf16; int8 + weight_scale for w8a8)."""
+    weights = {}
+    for name, spec in weight_specs(c).items():
+        if name.startswith("model.rotary_emb") or name.endswith(".weight_scale"):
+            continue                                # tables: rope_tables; scales: with their weight
+        if name.endswith("layernorm.weight"):
+            weights[name] = _gamma(rng, spec.shape[0])
+        elif name.endswith("kv_scale"):
+            weights[name] = np.full(spec.shape, KV_SCALE, np.float32)
+        else:
+            w = rng.standard_normal(spec.shape, np.float32) / np.float32(np.sqrt(spec.shape[1]))
+            if spec.dtype == "i8":                  # symmetric per output channel
+                scale = np.abs(w).max(axis=1, keepdims=True) / 127
+                weights[name] = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+                weights[name[:-len("weight")] + "weight_scale"] = scale.astype(np.float32)
+            else:
+                weights[name] = w.astype(BF16)
+    return weights
+
+
+def _gamma(rng, n):
+    return rng.uniform(0.8, 1.2, n).astype(BF16)
+
+
+def _sliced(c, proj, rows, cols):
+    heads = c["heads"]
+    per_head = {"q_b_proj": c["qk_nope_head_dim"] + c["qk_rope_head_dim"],
+                "q_proj": c["qk_nope_head_dim"] + c["qk_rope_head_dim"],
+                "kv_b_proj": c["qk_nope_head_dim"] + c["v_head_dim"]}
+    if proj in per_head:
+        return heads * per_head[proj], cols
+    if proj == "o_proj":
+        return rows, heads * c["v_head_dim"]
+    return rows, cols
+
+
+def shard(weights: dict, c) -> dict:
+    """Rank 0's tensor-parallel slice of full checkpoint weights (for the layers built)."""
+    out = {}
+    for i in range(c["layers"]):
+        for key in [k for k in weights if k.startswith(f"model.layers.{i}.")]:
+            value = np.asarray(weights[key])
+            proj = key.split(".")[-2]
+            if key.endswith((".weight", ".weight_scale")) and proj in ("q_b_proj", "q_proj", "kv_b_proj"):
+                rows, _ = _sliced(c, proj, 0, 0)
+                value = value[:rows]
+            elif key.endswith(".weight") and proj == "o_proj":
+                value = value[:, :c["heads"] * c["v_head_dim"]]
+            out[key] = np.ascontiguousarray(value)
+    return out
+
+
+def load_weights(path: str, layers=None) -> dict:
+    """The attention weights of a Hugging Face checkpoint directory (*.safetensors), by their
+    checkpoint names, as NumPy arrays (bf16 as ml_dtypes.bfloat16). `layers`: which layer
+    indices (default all)."""
+    from safetensors import safe_open
+    wanted = None if layers is None else {int(i) for i in layers}
+    files = sorted(glob.glob(os.path.join(path, "*.safetensors")))
+    if not files:
+        raise FileNotFoundError(f"no *.safetensors files in {path}")
+    out = {}
+    for file in files:
+        with safe_open(file, framework="numpy") as f:
+            for key in f.keys():
+                parts = key.split(".")
+                if len(parts) < 4 or parts[:2] != ["model", "layers"]:
+                    continue
+                if wanted is not None and int(parts[2]) not in wanted:
+                    continue
+                if parts[3] in ("self_attn", "input_layernorm"):
+                    out[key] = f.get_tensor(key)
+    return out
+
+
+# --- the graph -------------------------------------------------------------------------------------
+
+def _forward(c, num_blocks, blocks_per_row, specs) -> str:
+    g = GraphWriter("forward")
+    b, s, he = c["batch"], c["seq"], c["hidden_size"]
+    n, nope, dr, dv, lora = c["heads"], c["qk_nope_head_dim"], c["qk_rope_head_dim"], c["v_head_dim"], c["kv_lora_rank"]
+    quant, kv_int8 = c["quant"], c["quant"] == "w8a8c8"
+    eps = c["rms_norm_eps"]
+
+    def t(shape, dtype):
+        return TensorInfo(tuple(shape), dtype)
+
+    def w(key):
+        return g.weight(key, specs[key])
+
+    h = g.arg("hidden_states", t((b, s, he), "bf16"))
+    positions = g.arg("positions", t((b, s), "i64"))
+    slots = g.arg("slot_mapping", t((b, s), "i64"))
+    block_table = g.arg("block_table", t((b, blocks_per_row), "i32"))
+    lengths = g.arg("seq_lengths", t((b,), "i64"))
+    caches = []
+    for i in range(c["layers"]):
+        caches.append((g.arg(f"kv_cache.{i}", t((num_blocks, c["block_size"], 1, lora), "i8" if kv_int8 else "bf16")),
+                       g.arg(f"kr_cache.{i}", t((num_blocks, c["block_size"], 1, dr), "bf16"))))
+    cos = g.op(Gather, table=w("model.rotary_emb.cos_cached"), indices=positions, name="cos")
+    sin = g.op(Gather, table=w("model.rotary_emb.sin_cached"), indices=positions, name="sin")
+    cos_heads, sin_heads = g.reshape(cos, (b, s, 1, dr), "cos_heads"), g.reshape(sin, (b, s, 1, dr), "sin_heads")
+
+    def linear(x, key, x_scale=None, out="bf16", name=""):
+        """x @ W.T for an HF (out, in) weight; int8 weights take the int8 x and its scale."""
+        wt = g.op(Transpose, x=w(key + ".weight"), permutation=[1, 0], name=f"{name}_wt")
+        if x_scale is None:
+            return g.op(Matmul, x=x, w=wt, name=name, result={"y": t(x.shape[:-1] + wt.shape[1:], out)})
+        scale = w(key + ".weight_scale")
+        return g.op(QuantMatmul, x=x, w=wt, x_scale=x_scale, w_scale=g.reshape(scale, scale.shape[:1], f"{name}_ws"),
+                    name=name, result={"y": t(x.shape[:-1] + wt.shape[1:], out)})
+
+    new_caches = []
+    for i, (kv_cache, kr_cache) in enumerate(caches):
+        layer = f"model.layers.{i}"
+        int8 = quant != "bf16"
+        x = g.op(RmsNorm, x=h, gamma=w(f"{layer}.input_layernorm.weight"), epsilon=eps, name=f"l{i}_x")
+        xq, xs = (g.op(DynamicQuant, x=x, name=f"l{i}_xq") if int8 else (x, None))
+        f32_or_bf16 = "f32" if int8 else "bf16"
+        # query path
+        if c["q_lora_rank"]:
+            q_a = linear(xq, _attn(i, "q_a_proj"), xs, f32_or_bf16, f"l{i}_q_a")
+            c_q = g.op(RmsNorm, x=q_a, gamma=w(_attn(i, "q_a_layernorm.weight")), epsilon=eps, name=f"l{i}_c_q",
+                       result={"y": t(q_a.shape, f32_or_bf16)})
+            if int8:
+                cqq, cqs = g.op(DynamicQuant, x=c_q, name=f"l{i}_c_q_quant")
+                q = linear(cqq, _attn(i, "q_b_proj"), cqs, "f32", f"l{i}_q")
+            else:
+                q = linear(c_q, _attn(i, "q_b_proj"), None, "bf16", f"l{i}_q")
+        else:
+            q = linear(xq, _attn(i, "q_proj"), xs, f32_or_bf16, f"l{i}_q")
+        heads = g.reshape(q, (b, s, n, nope + dr), f"l{i}_q_heads")
+        q_nope = g.extract_slice(heads, (0, 0, 0, 0), (b, s, n, nope), f"l{i}_q_nope")
+        if int8:
+            q_nope = g.cast(q_nope, "bf16", f"l{i}_q_nope_bf16")
+        kv_b = g.reshape(w(_attn(i, "kv_b_proj.weight")), (n, nope + dv, lora), f"l{i}_kv_b")
+        w_uk = g.extract_slice(kv_b, (0, 0, 0), (n, nope, lora), f"l{i}_w_uk")
+        query = g.op(HeadMatmul, x=q_nope, w=w_uk, name=f"l{i}_query")
+        q_pe = g.extract_slice(heads, (0, 0, 0, nope), (b, s, n, dr), f"l{i}_q_pe")
+        query_rope = g.op(Rope, x=q_pe, cos=cos_heads, sin=sin_heads, name=f"l{i}_query_rope",
+                          result={"y": t(q_pe.shape, "bf16")})
+        # key path
+        kv = linear(xq, _attn(i, "kv_a_proj_with_mqa"), xs, f32_or_bf16, f"l{i}_kv")
+        c_kv = g.extract_slice(kv, (0, 0, 0), (b, s, lora), f"l{i}_c_kv")
+        k_pe = g.extract_slice(kv, (0, 0, lora), (b, s, dr), f"l{i}_k_pe")
+        kv_norm = g.op(RmsNorm, x=c_kv, gamma=w(_attn(i, "kv_a_layernorm.weight")), epsilon=eps,
+                       name=f"l{i}_kv_norm", result={"y": t(c_kv.shape, "f32" if kv_int8 else "bf16")})
+        k_rope = g.op(Rope, x=k_pe, cos=cos, sin=sin, name=f"l{i}_k_rope", result={"y": t(k_pe.shape, "bf16")})
+        attention_extra = {}
+        if kv_int8:
+            kv_scale = g.extract_slice(w(_attn(i, "kv_scale")), (0, 0), (1, 1), f"l{i}_kv_scale")
+            kv_rows = g.op(Quantize, x=kv_norm, scale=kv_scale, name=f"l{i}_kv_int8")
+            query, q_scale = g.op(DynamicQuant, x=query, rounding="half_away", name=f"l{i}_query_int8")
+            q_scale = g.reshape(q_scale, (b, s, n, 1), f"l{i}_query_scale")
+            factor = g.op(Div, x=kv_scale, y=q_scale, name=f"l{i}_rope_factor", result={"z": t((b, s, n, 1), "f32")})
+            query_rope = g.op(Mul, x=query_rope, y=factor, name=f"l{i}_query_rope_scaled")
+            one = g.constant(1.0, t((1, 1), "f32"), f"l{i}_one")
+            kv_dequant = g.op(Div, x=one, y=w(_attn(i, "kv_scale")), name=f"l{i}_kv_dequant")
+            kv_dequant = g.extract_slice(kv_dequant, (0, 0), (1, 1), f"l{i}_kv_dequant_scale")
+            attention_extra = {"dequant_scale_query": q_scale, "key_dequant_scale": kv_dequant}
+        else:
+            kv_rows = kv_norm
+        kv_cache = g.op(ScatterCache, cache=kv_cache, slot_mapping=slots, update=g.reshape(kv_rows, (b, s, 1, lora), f"l{i}_kv_rows"),
+                        cache_mode=c["cache_mode"], name=f"l{i}_kv_cache")
+        kr_cache = g.op(ScatterCache, cache=kr_cache, slot_mapping=slots, update=g.reshape(k_rope, (b, s, 1, dr), f"l{i}_kr_rows"),
+                        cache_mode=c["cache_mode"], name=f"l{i}_kr_cache")
+        new_caches += [kv_cache, kr_cache]
+        # attention over the latent cache, then W_uv and o_proj
+        latent = g.op(PagedAttention, query=query, key_cache=kv_cache, value_cache=kv_cache, block_table=block_table,
+                      seq_lengths=lengths, query_rope=query_rope, key_rope_cache=kr_cache,
+                      scale_value=c["softmax_scale"], cache_mode=c["cache_mode"], name=f"l{i}_latent",
+                      result={"attention_out": t((b, s, n, lora), "bf16")}, **attention_extra)
+        w_uv = g.op(Transpose, x=g.extract_slice(kv_b, (0, nope, 0), (n, dv, lora), f"l{i}_w_uv_t"),
+                    permutation=[0, 2, 1], name=f"l{i}_w_uv")
+        o = g.reshape(g.op(HeadMatmul, x=latent, w=w_uv, name=f"l{i}_o_heads"), (b, s, n * dv), f"l{i}_o_flat")
+        if int8:
+            oq, os_ = g.op(DynamicQuant, x=o, name=f"l{i}_o_quant")
+            out = linear(oq, _attn(i, "o_proj"), os_, "bf16", f"l{i}_o")
+        else:
+            out = linear(o, _attn(i, "o_proj"), None, "bf16", f"l{i}_o")
+        h = g.op(Add, x=h, y=out, name=f"l{i}_h")
+    g.ret(h, *new_caches)
+    return g.text()
+
+
+def __getattr__(name):
+    # TorchMLA needs torch, which is optional: imported on first use.
+    if name == "TorchMLA":
+        from .torch_mla import TorchMLA
+        return TorchMLA
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,212 @@
+"""TorchMLA: a DeepSeek-V3 MLA attention block as a bf16 PyTorch module (API.md 8).
+
+Structured like the public DeepSeek-V3 modeling code, in the absorbed form serving engines run
+(vLLM-Ascend, torchair), one `DecoderLayer` (its attention half) per layer:
+
+    x = input_layernorm(h)
+    q = q_b_proj(q_a_layernorm(q_a_proj(x))).view(B, S, N, 192);  q_nope, q_pe = split(128, 64)
+    c_kv, k_pe = split(kv_a_proj_with_mqa(x), 512, 64);  c_kv = kv_a_layernorm(c_kv)
+    q_pe, k_pe = RoPE(q_pe), RoPE(k_pe)               interleaved pairs, YaRN tables by position
+    kv_cache[slot_mapping] = c_kv;  kr_cache[slot_mapping] = k_pe        the paged latent cache
+    query = einsum(q_nope, W_uk)                      absorbed: W_uk, W_uv are views of kv_b_proj
+    o = paged_attention(query, kv_cache, kv_cache, ..., q_pe, kr_cache)  over the latent cache
+    h = h + o_proj(einsum(o, W_uv))
+
+Its parameters and buffers carry the Hugging Face checkpoint names that `deepseek.build` uses
+(`model.layers.{i}.self_attn.q_a_proj.weight`, ..., `model.rotary_emb.cos_cached`), so
+`load_state_dict(model.weights)` of a built model loads the same weights (its tp slice).
+`forward(hidden_states, positions, slot_mapping, block_table, seq_lengths, caches)` takes the
+inputs of `deepseek.Model.inputs` (caches: [kv_cache.0, kr_cache.0, kv_cache.1, ...]), writes
+the caches in place and returns the new hidden states.
+
+The RMSNorm is written as the Hugging Face DeepseekV3RMSNorm (float32 x * rsqrt(mean(x^2) +
+eps), rounded, times the weight). `rope="interleave"` is Hugging Face's rope_interleave form
+(de-interleave the pairs by view/transpose, then x * cos + rotate_half(x) * sin, bf16 tables
+cos_cached/sin_cached); `rope="complex"` is DeepSeek's own form (view_as_complex(x) *
+freqs_cis, float32): the same rotation, but its output keeps the pairs interleaved, so the
+rope cache holds another order (the fused prolog writes the de-interleaved one).
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from ..frontend import torch_ops  # noqa: F401   (torch.ops.ascend_mla.paged_attention)
+from . import deepseek
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, size: int, eps: float):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(size, dtype=torch.bfloat16))
+        self.variance_epsilon = eps
+
+    def forward(self, hidden_states):
+        input_dtype = hidden_states.dtype
+        hidden_states = hidden_states.to(torch.float32)
+        variance = hidden_states.pow(2).mean(-1, keepdim=True)
+        hidden_states = hidden_states * torch.rsqrt(variance + self.variance_epsilon)
+        return self.weight * hidden_states.to(input_dtype)
+
+
+def _yarn_get_mscale(scale: float, mscale: float) -> float:
+    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+
+
+class YarnRotaryEmbedding(nn.Module):
+    """cos/sin tables (max_positions, Dr) of YaRN-scaled frequencies, as HF's
+    DeepseekV3YarnRotaryEmbedding computes them; `freqs_cis` the same angles as unit complex
+    numbers (DeepSeek's precompute_freqs_cis) for the complex RoPE form."""
+
+    def __init__(self, config: dict, max_positions: int):
+        super().__init__()
+        dim, base = config["qk_rope_head_dim"], config["rope_theta"]
+        scaling = config.get("rope_scaling") or {}
+        freq_extra = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))
+        mscale = 1.0
+        inv_freq = freq_extra
+        if scaling.get("type", scaling.get("rope_type")) == "yarn":
+            factor, original = scaling["factor"], scaling["original_max_position_embeddings"]
+            freq_inter = freq_extra / factor
+
+            def correction_dim(rotations):
+                return (dim * math.log(original / (rotations * 2 * math.pi))) / (2 * math.log(base))
+            low = max(math.floor(correction_dim(scaling["beta_fast"])), 0)
+            high = min(math.ceil(correction_dim(scaling["beta_slow"])), dim - 1)
+            ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float32) - low) / max(high - low, 0.001), 0, 1)
+            extra_mask = 1.0 - ramp
+            inv_freq = freq_inter * (1 - extra_mask) + freq_extra * extra_mask
+            mscale = _yarn_get_mscale(factor, scaling["mscale"]) / _yarn_get_mscale(factor, scaling["mscale_all_dim"])
+        freqs = torch.outer(torch.arange(max_positions, dtype=torch.float32), inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        self.register_buffer("cos_cached", (emb.cos() * mscale).to(torch.bfloat16))
+        self.register_buffer("sin_cached", (emb.sin() * mscale).to(torch.bfloat16))
+        self.register_buffer("freqs_cis", torch.polar(torch.full_like(freqs, mscale), freqs), persistent=False)
+
+
+def rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def rope_interleave(x, cos, sin):
+    """Hugging Face's rope_interleave: de-interleave the pairs, then rotate-half RoPE."""
+    *lead, d = x.shape
+    x = x.view(*lead, d // 2, 2).transpose(-1, -2).reshape(*lead, d)
+    return (x * cos) + (rotate_half(x) * sin)
+
+
+def rope_complex(x, freqs_cis):
+    """DeepSeek's apply_rotary_emb: pairs as complex numbers times e^{i theta}, float32."""
+    dtype = x.dtype
+    xc = torch.view_as_complex(x.float().view(*x.shape[:-1], -1, 2))
+    return torch.view_as_real(xc * freqs_cis).flatten(-2).to(dtype)
+
+
+class Attention(nn.Module):
+    def __init__(self, c: dict, rope: str):
+        super().__init__()
+        he, n, lora = c["hidden_size"], c["heads"], c["kv_lora_rank"]
+        self.heads, self.nope, self.dr, self.dv, self.lora = n, c["qk_nope_head_dim"], c["qk_rope_head_dim"], \
+            c["v_head_dim"], lora
+        self.rope = rope
+        self.softmax_scale = deepseek.softmax_scale(c)
+        linear = dict(bias=False, dtype=torch.bfloat16)
+        self.q_a_proj = nn.Linear(he, c["q_lora_rank"], **linear)
+        self.q_a_layernorm = RMSNorm(c["q_lora_rank"], c["rms_norm_eps"])
+        self.q_b_proj = nn.Linear(c["q_lora_rank"], n * (self.nope + self.dr), **linear)
+        self.kv_a_proj_with_mqa = nn.Linear(he, lora + self.dr, **linear)
+        self.kv_a_layernorm = RMSNorm(lora, c["rms_norm_eps"])
+        self.kv_b_proj = nn.Linear(lora, n * (self.nope + self.dv), **linear)
+        self.o_proj = nn.Linear(n * self.dv, he, **linear)
+
+    def forward(self, x, rotary, positions, slot_mapping, block_table, seq_lengths, kv_cache, kr_cache):
+        b, s, _ = x.shape
+        q = self.q_b_proj(self.q_a_layernorm(self.q_a_proj(x))).view(b, s, self.heads, self.nope + self.dr)
+        q_nope, q_pe = torch.split(q, [self.nope, self.dr], dim=-1)
+        c_kv, k_pe = torch.split(self.kv_a_proj_with_mqa(x), [self.lora, self.dr], dim=-1)
+        c_kv = self.kv_a_layernorm(c_kv)
+        if self.rope == "complex":
+            freqs = rotary.freqs_cis[positions]                          # (B, S, Dr/2)
+            q_pe, k_pe = rope_complex(q_pe, freqs.unsqueeze(2)), rope_complex(k_pe, freqs)
+        else:
+            cos, sin = rotary.cos_cached[positions], rotary.sin_cached[positions]   # (B, S, Dr)
+            q_pe = rope_interleave(q_pe, cos.unsqueeze(2), sin.unsqueeze(2))
+            k_pe = rope_interleave(k_pe, cos, sin)
+        # the paged latent cache: rows written at their slots (block * BlockSize + offset)
+        slots = slot_mapping.reshape(-1)
+        kv_cache.view(-1, self.lora).index_copy_(0, slots, c_kv.reshape(-1, self.lora))
+        kr_cache.view(-1, self.dr).index_copy_(0, slots, k_pe.reshape(-1, self.dr))
+        # absorbed attention over the latent cache
+        kv_b = self.kv_b_proj.weight.view(self.heads, self.nope + self.dv, self.lora)
+        w_uk, w_uv = kv_b[:, :self.nope], kv_b[:, self.nope:]
+        query = torch.einsum("bshd,hdc->bshc", q_nope, w_uk)
+        latent = torch.ops.ascend_mla.paged_attention(query, kv_cache, kv_cache, block_table, seq_lengths,
+                                                      q_pe, kr_cache, self.softmax_scale)
+        o = torch.einsum("bshc,hdc->bshd", latent, w_uv)
+        return self.o_proj(o.reshape(b, s, self.heads * self.dv))
+
+
+class DecoderLayer(nn.Module):
+    """The attention half of a DeepseekV3DecoderLayer: input_layernorm, self_attn, residual."""
+
+    def __init__(self, c: dict, rope: str):
+        super().__init__()
+        self.input_layernorm = RMSNorm(c["hidden_size"], c["rms_norm_eps"])
+        self.self_attn = Attention(c, rope)
+
+    def forward(self, h, *args):
+        return h + self.self_attn(self.input_layernorm(h), *args)
+
+
+class _Model(nn.Module):
+    def __init__(self, c: dict, rope: str):
+        super().__init__()
+        self.rotary_emb = YarnRotaryEmbedding(c, c["max_positions"])
+        self.layers = nn.ModuleList(DecoderLayer(c, rope) for _ in range(c["layers"]))
+
+
+class TorchMLA(nn.Module):
+    """The reference DeepSeek-style MLA attention block (see the module docstring).
+
+    `config`: a built model's `config` (`deepseek.build(...).config`: its tp slice, layer count
+    and max_positions), or a preset name of `deepseek.CONFIGS` (then tp, layers, max_positions
+    from the keywords). Weights start as zeros/ones: load them (`load_state_dict`)."""
+
+    def __init__(self, config, *, tp: int = 1, layers: int = 1, max_positions: int = 256,
+                 rope: str = "interleave"):
+        super().__init__()
+        if isinstance(config, str):
+            if config not in deepseek.CONFIGS:
+                raise ValueError(f"config: unknown model {config!r}; known: {', '.join(deepseek.CONFIGS)}")
+            config = dict(deepseek.CONFIGS[config], tp=tp, layers=layers, max_positions=max_positions)
+            config["heads"] = config["num_attention_heads"] // tp
+        c = dict(config)
+        c.setdefault("heads", c["num_attention_heads"] // c.get("tp", 1))
+        c.setdefault("layers", 1)
+        c.setdefault("max_positions", max_positions)
+        if not c.get("q_lora_rank"):
+            raise ValueError("config: q_lora_rank is required (the model has a query down-projection)")
+        if rope not in ("interleave", "complex"):
+            raise ValueError(f"rope: expected \"interleave\" or \"complex\", got {rope!r}")
+        self.config = c
+        self.model = _Model(c, rope)
+
+    def forward(self, hidden_states, positions, slot_mapping, block_table, seq_lengths, caches):
+        h = hidden_states
+        for i, layer in enumerate(self.model.layers):
+            h = layer(h, self.model.rotary_emb, positions, slot_mapping, block_table, seq_lengths,
+                      caches[2 * i], caches[2 * i + 1])
+        return h
+
+    def load_weights(self, weights: dict):
+        """Load HF-named weights (NumPy arrays, bf16 as ml_dtypes, or tensors), strictly."""
+        from ..runtime.interop import numpy_to_torch
+        state = {k: v if isinstance(v, torch.Tensor) else numpy_to_torch(v) for k, v in weights.items()}
+        missing, unexpected = self.load_state_dict(state, strict=False)
+        missing = [k for k in missing if not k.startswith("model.rotary_emb.")]
+        if missing or unexpected:
+            raise ValueError(f"weights: missing {missing[:4]}, unexpected {unexpected[:4]}")
+        return self

@@ -1,0 +1,1 @@
+"""ascend_mla.frontend: model importers (the PyTorch one: ascend_mla.frontend.torch)."""

@@ -1,0 +1,391 @@
+"""ATen -> mla: one small converter per ATen op (the table `CONVERTERS`), in the manner of
+torch-mlir's TorchToLinalg.
+
+A converter receives the importer (`cx`) and one FX node of the functionalized export graph and
+writes the node's value with the GraphWriter `cx.g`: mla primitive ops (dialect/primitive.py),
+upstream `tensor` slices/reshapes/concatenations and `arith` casts. It converts the one op it is
+registered for and recognises nothing across ops: a written-out RmsNorm becomes mla.mul /
+mla.mean / mla.rsqrt, a RoPE slices, products and a concatenation; the raise passes
+(passes/raise_primitives.py) make mla.rms_norm and mla.rope of them, on the IR, for imported and
+hand-written graphs alike. A form a converter cannot express raises through `cx.fail`, which
+names the op and the module's source line.
+
+Complex tensors (DeepSeek's RoPE: view_as_complex(x) * freqs_cis) are carried as real tensors
+with a trailing axis of 2 (re, im), float32: `cx.info(node)` gives that form, and the complex
+product is written with real ops.
+"""
+from __future__ import annotations
+
+import operator
+import re
+from typing import Callable
+
+import torch
+
+from ..dialect.primitive import (Add, Gather, HeadMatmul, Matmul, Mean, Mul, Div, PagedAttention,
+                                 RmsNorm, Rsqrt, ScatterCache, Transpose)
+from ..dialect.types import TensorInfo
+
+aten = torch.ops.aten
+CONVERTERS: dict[object, Callable] = {}
+
+
+def converts(*targets):
+    def register(fn):
+        for target in targets:
+            CONVERTERS[target] = fn
+        return fn
+    return register
+
+
+def _size(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _axis(dim: int, rank: int) -> int:
+    return dim + rank if dim < 0 else dim
+
+
+# --- no computation -----------------------------------------------------------------------------
+
+@converts(aten._assert_tensor_metadata.default, aten._assert_scalar.default)
+def assertion(cx, node):
+    return None
+
+
+@converts(aten.clone.default, aten.alias.default, aten.contiguous.default, aten.lift_fresh_copy.default)
+def identity(cx, node):
+    return cx.value(node.args[0])
+
+
+@converts(operator.getitem)
+def getitem(cx, node):
+    return cx.value(node.args[0])[node.args[1]]
+
+
+# --- casts --------------------------------------------------------------------------------------
+
+@converts(aten._to_copy.default, aten.to.dtype)
+def to_copy(cx, node):
+    x, t = cx.value(node.args[0]), cx.info(node)
+    if x.dtype == t.dtype:
+        return x
+    floats = ("bf16", "f16", "f32", "f64")
+    if x.dtype not in floats or t.dtype not in floats:
+        cx.fail(f"a cast from {x.dtype} to {t.dtype} (the mla dialect casts between float types)")
+    return cx.g.cast(x, t.dtype, node.name)
+
+
+# --- shapes -------------------------------------------------------------------------------------
+
+@converts(aten.view.default, aten._unsafe_view.default, aten.reshape.default, aten.unsqueeze.default,
+          aten.squeeze.dim, aten.squeeze.dims, aten.flatten.using_ints, aten.view_as_complex.default,
+          aten.view_as_real.default)
+def reshape(cx, node):
+    """A reshape (a view: no data moves). Complex views keep the real (..., 2) form, so
+    view_as_complex / view_as_real are reshapes of it too."""
+    return cx.reshape(cx.value(node.args[0]), cx.info(node).shape, node.name)
+
+
+@converts(aten.slice.Tensor)
+def slice_(cx, node):
+    x = cx.value(node.args[0])
+    dim = _axis(node.args[1] if len(node.args) > 1 else 0, cx.rank(node.args[0]))
+    start, end, step = (list(node.args[2:]) + [None, None, None])[:3]
+    start, end, step = start or 0, end, step or 1
+    size = cx.shape(node.args[0])[dim]
+    start = max(start + size, 0) if start < 0 else min(start, size)
+    t = cx.info(node)
+    offsets = [0] * len(t.shape)
+    offsets[dim] = start
+    strides = [1] * len(t.shape)
+    strides[dim] = step
+    return cx.g.extract_slice(x, offsets, t.shape, node.name, strides)
+
+
+@converts(aten.select.int)
+def select(cx, node):
+    x, dim, index = cx.value(node.args[0]), node.args[1], node.args[2]
+    shape = list(cx.shape(node.args[0]))
+    dim = _axis(dim, len(shape))
+    index = index + shape[dim] if index < 0 else index
+    offsets = [0] * len(shape)
+    offsets[dim] = index
+    shape[dim] = 1
+    one = cx.g.extract_slice(x, offsets, shape, node.name + "_row")
+    return cx.reshape(one, cx.info(node).shape, node.name)
+
+
+@converts(aten.split_with_sizes.default, aten.split.Tensor)
+def split(cx, node):
+    x, sizes = cx.value(node.args[0]), node.args[1]
+    shape = list(cx.shape(node.args[0]))
+    dim = _axis(node.args[2] if len(node.args) > 2 else 0, len(shape))
+    if isinstance(sizes, int):
+        sizes = [min(sizes, shape[dim] - start) for start in range(0, shape[dim], sizes)]
+    parts, start = [], 0
+    for i, size in enumerate(sizes):
+        offsets = [0] * len(shape)
+        offsets[dim] = start
+        part = list(shape)
+        part[dim] = size
+        parts.append(cx.g.extract_slice(x, offsets, part, f"{node.name}_{i}"))
+        start += size
+    return parts
+
+
+@converts(aten.transpose.int)
+def transpose(cx, node):
+    rank = cx.rank(node.args[0])
+    a, b = _axis(node.args[1], rank), _axis(node.args[2], rank)
+    permutation = list(range(rank))
+    permutation[a], permutation[b] = permutation[b], permutation[a]
+    return cx.permute(cx.value(node.args[0]), permutation, node.name)
+
+
+@converts(aten.permute.default)
+def permute(cx, node):
+    rank = cx.rank(node.args[0])
+    return cx.permute(cx.value(node.args[0]), [_axis(d, rank) for d in node.args[1]], node.name)
+
+
+@converts(aten.t.default)
+def t(cx, node):
+    return cx.permute(cx.value(node.args[0]), [1, 0], node.name)
+
+
+@converts(aten.cat.default)
+def cat(cx, node):
+    values = [cx.value(v) for v in node.args[0]]
+    dim = _axis(node.args[1] if len(node.args) > 1 else 0, len(cx.info(node).shape))
+    if cx.is_complex(node) and dim == len(cx.info(node).shape) - 1:
+        cx.fail("a concatenation along the last axis of complex tensors")
+    return cx.g.concat(values, dim, node.name)
+
+
+# --- elementwise --------------------------------------------------------------------------------
+
+def _operand(cx, arg, t: TensorInfo):
+    """A tensor operand, or a Python number as a splat constant of the result's type."""
+    if isinstance(arg, (int, float)):
+        return cx.g.constant(float(arg), TensorInfo((), t.dtype), "cst")
+    return cx.value(arg)
+
+
+def _binary(opdef):
+    def convert(cx, node):
+        t = cx.info(node)
+        if cx.is_complex(node):
+            cx.fail(f"{node.target} of complex tensors (only their product is converted)")
+        x, y = _operand(cx, node.args[0], t), _operand(cx, node.args[1], t)
+        alpha = node.kwargs.get("alpha", 1)
+        if alpha != 1:
+            y = cx.g.op(Mul, x=y, y=cx.g.constant(float(alpha), TensorInfo((), t.dtype)), name=node.name + "_alpha",
+                        result={"z": TensorInfo(y.shape, t.dtype)})
+        return cx.g.op(opdef, x=x, y=y, name=node.name, result={"z": t})
+    return convert
+
+
+converts(aten.add.Tensor, aten.add.Scalar)(_binary(Add))
+converts(aten.div.Tensor, aten.div.Scalar)(_binary(Div))
+
+
+@converts(aten.mul.Tensor, aten.mul.Scalar)
+def mul(cx, node):
+    if cx.is_complex(node):
+        return _complex_product(cx, node)
+    return _binary(Mul)(cx, node)
+
+
+def _negated(cx, v, name):
+    return cx.g.op(Mul, x=v, y=cx.g.constant(-1.0, TensorInfo((), v.dtype)), name=name)
+
+
+@converts(aten.neg.default)
+def neg(cx, node):
+    return _negated(cx, cx.value(node.args[0]), node.name)
+
+
+@converts(aten.sub.Tensor)
+def sub(cx, node):
+    """x - alpha * y as x + (-alpha) * y (the negation is exact: the same one rounding)."""
+    t = cx.info(node)
+    x, y = _operand(cx, node.args[0], t), _operand(cx, node.args[1], t)
+    factor = -float(node.kwargs.get("alpha", 1))
+    y = cx.g.op(Mul, x=y, y=cx.g.constant(factor, TensorInfo((), y.dtype)), name=node.name + "_neg")
+    return cx.g.op(Add, x=x, y=y, name=node.name, result={"z": t})
+
+
+@converts(aten.pow.Tensor_Scalar)
+def pow_(cx, node):
+    x, exponent = cx.value(node.args[0]), node.args[1]
+    if exponent == 1:
+        return x
+    if exponent != 2:
+        cx.fail(f"pow with exponent {exponent} (x ** 2, as RmsNorm writes it, is converted)")
+    return cx.g.op(Mul, x=x, y=x, name=node.name, result={"z": cx.info(node)})
+
+
+@converts(aten.rsqrt.default)
+def rsqrt(cx, node):
+    return cx.g.op(Rsqrt, x=cx.value(node.args[0]), name=node.name, result={"y": cx.info(node)})
+
+
+@converts(aten.mean.dim)
+def mean(cx, node):
+    x, dims = cx.value(node.args[0]), node.args[1]
+    keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
+    if dims is None or [_axis(d, len(x.shape)) for d in dims] != [len(x.shape) - 1]:
+        cx.fail(f"mean over dims {dims} (the mean over the last axis is converted)")
+    t = cx.info(node)
+    y = cx.g.op(Mean, x=x, name=node.name, result={"y": TensorInfo(x.shape[:-1] + (1,), t.dtype)})
+    return y if keepdim else cx.reshape(y, t.shape, node.name + "_squeeze")
+
+
+@converts(aten.rms_norm.default)
+def rms_norm(cx, node):
+    x, shape = cx.value(node.args[0]), node.args[1]
+    weight = node.args[2] if len(node.args) > 2 else node.kwargs.get("weight")
+    eps = node.args[3] if len(node.args) > 3 else node.kwargs.get("eps")
+    if len(shape) != 1 or weight is None:
+        cx.fail("rms_norm over more than the last axis, or without a weight")
+    if eps is None:                      # torch's default: the epsilon of the input's type
+        eps = torch.finfo(cx.torch_dtype(node.args[0])).eps
+    return cx.g.op(RmsNorm, x=x, gamma=cx.value(weight), epsilon=float(eps), name=node.name,
+                   result={"y": cx.info(node)})
+
+
+def _complex_product(cx, node):
+    """(a + ib)(c + id) = (ac - bd) + i(ad + bc) on the (..., 2) form, float32."""
+    x, y = cx.value(node.args[0]), cx.value(node.args[1])
+    if not (cx.is_complex(node.args[0]) and cx.is_complex(node.args[1])):
+        cx.fail("a product of a complex and a real tensor")
+    g, t = cx.g, cx.info(node)
+
+    def part(v, i, name):
+        return g.extract_slice(v, [0] * (len(v.shape) - 1) + [i], v.shape[:-1] + (1,), f"{node.name}_{name}")
+    a, b, c, d = part(x, 0, "xre"), part(x, 1, "xim"), part(y, 0, "yre"), part(y, 1, "yim")
+    half = TensorInfo(t.shape[:-1] + (1,), t.dtype)
+
+    def product(u, v, name):
+        return g.op(Mul, x=u, y=v, name=f"{node.name}_{name}", result={"z": half})
+    bd = product(b, d, "bd")
+    re_ = g.op(Add, x=product(a, c, "ac"), y=_negated(cx, bd, f"{node.name}_neg_bd"), name=f"{node.name}_re",
+               result={"z": half})
+    im = g.op(Add, x=product(a, d, "ad"), y=product(b, c, "bc"), name=f"{node.name}_im", result={"z": half})
+    return g.concat([re_, im], len(t.shape) - 1, node.name)
+
+
+# --- linear algebra -----------------------------------------------------------------------------
+
+@converts(aten.linear.default)
+def linear(cx, node):
+    """x @ W.T (+ b): the IR keeps nn.Linear's (out, in) weight and transposes it, as the model
+    builders do (a constant transpose that fold-constants evaluates once)."""
+    x, w = cx.value(node.args[0]), cx.value(node.args[1])
+    bias = node.args[2] if len(node.args) > 2 else node.kwargs.get("bias")
+    t = cx.info(node)
+    wt = cx.permute(w, [1, 0], node.name + "_wt")
+    y = cx.g.op(Matmul, x=x, w=wt, name=node.name, result={"y": t})
+    if bias is not None:
+        y = cx.g.op(Add, x=y, y=cx.value(bias), name=node.name + "_bias", result={"z": t})
+    return y
+
+
+@converts(aten.mm.default, aten.matmul.default)
+def matmul(cx, node):
+    if cx.rank(node.args[1]) != 2:
+        cx.fail("a matmul whose second operand is not a matrix (batched products have no mla form)")
+    return cx.g.op(Matmul, x=cx.value(node.args[0]), w=cx.value(node.args[1]), name=node.name,
+                   result={"y": cx.info(node)})
+
+
+EINSUM = re.compile(r"^([a-z]+),([a-z]+)->([a-z]+)$")
+
+
+@converts(aten.einsum.default)
+def einsum(cx, node):
+    """The two products of absorbed MLA and plain linears: x with subscripts P+h+k and a weight
+    with h, k, n in any order -> mla.head_matmul (P+h+n); x P+k and a weight with k, n ->
+    mla.matmul (P+n). The weight is transposed into (h, k, n) / (k, n) when needed."""
+    equation = node.args[0].replace(" ", "")
+    m = EINSUM.match(equation)
+    if not m or len(node.args[1]) != 2:
+        cx.fail(f"einsum {equation!r} (two operands, explicit output, no ellipsis, are converted)")
+    a, b, out = m.groups()
+    x, w = (cx.value(v) for v in node.args[1])
+    contracted = [c for c in a if c in b and c not in out]
+    if len(contracted) != 1 or a[-1] != contracted[0]:
+        cx.fail(f"einsum {equation!r}: expected one contracted subscript, the last of the first operand")
+    k = contracted[0]
+    shared = [c for c in a if c in b and c in out]
+    new = [c for c in b if c not in a]
+    if len(new) != 1 or len(shared) > 1 or (shared and a[-2:] != shared[0] + k) or \
+            len(b) != 2 + len(shared) or out != a[:-1 - len(shared)] + "".join(shared) + new[0]:
+        cx.fail(f"einsum {equation!r}: has no mla form (supported: '...hk,hkn->...hn' with the weight's "
+                "subscripts in any order, '...k,kn->...n')")
+    order = "".join(shared) + k + new[0]
+    if b != order:
+        w = cx.permute(w, [b.index(c) for c in order], node.name + "_w")
+    opdef = HeadMatmul if shared else Matmul
+    return cx.g.op(opdef, x=x, w=w, name=node.name, result={"y": cx.info(node)})
+
+
+# --- indexing, caches ---------------------------------------------------------------------------
+
+@converts(aten.index.Tensor)
+def index(cx, node):
+    """table[indices]: rows of a table (the rope tables by position)."""
+    indices = node.args[1]
+    if len(indices) != 1 or indices[0] is None:
+        cx.fail("indexing with more than one index tensor, or not along the first axis")
+    return cx.g.op(Gather, table=cx.value(node.args[0]), indices=cx.value(indices[0]), name=node.name,
+                   result={"out": cx.info(node)})
+
+
+@converts(aten.embedding.default)
+def embedding(cx, node):
+    return cx.g.op(Gather, table=cx.value(node.args[0]), indices=cx.value(node.args[1]), name=node.name,
+                   result={"out": cx.info(node)})
+
+
+@converts(aten.index_copy.default, aten.index_put.default)
+def index_copy(cx, node):
+    """cache.index_copy(0, slots, rows) / cache[slots] = rows -> mla.scatter_cache. The cache is
+    taken in the paged form (BlockNum, BlockSize, Nkv, H) it is a view of (rows of the flat
+    view are slots block * BlockSize + offset), else as (R, 1, 1, F)."""
+    if node.target == aten.index_copy.default:
+        target, dim, index, source = node.args[:4]
+        if _axis(dim, cx.rank(target)) != 0:
+            cx.fail("index_copy along an axis other than the first")
+    else:
+        target, indices, source = node.args[:3]
+        accumulate = node.args[3] if len(node.args) > 3 else node.kwargs.get("accumulate", False)
+        if accumulate or len(indices) != 1 or indices[0] is None:
+            cx.fail("index_put with accumulate or with more than one index tensor")
+        index = indices[0]
+    flat = cx.value(target)
+    rows, width = flat.shape[0], _size(flat.shape[1:])
+    cache = next((v for v in cx.view_chain(flat) if len(v.shape) == 4 and v.shape[0] * v.shape[1] == rows
+                  and _size(v.shape[2:]) == width), None)
+    if cache is None:
+        cache = cx.reshape(flat, (rows, 1, 1, width), node.name + "_rows")
+    slots = cx.value(index)
+    update = cx.reshape(cx.value(source), slots.shape + cache.shape[2:], node.name + "_update")
+    out = cx.g.op(ScatterCache, cache=cache, slot_mapping=slots, update=update, name=node.name)
+    return cx.reshape(out, flat.shape, node.name + "_view")
+
+
+# --- attention ----------------------------------------------------------------------------------
+
+@converts(torch.ops.ascend_mla.paged_attention.default)
+def paged_attention(cx, node):
+    names = ("query", "key_cache", "value_cache", "block_table", "seq_lengths", "query_rope", "key_rope_cache")
+    args = dict(zip(names + ("scale",), node.args))
+    args.update(node.kwargs)
+    operands = {n: cx.value(args[n]) for n in names if args.get(n) is not None}
+    return cx.g.op(PagedAttention, **operands, scale_value=float(args.get("scale", 1.0)), name=node.name,
+                   result={"attention_out": cx.info(node)})

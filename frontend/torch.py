@@ -1,0 +1,381 @@
+"""The PyTorch frontend: a `torch.nn.Module` -> a compiled mla program (API.md 8).
+
+    import ascend_mla.frontend.torch as frontend
+    program = frontend.compile_module(module, example_inputs)    # torch.export, import, compile
+    out = program(*inputs)                                       # as module(*inputs); caches in place
+    program.report(), program.stages["input"]                    # as ascend_mla.compile's Program
+
+Three steps:
+
+1. capture: `torch.export.export(module, example_inputs)`, then `run_decompositions({})`: the
+   graph is functionalized (an in-place `cache.index_copy_` becomes a functional index_copy
+   plus a recorded input mutation) and no op is decomposed, so `linear`, `einsum`, `rms_norm`
+   and the module's own arithmetic stay as the module wrote them (the default core-ATen table
+   would turn each linear into a permute/mm/view chain: 140 nodes instead of 104 for one layer).
+2. import: a walk over the FX graph. Parameters and constant buffers become `ml_program`
+   extern globals named by their state-dict names (the Hugging Face names); the user's tensor
+   inputs and the buffers the module mutates become function arguments (`mla.name` = the
+   placeholder name, or the buffer's name); each `call_function` node goes through its
+   converter (frontend/aten.py), with the module's source line as its location. The function
+   returns the user outputs, then the new value of every mutated input or buffer.
+3. compile: `ascend_mla.compile(text, weights=...)` with the default pipeline, whose first
+   passes (raise-rms-norm, raise-rope) make mla.rms_norm and mla.rope of the written-out forms
+   before fuse-prolog and fuse-attention run: imported and hand-written IR meet the same passes.
+
+Why a direct FX walk and not torch-mlir's importer (measured here with torch-mlir 20261001 and
+torch 2.13 on the reference module, DeepSeek-V3 tp=16): `torch_mlir.fx.export_and_import` to the
+"torch" dialect fails on the reference module (its torch-backend pipeline rejects
+`torch.aten.index_copy_` on a view of an input, and non-persistent buffers are rejected by
+`import_frozen_program`); the "raw" output imports in 4.4 s to 104 MB of text because every
+parameter is inlined as a `dense_resource` literal, scalars and lists are separate
+`torch.constant.*` / `torch.prim.ListConstruct` ops (105 `torch.constant.int` for one layer), and
+the `!torch.vtensor` types are opaque in our MLIR context (torch-mlir carries its own MLIR
+bindings; the text must be printed and re-parsed as unregistered ops). Each converter would
+then have to chase constant ops and parse type strings to learn what an FX node states
+directly (`node.args`, `node.meta["val"]`), and weights would have to be recovered from blobs
+instead of being named by `graph_signature`. The FX graph is the same ATen graph torch-mlir
+starts from, so the walk loses nothing and adds no 80 MB dependency.
+"""
+from __future__ import annotations
+
+import operator
+import os
+import re
+from dataclasses import dataclass, field
+
+import torch
+
+from ..compiler import CompileError, Program, compile as compile_ir
+from ..dialect.types import TensorInfo
+from ..models.graph import GraphWriter, Value
+from . import torch_ops  # noqa: F401   (the custom ops the converters know)
+from .aten import CONVERTERS
+
+DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32", torch.float64: "f64",
+          torch.int64: "i64", torch.int32: "i32", torch.int8: "i8", torch.uint8: "ui8", torch.bool: "i1"}
+COMPLEX = {torch.complex64: "f32"}          # carried as (..., 2) real tensors
+
+
+class UnsupportedOperatorError(CompileError):
+    """The module uses an op (or a form of one) that has no conversion to the mla dialect. The
+    message names the op and the module's source line."""
+
+
+@dataclass
+class Imported:
+    """A module imported into the mla dialect: IR text, weights, and how to call it."""
+    text: str
+    weights: dict
+    inputs: list                 # the function's arguments: ("user", index) or ("buffer", name)
+    outputs: list                # its results: ("user", index), ("mutation", input or buffer spec)
+    source_name: str = "<module>"
+    ops: int = 0                 # ATen nodes converted
+    spec: object = field(default=None, repr=False)      # the export's call spec (pytree in/out)
+    user_inputs: list = field(default_factory=list)      # the flattened user inputs' names
+
+
+# --- source lines ---------------------------------------------------------------------------------
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n\s*(.*)')
+
+
+_TORCH = os.path.dirname(torch.__file__) + os.sep
+
+
+def source_line(node):
+    """(file, line, code) of the innermost frame of the node's stack trace outside torch itself
+    (nn.Linear's forward is torch's; the line that called it is the module's), or None."""
+    frames = [f for f in _FRAME.findall(node.meta.get("stack_trace") or "") if not f[0].startswith(_TORCH)]
+    if not frames:
+        return None
+    file, line, _, code = frames[-1]
+    return file, int(line), code.strip()
+
+
+def _where(node) -> str:
+    src = source_line(node)
+    return f"{src[0]}:{src[1]}: `{src[2]}`" if src else "(no source line recorded)"
+
+
+# --- the importer ---------------------------------------------------------------------------------
+
+class Importer:
+    """Walks a functionalized ExportedProgram and writes its IR (see the module docstring)."""
+
+    def __init__(self, exported):
+        self.ep = exported
+        self.g = GraphWriter("forward")
+        self.values: dict = {}            # FX node -> Value, list of Values, or None
+        self._views: dict = {}            # Value name -> the Value it is a reshape of
+        self.node = None
+
+    # --- what converters use --------------------------------------------------------------
+    def fail(self, what: str):
+        raise UnsupportedOperatorError(
+            f"{_target_name(self.node.target)} is not supported: {what}, at {_where(self.node)}")
+
+    def value(self, arg):
+        if isinstance(arg, torch.fx.Node):
+            v = self.values[arg]
+            if v is None:
+                self.fail(f"the value of {arg.name} is used, but it has none")
+            return v
+        if isinstance(arg, (list, tuple)):
+            return [self.value(a) for a in arg]
+        return arg
+
+    def _meta(self, node):
+        val = node.meta.get("val")
+        if not isinstance(val, torch.Tensor):
+            self.fail(f"a non-tensor value ({type(val).__name__})")
+        return val
+
+    def info(self, node) -> TensorInfo:
+        """The node's type in IR (complex as float32 (..., 2))."""
+        val = self._meta(node)
+        if val.dtype in COMPLEX:
+            return TensorInfo(tuple(int(d) for d in val.shape) + (2,), COMPLEX[val.dtype])
+        if val.dtype not in DTYPES:
+            self.fail(f"a tensor of type {val.dtype}")
+        if any(not isinstance(d, int) for d in val.shape):
+            self.fail("a tensor of symbolic shape (compile with static shapes)")
+        return TensorInfo(tuple(int(d) for d in val.shape), DTYPES[val.dtype])
+
+    def is_complex(self, node) -> bool:
+        return isinstance(node, torch.fx.Node) and self._meta(node).dtype in COMPLEX
+
+    def torch_dtype(self, node):
+        return self._meta(node).dtype
+
+    def shape(self, node) -> tuple:
+        return self.info(node).shape
+
+    def rank(self, node) -> int:
+        return len(self._meta(node).shape)
+
+    def reshape(self, v: Value, shape, name="view") -> Value:
+        """v viewed with `shape`; a reshape back to an earlier shape of the same chain is that
+        value itself (view(view(c, -1, 512), c.shape) is c)."""
+        shape = tuple(shape)
+        for earlier in self.view_chain(v):
+            if earlier.shape == shape:
+                return earlier
+        r = self.g.reshape(v, shape, name)
+        self._views[r.name] = v
+        return r
+
+    def view_chain(self, v: Value) -> list:
+        chain = [v]
+        while chain[-1].name in self._views:
+            chain.append(self._views[chain[-1].name])
+        return chain
+
+    def permute(self, v: Value, permutation, name) -> Value:
+        from ..dialect.primitive import Transpose
+        if list(permutation) == list(range(len(permutation))):
+            return v
+        return self.g.op(Transpose, x=v, permutation=list(permutation), name=name)
+
+    # --- the walk -------------------------------------------------------------------------
+    def run(self) -> Imported:
+        from torch.export.graph_signature import InputKind, OutputKind, TensorArgument
+        sig = self.ep.graph_signature
+        placeholders = {n.name: n for n in self.ep.graph.nodes if n.op == "placeholder"}
+        mutated_buffers = set(sig.buffers_to_mutate.values())
+        inputs, weights = [], {}
+        for index, spec in enumerate(sig.input_specs):
+            if not isinstance(spec.arg, TensorArgument):
+                continue                                  # a constant argument, specialised by export
+            node = placeholders[spec.arg.name]
+            self.node = node
+            t = self.info(node)
+            if spec.kind == InputKind.USER_INPUT:
+                self.values[node] = self.g.arg(node.name, t)
+                inputs.append(("user", spec.arg.name))
+            elif spec.kind == InputKind.BUFFER and spec.target in mutated_buffers:
+                self.values[node] = self.g.arg(spec.target, t)     # program-owned state
+                inputs.append(("buffer", spec.target))
+            elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
+                tensor = self.ep.state_dict[spec.target] if spec.target in self.ep.state_dict \
+                    else self.ep.constants[spec.target]
+                tensor = tensor.detach()
+                if tensor.dtype in COMPLEX:
+                    tensor = torch.view_as_real(tensor)
+                weights[spec.target] = tensor.contiguous()
+                self.values[node] = self.g.weight(spec.target, t)
+            else:
+                raise UnsupportedOperatorError(f"input {spec.arg.name}: inputs of kind {spec.kind.name} "
+                                               "are not supported")
+        count = 0
+        for node in self.ep.graph.nodes:
+            if node.op != "call_function":
+                continue
+            self.node = node
+            converter = CONVERTERS.get(node.target)
+            if converter is None:
+                raise UnsupportedOperatorError(
+                    f"{_target_name(node.target)} has no conversion to the mla dialect, at {_where(node)} "
+                    f"(the converters: frontend/aten.py)")
+            src = source_line(node)
+            self.g.location = f'loc("{src[0]}":{src[1]}:0)' if src else None
+            self.values[node] = converter(self, node)
+            count += node.target is not operator.getitem
+        self.g.location = None
+        output = next(n for n in self.ep.graph.nodes if n.op == "output")
+        results, outputs = [], []
+        for spec, arg in zip(sig.output_specs, output.args[0]):
+            if spec.kind == OutputKind.USER_OUTPUT:
+                outputs.append(("user", None))
+            elif spec.kind in (OutputKind.USER_INPUT_MUTATION, OutputKind.BUFFER_MUTATION):
+                kind = "user" if spec.kind == OutputKind.USER_INPUT_MUTATION else "buffer"
+                name = next(n for n, s in zip(_input_names(sig), sig.input_specs)
+                            if s.kind == (InputKind.USER_INPUT if kind == "user" else InputKind.BUFFER)
+                            and (s.arg.name == spec.target if kind == "user" else s.target == spec.target))
+                outputs.append(("mutation", (kind, name)))
+            else:
+                raise UnsupportedOperatorError(f"output {spec.arg}: outputs of kind {spec.kind.name} are not supported")
+            results.append(self.value(arg))
+        self.g.ret(*results)
+        self.g.drop_unused()
+        return Imported(self.g.text(), weights, inputs, outputs, _source_name(self.ep), count)
+
+
+def _input_names(sig):
+    return [s.arg.name if s.kind.name == "USER_INPUT" else s.target for s in sig.input_specs]
+
+
+def _target_name(target) -> str:
+    if isinstance(target, torch._ops.OpOverload):
+        return f"{target.namespace}.{target._opname}" + ("" if target._overloadname == "default"
+                                                           else f".{target._overloadname}")
+    return getattr(target, "__name__", str(target))
+
+
+def _source_name(ep) -> str:
+    for node in ep.graph.nodes:
+        src = source_line(node) if node.op == "call_function" else None
+        if src:
+            return src[0]
+    return "<module>"
+
+
+# --- the public functions -------------------------------------------------------------------------
+
+def capture(module: torch.nn.Module, example_inputs, *, dynamic=None):
+    """torch.export + functionalization, no decomposition (see the module docstring)."""
+    if dynamic:
+        raise ValueError("dynamic: dynamic shapes are not supported (the fused ops' rules are checked on "
+                         "static shapes): compile one program per shape, or pass dynamic=None")
+    if not isinstance(module, torch.nn.Module):
+        raise TypeError(f"module: expected a torch.nn.Module, got {type(module).__name__}")
+    example_inputs = tuple(example_inputs) if isinstance(example_inputs, (list, tuple)) else (example_inputs,)
+    exported = torch.export.export(module, example_inputs)
+    return exported.run_decompositions({})
+
+
+def import_module(module: torch.nn.Module, example_inputs, *, dynamic=None) -> Imported:
+    """The module as primitive-level mla IR text and its weights (what compile_module compiles)."""
+    exported = capture(module, example_inputs, dynamic=dynamic)
+    imported = Importer(exported).run()
+    imported.spec = exported.call_spec
+    imported.user_inputs = [s.arg.name for s in exported.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
+    return imported
+
+
+class TorchProgram(Program):
+    """A compiled module: an ascend_mla.Program (stages, report(), ir, weights) called as the
+    module is: the same arguments (nested lists too), the module's outputs; inputs and buffers
+    the module mutates are updated in place."""
+
+    def __init__(self, program: Program, imported: Imported, module: torch.nn.Module):
+        self.__dict__.update(program.__dict__)
+        self.imported = imported
+        self._buffers = {name: module.get_buffer(name) for kind, name in imported.inputs if kind == "buffer"}
+
+    def __call__(self, *args, **kwargs):
+        flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
+        if spec != self.imported.spec.in_spec:
+            raise TypeError(f"inputs: expected the structure the module was compiled with "
+                            f"({self.imported.spec.in_spec}), got {spec}")
+        by_name = dict(zip(self.imported.user_inputs, flat))
+        given = [by_name[name] if kind == "user" else self._buffers[name] for kind, name in self.imported.inputs]
+        results = Program.run(self, *given)
+        user = []
+        for (kind, what), value in zip(self.imported.outputs, results):
+            if kind == "user":
+                user.append(value)
+                continue
+            where, name = what
+            target = by_name[name] if where == "user" else self._buffers[name]
+            if value is not target:                     # not written in place: copy it back
+                target.copy_(value)
+        return torch.utils._pytree.tree_unflatten(user, self.imported.spec.out_spec)
+
+    run = __call__
+
+    def __repr__(self):
+        return f"<TorchProgram: {self.imported.ops} ATen ops, {len(self.report()['fused'])} fused>"
+
+
+def compile_module(module: torch.nn.Module, example_inputs, *, dynamic=None, **compile_kwargs) -> TorchProgram:
+    """Capture `module` with torch.export, import it into the mla dialect and compile it with
+    ascend_mla.compile (keywords: pipeline, target). Returns a Program called like the module."""
+    imported = import_module(module, example_inputs, dynamic=dynamic)
+    compile_kwargs.setdefault("source_name", imported.source_name)
+    return TorchProgram(compile_ir(imported.text, weights=imported.weights, **compile_kwargs), imported, module)
+
+
+# --- the end-to-end example (what `ascend-mla run --from-torch` is to call) -----------------------
+
+INPUT_NAMES = ("hidden_states", "positions", "slot_mapping", "block_table", "seq_lengths")
+
+
+def torch_inputs(model, step: int, caches: list) -> tuple:
+    """TorchMLA's arguments for decode step `step` of a built model (deepseek.Model.inputs),
+    with `caches` ([kv_cache.0, kr_cache.0, ...] torch tensors) as the caches."""
+    from ..runtime.interop import numpy_to_torch
+    inputs = model.inputs(step, caches={})
+    return tuple(numpy_to_torch(inputs[k]) for k in INPUT_NAMES) + (caches,)
+
+
+def deepseek_example(name: str = "deepseek-v3", *, tp: int = 16, layers: int = 1, batch: int = 2,
+                     seq: int = 1, steps: int = 3, block_size: int = 16, rope: str = "interleave",
+                     seed: int = 0, pipeline: str = "default") -> dict:
+    """The PyTorch path end to end: the reference module TorchMLA with a built model's (random)
+    weights, compiled by compile_module, run for `steps` decode steps of `seq` tokens next to
+    the eager module, each with its own caches. Returns {"program", "report", "steps": [{"max_error",
+    "cache_max_error", "eager_seconds", "compiled_seconds"}], "compile_seconds", "scale"} where
+    max_error is max|compiled - eager| of the block's output and scale max|eager - input| (the
+    attention's contribution, what the error is relative to)."""
+    import time
+    from ..models import deepseek
+    model = deepseek.build(name, tp=tp, layers=layers, batch=batch, seq=seq, block_size=block_size, seed=seed)
+    module = deepseek.TorchMLA(model.config, rope=rope).load_weights(model.weights)
+    eager_caches = [torch.zeros_like(t) for t in cache_tensors(model)]
+    compiled_caches = [t.clone() for t in eager_caches]
+    start = time.perf_counter()
+    program = compile_module(module, torch_inputs(model, 0, [t.clone() for t in eager_caches]), pipeline=pipeline)
+    result = {"program": program, "report": program.report(), "compile_seconds": time.perf_counter() - start,
+              "steps": [], "scale": 0.0}
+    for step in range(steps):
+        start = time.perf_counter()
+        with torch.no_grad():
+            expected = module(*torch_inputs(model, step, eager_caches))
+        eager = time.perf_counter() - start
+        start = time.perf_counter()
+        got = program(*torch_inputs(model, step, compiled_caches))
+        compiled = time.perf_counter() - start
+        hidden = torch_inputs(model, step, [])[0].float()
+        result["scale"] = max(result["scale"], (expected.float() - hidden).abs().max().item())
+        result["steps"].append({
+            "max_error": (got.float() - expected.float()).abs().max().item(),
+            "cache_max_error": max((a.float() - b.float()).abs().max().item()
+                                   for a, b in zip(eager_caches, compiled_caches)),
+            "eager_seconds": eager, "compiled_seconds": compiled})
+    return result
+
+
+def cache_tensors(model) -> list:
+    """Zeroed caches of a built model as torch tensors, in TorchMLA's order."""
+    from ..runtime.interop import numpy_to_torch
+    return [numpy_to_torch(a) for a in model.new_caches().values()]

@@ -1,0 +1,318 @@
+"""The `aclnn` dialect: the kernel-call level, where the aclnn two-phase protocol is explicit.
+
+Every C argument of a call is one SSA operand, in the documented order, so the IR reads like
+the seeds' call examples:
+
+    %null = "aclnn.null"() : () -> !aclnn.nullptr
+    %eps = arith.constant 1.000000e-05 : f64
+    %y = "aclnn.alloc"() : () -> tensor<4x8xbf16>
+    %rstd = "aclnn.alloc"() : () -> tensor<4x1xf32>
+    %size, %exec = "aclnn.rms_norm_get_workspace_size"(%x, %gamma, %eps, %y, %rstd)
+        {callee = "aclnnRmsNormGetWorkspaceSize"} : (...) -> (i64, !aclnn.executor)
+    %ws = "aclnn.workspace"(%size) : (i64) -> tensor<?xi8>
+    "aclnn.launch"(%ws, %size, %exec, %stream) {callee = "aclnnRmsNorm"} : (...) -> ()
+
+(IRDL op names are lowercase, so each phase-one op is the function's snake-case name; the
+`callee` attribute carries the C name.)
+
+Device buffers are tensors (the type gives aclCreateTensor's view shape, dtype and format;
+`#mla.format<"FRACTAL_NZ">` means ACL format 29 with the NZ storage shape). Host parameters are
+values of host types (f64, i64, i1, !aclnn.cstring, !aclnn.int_array): everything phase one reads
+is an operand of the phase-one op, so an executor sees exactly which values fix an
+aclOpExecutor. An absent optional argument is an explicit `!aclnn.nullptr` operand. An in-place
+buffer (a paged cache, `kvCacheRef`) is the caller's tensor itself: after the lowering the mla
+op's `kv_cache_out` result is replaced by that operand.
+
+Each aclnn function is declared once (`Function`, in lowering/imports.py); from that one
+declaration come its two IRDL ops, the C prototype (headers for tests and the C++ emitter), the
+ctypes call of the NPU backend and the CPU backend's dispatch to the interpreter's kernel.
+
+IRDL cannot express "a tensor or nullptr" (no `irdl.any_of` in the loader), so such operands are
+`irdl.any` in IRDL and checked here in Python (`verify_calls`), like the mla rules.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+from mlir import ir
+from mlir.dialects import irdl
+
+# --- parameter kinds of an aclnn function ---------------------------------------------------
+
+TENSOR = "tensor"            # const aclTensor *, device input
+OPT_TENSOR = "opt_tensor"    # const aclTensor *, or nullptr
+REF = "ref"                  # const aclTensor *, read and updated in place (kvCacheRef)
+OUT = "out"                  # const aclTensor *, written by the launch
+OPT_OUT = "opt_out"          # const aclTensor *, written by the launch, or nullptr
+TENSOR_LIST = "tensor_list"  # const aclTensorList *
+INT_ARRAY = "int_array"      # const aclIntArray * (host list), or nullptr
+F64 = "f64"                  # double
+I64 = "i64"                  # int64_t
+BOOL = "bool"                # bool
+STRING = "string"            # char *
+
+C_TYPES = {TENSOR: "const aclTensor *", OPT_TENSOR: "const aclTensor *", REF: "const aclTensor *",
+           OUT: "const aclTensor *", OPT_OUT: "const aclTensor *",
+           TENSOR_LIST: "const aclTensorList *", INT_ARRAY: "const aclIntArray *",
+           F64: "double", I64: "int64_t", BOOL: "bool", STRING: "char *"}
+DEVICE_TENSORS = (TENSOR, OPT_TENSOR, REF, OUT, OPT_OUT)
+WRITTEN = (REF, OUT, OPT_OUT)
+NULLABLE = (OPT_TENSOR, OPT_OUT, INT_ARRAY)
+HOST = (INT_ARRAY, F64, I64, BOOL, STRING)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One C argument: its documented name, kind, and the name of the mla operand, attribute or
+    result it carries (None: always nullptr in this compiler, e.g. a reserved argument)."""
+    c_name: str
+    kind: str
+    binds: Optional[str] = None
+
+    @property
+    def c_type(self) -> str:
+        return C_TYPES[self.kind]
+
+
+def tensor(c, binds=None): return Param(c, TENSOR, binds)
+def opt_tensor(c, binds=None): return Param(c, OPT_TENSOR, binds)
+def ref(c, binds=None): return Param(c, REF, binds)
+def out(c, binds=None): return Param(c, OUT, binds)
+def opt_out(c, binds=None): return Param(c, OPT_OUT, binds)
+def tensor_list(c, binds=None): return Param(c, TENSOR_LIST, binds)
+def int_array(c, binds=None): return Param(c, INT_ARRAY, binds)
+def f64(c, binds=None): return Param(c, F64, binds)
+def i64(c, binds=None): return Param(c, I64, binds)
+def boolean(c, binds=None): return Param(c, BOOL, binds)
+def string(c, binds=None): return Param(c, STRING, binds)
+
+
+def snake_case(name: str) -> str:
+    """aclnnMlaPrologV2WeightNz -> mla_prolog_v2_weight_nz (also the header's file name);
+    kvCacheRef -> kv_cache_ref (IRDL names are lowercase)."""
+    if name.startswith("aclnn"):
+        name = name[len("aclnn"):]
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+@dataclass(eq=False)
+class Function:
+    """An aclnn operator API: `<name>GetWorkspaceSize(params..., uint64_t *workspaceSize,
+    aclOpExecutor **executor)` and `<name>(void *workspace, uint64_t workspaceSize,
+    aclOpExecutor *executor, aclrtStream stream)`.
+
+    `kernel`: the mla op whose CPU kernel carries the call out on the CPU backend (arguments
+    matched through `Param.binds`); `cpu`: a CPU implementation instead, for functions whose
+    outputs the kernel does not give (called with the arguments by C name). `source` says
+    where the prototype comes from (a seed, or a public CANN document: NON-SEED)."""
+    name: str
+    params: tuple
+    kernel: Optional[str] = None
+    cpu: Optional[Callable] = None
+    source: str = ""
+    param_by_name: dict = field(init=False, repr=False)
+
+    def __post_init__(self):
+        self.params = tuple(self.params)
+        self.param_by_name = {p.c_name: p for p in self.params}
+        if len(self.param_by_name) != len(self.params):
+            raise ValueError(f"{self.name}: a parameter name is used twice")
+
+    @property
+    def phase_one(self) -> str:
+        return self.name + "GetWorkspaceSize"
+
+    @property
+    def op_name(self) -> str:
+        """The phase-one op: `aclnn.<snake_case>_get_workspace_size`."""
+        return f"aclnn.{snake_case(self.name)}_get_workspace_size"
+
+    @property
+    def header(self) -> str:
+        return f"aclnnop/aclnn_{snake_case(self.name)}.h"
+
+    def prototypes(self) -> str:
+        """The two C declarations, as the CANN headers write them."""
+        args = ",\n    ".join(f"{p.c_type}{'' if p.c_type.endswith('*') else ' '}{p.c_name}"
+                              for p in self.params)
+        return (f"aclnnStatus {self.phase_one}(\n    {args},\n    uint64_t *workspaceSize,\n"
+                f"    aclOpExecutor **executor);\n"
+                f"aclnnStatus {self.name}(void *workspace, uint64_t workspaceSize, "
+                f"aclOpExecutor *executor, aclrtStream stream);\n")
+
+
+# --- the dialect ----------------------------------------------------------------------------
+
+_TYPES = ("executor", "stream", "nullptr", "cstring", "int_array", "tensor_list")
+
+# Generic ops: name -> (operands, attributes, results); each entry "name: constraint".
+_GENERIC_OPS = {
+    "current_stream": ([], [], ["stream: @stream"]),         # the stream calls are queued on
+    "alloc": ([], [], ["buffer: tensor"]),                  # a device buffer (result, scratch)
+    "view": (["base: tensor"], ["offset: integer_attr", "strides: dense_array"], ["view: tensor"]),
+    "null": ([], [], ["null: @nullptr"]),                   # nullptr for an absent argument
+    "string": ([], ["value: string"], ["string: @cstring"]),
+    "create_int_array": ([], ["value: dense_array"], ["array: @int_array"]),
+    "read_int_array": (["host: tensor"], [], ["array: @int_array"]),  # from a host i64 tensor
+    "create_tensor_list": (["tensors: variadic tensor"], [], ["list: @tensor_list"]),
+    "workspace": (["size: integer"], [], ["workspace: tensor"]),
+    "launch": (["workspace: tensor", "workspace_size: integer", "executor: @executor",
+                "stream: @stream"], ["callee: string"], []),
+    "synchronize": (["stream: @stream"], [], []),
+}
+_IRDL_BASES = {"tensor": '"!builtin.tensor"', "integer": '"!builtin.integer"',
+               "integer_attr": '"#builtin.integer"',
+               "f64": '"!builtin.f64"', "string": '"#builtin.string"',
+               "dense_array": '"#builtin.dense_array"', "any": None}
+_KIND_CONSTRAINT = {TENSOR: "tensor", REF: "tensor", OUT: "tensor", OPT_TENSOR: "any",
+                    OPT_OUT: "any", INT_ARRAY: "any", TENSOR_LIST: "@tensor_list", F64: "f64",
+                    I64: "integer", BOOL: "integer", STRING: "@cstring"}
+
+
+class AclnnDialect:
+    """The op table of the kernel-call dialect: the generic ops and two ops per Function."""
+
+    name = "aclnn"
+
+    def __init__(self):
+        self.functions: dict[str, Function] = {}      # by C name
+        self.phase_one_ops: dict[str, Function] = {}  # by phase-one op name
+        self._loaded_in: set = set()
+
+    def add(self, function: Function) -> Function:
+        if function.name in self.functions:
+            raise ValueError(f"{function.name} is declared twice")
+        self.functions[function.name] = function
+        self.phase_one_ops[function.op_name] = function
+        return function
+
+    def irdl(self) -> str:
+        lines = [f"irdl.dialect @{self.name} {{"]
+        lines += [f"  irdl.type @{t} {{}}" for t in _TYPES]
+        for name, (operands, attributes, results) in _GENERIC_OPS.items():
+            lines += _irdl_op(name, operands, attributes, results)
+        for fn in self.functions.values():
+            operands = [f"{snake_case(p.c_name)}: {_KIND_CONSTRAINT[p.kind]}" for p in fn.params]
+            lines += _irdl_op(fn.op_name[len("aclnn."):], operands, ["callee: string"],
+                              ["workspace_size: integer", "executor: @executor"])
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def load(self, context: ir.Context):
+        _import_functions()
+        if context.is_registered_operation("aclnn.alloc"):
+            return
+        with context, ir.Location.unknown():
+            irdl.load_dialects(ir.Module.parse(self.irdl()))
+
+
+def _irdl_op(name, operands, attributes, results) -> list[str]:
+    body, counter = [], 0
+
+    def slot(text):
+        nonlocal counter
+        label, constraint = (s.strip() for s in text.split(":"))
+        prefix = ""
+        if constraint.startswith("variadic "):
+            prefix, constraint = "variadic ", constraint[len("variadic "):]
+        counter += 1
+        if constraint.startswith("@"):
+            body.append(f"    %{counter} = irdl.base @aclnn::{constraint}")
+        elif _IRDL_BASES[constraint] is None:
+            body.append(f"    %{counter} = irdl.any")
+        else:
+            body.append(f"    %{counter} = irdl.base {_IRDL_BASES[constraint]}")
+        return label, f"{prefix}%{counter}"
+
+    ops = [slot(o) for o in operands]
+    attrs = [slot(a) for a in attributes]
+    res = [slot(r) for r in results]
+    if ops:
+        body.append("    irdl.operands(" + ", ".join(f"{n}: {c}" for n, c in ops) + ")")
+    if attrs:
+        body.append("    irdl.attributes {" + ", ".join(f'"{n}" = {c}' for n, c in attrs) + "}")
+    if res:
+        body.append("    irdl.results(" + ", ".join(f"{n}: {c}" for n, c in res) + ")")
+    return [f"  irdl.operation @{name} {{", *body, "  }"]
+
+
+ACLNN = AclnnDialect()
+
+
+def _import_functions():
+    from . import imports  # noqa: F401  (declares every Function in ACLNN)
+
+
+def irdl_module_text() -> str:
+    _import_functions()
+    return ACLNN.irdl()
+
+
+# --- types ----------------------------------------------------------------------------------
+
+def host_type(kind: str) -> ir.Type:
+    """The IR type of a host argument of `kind` (needs a context with aclnn loaded)."""
+    return {F64: lambda: ir.F64Type.get(), I64: lambda: ir.IntegerType.get_signless(64),
+            BOOL: lambda: ir.IntegerType.get_signless(1),
+            STRING: lambda: ir.Type.parse("!aclnn.cstring"),
+            INT_ARRAY: lambda: ir.Type.parse("!aclnn.int_array")}[kind]()
+
+
+def type_kind(t: ir.Type) -> str:
+    """'tensor', 'nullptr', 'f64', 'i64', 'i1', or the aclnn type's name."""
+    if isinstance(t, ir.RankedTensorType):
+        return "tensor"
+    text = str(t)
+    if text.startswith("!aclnn."):
+        return text[len("!aclnn."):]
+    return text
+
+
+_ACCEPTS = {TENSOR: {"tensor"}, REF: {"tensor"}, OUT: {"tensor"},
+            OPT_TENSOR: {"tensor", "nullptr"}, OPT_OUT: {"tensor", "nullptr"},
+            INT_ARRAY: {"int_array", "nullptr"}, TENSOR_LIST: {"tensor_list"}, F64: {"f64"},
+            I64: {"i64"}, BOOL: {"i1"}, STRING: {"cstring"}}
+
+
+def check_call(function: Function, operand_types: Sequence[ir.Type]) -> Optional[str]:
+    """Why a phase-one op's operands do not fit its prototype (None when they do)."""
+    if len(operand_types) != len(function.params):
+        return f"expected {len(function.params)} arguments, got {len(operand_types)}"
+    for p, t in zip(function.params, operand_types):
+        if type_kind(t) not in _ACCEPTS[p.kind]:
+            wanted = " or ".join(sorted(_ACCEPTS[p.kind]))
+            return f"{p.c_name}: expected {wanted} ({p.c_type.strip()}), got {t}"
+    return None
+
+
+def verify_calls(root) -> bool:
+    """Check every phase-one op under `root` against its prototype, and that each launch
+    takes the executor of a phase one of the function it names. Errors are diagnostics at the
+    op's location; returns True when there is none."""
+    ok = True
+
+    def visit(op):
+        nonlocal ok
+        op = op.operation
+        problem = None
+        if op.name in ACLNN.phase_one_ops:
+            fn = ACLNN.phase_one_ops[op.name]
+            problem = check_call(fn, [v.type for v in op.operands])
+            if problem is None and op.attributes["callee"].value != fn.phase_one:
+                problem = f"callee: expected \"{fn.phase_one}\", got {op.attributes['callee']}"
+        elif op.name == "aclnn.launch":
+            callee = op.attributes["callee"].value
+            producer = op.operands[2].owner
+            fn = ACLNN.phase_one_ops.get(getattr(producer, "name", ""))
+            if fn is None or fn.name != callee:
+                problem = (f"executor: expected the executor of {callee}GetWorkspaceSize, got "
+                           f"{'one of ' + fn.phase_one if fn else 'another value'}")
+        if problem:
+            op.location.emit_error(f"'{op.name}' op {problem}")
+            ok = False
+        return ir.WalkResult.ADVANCE
+
+    root.operation.walk(visit)
+    return ok

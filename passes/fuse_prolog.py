@@ -1,0 +1,283 @@
+"""fuse-prolog: the MLA pre-processing subgraph -> mla.prolog_v2 (spec/numerics.md, "MLA prolog").
+
+One pattern per quant scenario, built by `prolog_pattern` from the same few lines (the scenario
+is a property of the dtypes, so the pattern for each is fixed):
+
+    query path   c_q = RmsNorm(x @ W_dq)                                   [FQ: int8 x, W_dq]
+                 q = c_q @ W_uq_qr, viewed (..., N, D + Dr)               [PQ/FQ: dynamic quant
+                                                                           of c_q, int8 W_uq_qr]
+                 query = q[..., :D] @ W_uk (per head);  query_rope = RoPE(q[..., D:])
+    key path     kv = x @ W_dkv_kr;  c_kv = RmsNorm(kv[..., :Hckv]);  k_rope = RoPE(kv[..., Hckv:])
+                 scatter c_kv and k_rope into the paged caches at cache_index    [KVQ: quantized]
+    FQ-KVQ       query -> dynamic quant (ties away), query_rope rescaled by qs_ckv / scale
+
+The match is rooted at the kv cache store and checked against mla.prolog_v2's verifier before
+anything changes: where a documented constraint fails (He = 5120, N = 3, BlockSize 64...) the
+graph stays as it is and a remark names the rule. A graph that has the key path of MLA but not
+the rest gets a remark naming the piece that is missing (DeepSeek-V2-Lite has no query
+down-projection: weight_dq, MLA-002).
+
+Option `v1` (default false): emit mla.prolog (aclnnMlaProlog) instead where the scenario allows
+it (NQ, PQ-KVNQ, PQ-KVQ; the V2-only result dequant_scale_q_nope is then never used).
+"""
+from __future__ import annotations
+
+import functools
+
+from ..dialect.prolog import FQ_KVNQ, FQ_KVQ, NQ, PQ_KVNQ, PQ_KVQ, Prolog, PrologV2
+from ..dialect.types import FRACTAL_NZ, TensorInfo
+from .pattern import Anchors, Pattern, Progress, match
+from .registry import UNCHANGED, PassOption, register_pass
+from .rewrite import (Builder, fused_location, info, insertion_point, legality, record_fused,
+                      refuse, replace)
+
+SCENARIOS = (NQ, PQ_KVNQ, PQ_KVQ, FQ_KVNQ, FQ_KVQ)
+PASS = "fuse-prolog"
+
+
+# --- predicates on the matched ops -----------------------------------------------------------
+
+def _slice_parts(op):
+    source = info(op.operands[0])
+    offsets, sizes, strides = (list(op.attributes[a]) for a in
+                               ("static_offsets", "static_sizes", "static_strides"))
+    return source.shape, offsets, sizes, strides
+
+
+def _last_axis_slice(op, *, at_start: bool) -> bool:
+    """A slice of the last axis only (other axes whole, unit strides, no rank change), starting
+    at 0 (at_start) or ending at the end of the axis."""
+    if len(op.operands) != 1:
+        return False
+    shape, offsets, sizes, strides = _slice_parts(op)
+    if len(sizes) != len(shape) or info(op.results[0]).rank != len(shape) or any(s != 1 for s in strides):
+        return False
+    if any(o != 0 for o in offsets[:-1]) or list(sizes[:-1]) != list(shape[:-1]):
+        return False
+    return offsets[-1] == 0 if at_start else offsets[-1] + sizes[-1] == shape[-1]
+
+
+leading = functools.partial(_last_axis_slice, at_start=True)
+trailing = functools.partial(_last_axis_slice, at_start=False)
+
+
+def first_element(op) -> bool:
+    """scale[0, 0]: a (1, 1) slice at the origin of a 2-D scale (FQ-KVQ's per-tensor kv scale)."""
+    if len(op.operands) != 1:
+        return False
+    shape, offsets, sizes, strides = _slice_parts(op)
+    return len(shape) == 2 and offsets == [0, 0] and sizes == [1, 1]
+
+
+def attr_is(name, value):
+    return lambda op: name in op.attributes and op.attributes[name].value == value or (
+        name not in op.attributes and value == _DEFAULTS.get(name))
+
+
+_DEFAULTS = {"mode": "interleave", "rounding": "half_even"}
+
+
+# --- the pattern ---------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def prolog_pattern(scenario: str) -> Pattern:
+    full = scenario in (FQ_KVNQ, FQ_KVQ)
+    uq_int8 = scenario != NQ
+    kv_int8 = scenario in (PQ_KVQ, FQ_KVQ)
+    p = Pattern(f"mla.prolog_v2 {scenario}", root="kv_store")
+    x, slots = p.input("token_x"), p.input("cache_index")
+    cos, sin = p.input("rope_cos"), p.input("rope_sin")
+
+    def down_projection(weight, scale, role, rule):
+        if full:
+            return p.op("mla.quant_matmul", x=x, w=p.weight(weight), x_scale=p.view(p.input("dequant_scale_x")),
+                        w_scale=p.view(p.weight(scale)), role=role, rule=rule)
+        return p.op("mla.matmul", x=x, w=p.weight(weight), role=role, rule=rule)
+
+    # key path (the root is its cache store)
+    kv = down_projection("weight_dkv_kr", "dequant_scale_w_dkv_kr", "the kv down-projection x @ weight_dkv_kr", "MLA-005")
+    c_kv = p.op("mla.rms_norm", x=p.op("tensor.extract_slice", kv, name="c_kv", where=leading),
+                gamma=p.weight("rmsnorm_gamma_ckv"), name="norm_ckv")
+    k_rope = p.op("mla.rope", x=p.op("tensor.extract_slice", kv, name="k_pe", where=trailing),
+                  cos=cos, sin=sin, where=attr_is("mode", "interleave"), name="k_rope",
+                  role="the interleaved RoPE of the key's rope part", rule="MLA-009")
+    if scenario == PQ_KVQ:
+        kv_rows = p.op("mla.quantize", x=c_kv, scale=p.view(p.input("quant_scale_ckv")))
+        kr_rows = p.op("mla.quantize", x=k_rope, scale=p.view(p.input("quant_scale_ckr")))
+    elif scenario == FQ_KVQ:
+        kv_scale = p.op("tensor.extract_slice", p.input("quant_scale_ckv"), name="kv_scale", where=first_element)
+        kv_rows, kr_rows = p.op("mla.quantize", x=c_kv, scale=p.view(kv_scale)), k_rope
+    else:
+        kv_rows, kr_rows = c_kv, k_rope
+    kv_store = p.op("mla.scatter_cache", cache=p.input("kv_cache"), slot_mapping=slots,
+                    update=p.view(kv_rows), name="kv_store")
+    kr_store = p.op("mla.scatter_cache", cache=p.input("kr_cache"), slot_mapping=slots,
+                    update=p.view(kr_rows), name="kr_store",
+                    role="the store of the key's rope part in the rope cache", rule="MLA-012")
+
+    # query path
+    c_q = p.op("mla.rms_norm", x=down_projection("weight_dq", "dequant_scale_w_dq",
+                                                "the query down-projection x @ weight_dq", "MLA-002"),
+               gamma=p.weight("rmsnorm_gamma_cq"), name="norm_cq",
+               role="the RmsNorm of the query down-projection", rule="MLA-006")
+    if uq_int8:
+        quant = p.op("mla.dynamic_quant", x=c_q, smooth_scales=p.optional("smooth_scales_cq"),
+                     where=attr_is("rounding", "half_even"))
+        q = p.op("mla.quant_matmul", x=quant["y"], w=p.weight("weight_uq_qr"), x_scale=p.view(quant["scale"]),
+                 w_scale=p.view(p.weight("dequant_scale_w_uq_qr")), name="q")
+    else:
+        q = p.op("mla.matmul", x=c_q, w=p.weight("weight_uq_qr"), name="q",
+                 role="the query up-projection c_q @ weight_uq_qr", rule="MLA-003")
+    q_nope = p.op("tensor.extract_slice", p.view(q), name="q_nope", where=leading)
+    if uq_int8:                     # the float32 product is rounded where it enters W_uk
+        q_nope = p.op("arith.truncf", q_nope)
+    query = p.op("mla.head_matmul", x=q_nope, w=p.weight("weight_uk"), name="query",
+                 role="the absorbed per-head product q_nope @ weight_uk", rule="MLA-004")
+    query_rope = p.op("mla.rope", x=p.op("tensor.extract_slice", p.view(q), name="q_pe", where=trailing),
+                      cos=p.view(cos), sin=p.view(sin), where=attr_is("mode", "interleave"),
+                      name="query_rope", role="the interleaved RoPE of the query's rope part")
+    if scenario == FQ_KVQ:
+        qq = p.op("mla.dynamic_quant", x=query, where=attr_is("rounding", "half_away"), name="query_quant")
+        factor = p.op("mla.div", x=p.view(kv_scale), y=p.view(qq["scale"]))
+        query_rope = p.op("mla.mul", x=query_rope, y=p.view(factor), name="query_rope_rescaled")
+        p.output("query", qq["y"])
+        p.output("dequant_scale_q_nope", qq["scale"])
+    else:
+        p.output("query", query)
+    p.output("query_rope", query_rope)
+    p.output("kv_cache_out", kv_store)
+    p.output("kr_cache_out", kr_store)
+    return p
+
+
+# --- the rewrite ------------------------------------------------------------------------------------
+
+def _layout_problem(m) -> str | None:
+    """Facts the fused op relies on that its verifier cannot see (they are in the primitive
+    graph): the head split of q, the adjacent slices, the broadcast of cos/sin over heads, one
+    cache mode. A graph that differs is not this computation: no match."""
+    q, heads = info(m.op("q").results[0]), info(m.op("q_nope").operands[0])
+    pe = m.op("q_pe")
+    if heads.shape[:-2] != q.shape[:-1] or heads.shape[-2] * heads.shape[-1] != q.shape[-1]:
+        return "q is not viewed as (..., N, D + Dr)"
+    if m.op("q_pe").operands[0] != m.op("q_nope").operands[0]:
+        return "q_nope and q_pe are slices of different values"
+    d = info(m.op("q_nope").results[0]).shape[-1]
+    if list(pe.attributes["static_offsets"])[-1] != d:
+        return "q_nope and q_pe are not adjacent"
+    if list(m.op("k_pe").attributes["static_offsets"])[-1] != info(m.op("c_kv").results[0]).shape[-1]:
+        return "c_kv and k_pe are not adjacent"
+    tokens = info(m.value("token_x")).shape[:-1]
+    query_cos = info(m.op("query_rope").operands[1]).shape
+    if query_cos != tokens + (1, query_cos[-1]):
+        return "the query's cos/sin do not broadcast one row per token over the heads"
+    modes = {m.op(s).attributes["cache_mode"].value if "cache_mode" in m.op(s).attributes else "PA_BSND"
+             for s in ("kv_store", "kr_store")}
+    if len(modes) != 1:
+        return "the two caches use different cache modes"
+    return None
+
+
+def _fuse(m, scenario, v1: bool):
+    root = m.op("kv_store")
+    where = root.location
+    x = info(m.value("token_x"))
+    tokens, t_eff = x.shape[:-1], 1
+    for d in x.shape[:-1]:
+        t_eff *= d
+    n, d, hckv = info(m.value("weight_uk")).shape
+    dr = info(m.value("rope_cos")).shape[-1]
+    hcq = info(m.value("weight_dq")).shape[1]
+    nq = info(m.value("weight_uq_qr")).shape[1]
+    opdef = Prolog if v1 and scenario in (NQ, PQ_KVNQ, PQ_KVQ) else PrologV2
+
+    # The operands the fused op takes, in the shapes its document gives.
+    shapes = {"rope_sin": tokens + (dr,), "rope_cos": tokens + (dr,), "cache_index": tokens,
+              "dequant_scale_x": (t_eff, 1), "dequant_scale_w_dq": (1, hcq),
+              "dequant_scale_w_uq_qr": (1, nq), "dequant_scale_w_dkv_kr": (1, hckv + dr),
+              "quant_scale_ckv": (1, hckv), "quant_scale_ckr": (1, dr), "smooth_scales_cq": (1, hcq)}
+    nz = ("weight_dq", "weight_uq_qr", "weight_dkv_kr")
+    values = {name: m.value(name) for name in [o.name for o in opdef.operands] if name in m.pattern.inputs}
+    values = {k: v for k, v in values.items() if v is not None}
+    infos = {}
+    for name, v in values.items():
+        t = info(v)
+        shape = shapes.get(name, t.shape)
+        if _size(shape) != _size(t.shape):
+            return f"{name}: {t} cannot be viewed as {TensorInfo(shape, t.dtype)}"
+        infos[name] = TensorInfo(shape, t.dtype, FRACTAL_NZ if name in nz else t.format)
+    norm_cq, norm_ckv, store = m.op("norm_cq"), m.op("norm_ckv"), root
+    attributes = {"rmsnorm_epsilon_cq": _attr(norm_cq, "epsilon", 1e-5),
+                  "rmsnorm_epsilon_ckv": _attr(norm_ckv, "epsilon", 1e-5),
+                  "cache_mode": _attr(store, "cache_mode", "PA_BSND")}
+    query = info(m.output("query"))
+    results = {"query": TensorInfo(tokens + (n, hckv), query.dtype),
+               "query_rope": TensorInfo(tokens + (n, dr), info(m.output("query_rope")).dtype),
+               "kv_cache_out": infos["kv_cache"], "kr_cache_out": infos["kr_cache"]}
+    if opdef is PrologV2:
+        results["dequant_scale_q_nope"] = TensorInfo((t_eff, n, 1) if scenario == FQ_KVQ else (1,), "f32")
+    problem = legality(opdef, infos, attributes, results)
+    if problem:
+        return problem
+
+    ip = insertion_point(list(values.values()), m)
+    if ip is None:
+        return "a user of the subgraph's results comes before one of its inputs is defined"
+    build = Builder(ip, fused_location(m, PASS))
+    operands = {}
+    for name, v in values.items():
+        operands[name] = build.nz(v) if name in nz else build.reshape(v, infos[name].shape)
+    fused = build.op(opdef, operands, attributes, [results[r] for r in opdef.result_names])
+    new = dict(zip(opdef.result_names, fused.results))
+    replace(m, {name: new[name] for name in m.pattern.outputs}, build)
+    record_fused(opdef.name, where, scenario)
+    return None
+
+
+def _attr(op, name, default):
+    return op.attributes[name].value if name in op.attributes else default
+
+
+def _size(shape) -> int:
+    size = 1
+    for d in shape:
+        size *= d
+    return size
+
+
+# --- the pass -----------------------------------------------------------------------------------------
+
+NEAR_MISS = 4       # a store of an RmsNorm'd slice of a projection: the key path of MLA
+
+
+@register_pass(PASS, "Fuse the MLA pre-processing graph into mla.prolog_v2 (remarks say why not)",
+               options=[PassOption("v1", bool, False, "emit mla.prolog where the scenario allows it")])
+def fuse_prolog(module, v1: bool):
+    anchors = Anchors(module, ("mla.scatter_cache",))
+    changed = False
+    for anchor in anchors:
+        progress, fused = Progress(), False
+        for scenario in SCENARIOS:
+            m = match(prolog_pattern(scenario), anchor, progress)
+            if m is None or _layout_problem(m):
+                continue
+            if m.escapes:
+                names = ", ".join(sorted({e.owner.name for e in m.escapes}))
+                refuse(PASS, anchor.location, f"intermediate results ({names}) also feed ops outside the "
+                                              "subgraph: the fused op does not produce them")
+                fused = True
+                break
+            anchors.erased(m.operations)      # a refused match is left alone too
+            problem = _fuse(m, scenario, v1)
+            if problem:
+                refuse(PASS, anchor.location, problem)
+            changed = changed or not problem
+            fused = True
+            break
+        if not fused and progress.matched >= NEAR_MISS and progress.missing is not None:
+            missing = progress.missing
+            what = missing.role or f"the {missing.op_name} of {missing.name}"
+            rule = f" [{missing.rule}]" if missing.rule else ""
+            refuse(PASS, anchor.location, f"the key path of MLA is here but not {what}; "
+                                          f"mla.prolog_v2 needs it{rule}")
+    return None if changed else UNCHANGED

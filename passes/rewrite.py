@@ -1,0 +1,180 @@
+"""What the fusion passes share: building the replacement op (with the layout casts and reshapes
+it needs), checking it against the fused op's verifier before anything changes, replacing the
+matched subgraph, and reporting fusions made and refused.
+
+A refusal is an MLIR remark at the subgraph's root op, and an entry in the active FusionLog
+(ascend_mla.compile keeps one per program: `program.report()`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from mlir import ir
+
+from ..dialect.diagnostics import emit, file_position
+from ..dialect.opdef import OpDef
+from ..dialect.primitive import FormatCast
+from ..dialect.types import FRACTAL_NZ, ND, TensorInfo, describe_type, reshape_groups, tensor_type
+from .pattern import Match, defining_op
+
+
+# --- the report ----------------------------------------------------------------------------------
+
+@dataclass
+class FusionLog:
+    fused: list = field(default_factory=list)       # {"op", "location", "detail"}
+    refused: list = field(default_factory=list)     # {"pattern", "location", "reason"}
+
+    def __enter__(self):
+        _logs.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _logs.remove(self)
+        return False
+
+
+_logs: list[FusionLog] = []
+
+
+def location_text(loc: ir.Location) -> str:
+    line, col = file_position(loc)
+    return f"{line}:{col}" if line is not None else str(loc)
+
+
+def record_fused(op_name: str, loc: ir.Location, detail: str = ""):
+    if _logs:
+        _logs[-1].fused.append({"op": op_name, "location": location_text(loc), "detail": detail})
+
+
+def refuse(pattern: str, loc: ir.Location, reason: str):
+    """Leave the subgraph as it is and say why: a remark at `loc` naming the rule."""
+    emit(loc, "remark", f"{pattern}: not fused: {reason}")
+    if _logs:
+        _logs[-1].refused.append({"pattern": pattern, "location": location_text(loc), "reason": reason})
+
+
+# --- checking a fused op before building it ----------------------------------------------------------
+
+def legality(opdef: OpDef, operands: dict, attributes: dict, results: dict, profile=None) -> Optional[str]:
+    """The first verifier error the fused op would have (its text names the parameter and the
+    rule), or None. `operands` map names to TensorInfo (or lists of them)."""
+    snapshot = opdef.snapshot_from_parts(operands, attributes, results)
+    verdict = opdef.check(snapshot, profile=profile)
+    if verdict.ok:
+        return None
+    finding = verdict.errors[0]
+    return finding.text(opdef.name)
+
+
+def info(value) -> TensorInfo:
+    return describe_type(value.type)
+
+
+# --- building ---------------------------------------------------------------------------------------
+
+class Builder:
+    """Creates ops at one insertion point, with one location."""
+
+    def __init__(self, ip: ir.InsertionPoint, loc: ir.Location):
+        self.ip, self.loc = ip, loc
+
+    def op(self, opdef: OpDef, operands: dict, attributes: dict, results: list) -> ir.Operation:
+        types = [tensor_type(r.shape, r.dtype, r.format) for r in results]
+        return opdef.build(operands, attributes, types, loc=self.loc, ip=self.ip)
+
+    def nz(self, value) -> ir.Value:
+        """value as FRACTAL_NZ (mla.format_cast; folded at compile time for a constant)."""
+        t = info(value)
+        if t.format == FRACTAL_NZ:
+            return value
+        return self.op(FormatCast, {"x": value}, {}, [TensorInfo(t.shape, t.dtype, FRACTAL_NZ)]).result
+
+    def reshape(self, value, shape) -> ir.Value:
+        """value with another shape of the same size (row-major), with upstream tensor ops
+        (views: no data moves): one expand or collapse when the reshape splits or merges
+        consecutive axes, else a collapse to 1-D and an expand."""
+        t = info(value)
+        shape = tuple(shape)
+        if t.shape == shape:
+            return value
+        groups = reshape_groups(t.shape, shape)
+        if groups is None or len(shape) == len(t.shape):
+            size = 1
+            for d in t.shape:
+                size *= d
+            flat = self._reshape_op(value, (size,), [list(range(t.rank))]) if t.rank != 1 else value
+            return flat if len(shape) == 1 else self._reshape_op(flat, shape, [list(range(len(shape)))])
+        return self._reshape_op(value, shape, groups)
+
+    def _reshape_op(self, value, shape, groups):
+        t = info(value)
+        attributes = {"reassociation": ir.ArrayAttr.get([_index_array(g) for g in groups])}
+        if len(shape) > t.rank:
+            name = "tensor.expand_shape"
+            attributes["static_output_shape"] = ir.DenseI64ArrayAttr.get(list(shape))
+        else:
+            name = "tensor.collapse_shape"
+        return ir.Operation.create(name, results=[tensor_type(shape, t.dtype)], operands=[value],
+                                   attributes=attributes, loc=self.loc, ip=self.ip).result
+
+
+def _index_array(values) -> ir.ArrayAttr:
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get([ir.IntegerAttr.get(i64, v) for v in values])
+
+
+# --- where to put the fused op, and replacing the match ---------------------------------------
+
+def insertion_point(values: list, match: Match) -> Optional[ir.InsertionPoint]:
+    """Right after the last definition among `values` (the fused op's operands), provided every
+    user outside the match of an output comes after it; None otherwise."""
+    last = None
+    for v in values:
+        op = defining_op(v)
+        if op is not None and (last is None or last.operation.is_before_in_block(op.operation)):
+            last = op
+    inside = match.operations
+    if last is not None:
+        for pv in match.pattern.outputs.values():
+            for use in match.values[pv].uses:
+                owner = use.owner.operation
+                if owner not in inside and not last.operation.is_before_in_block(owner):
+                    return None
+    if last is None:
+        block = next(iter(match.ops.values())).operation.block
+        return ir.InsertionPoint.at_block_begin(block)
+    return ir.InsertionPoint.after(last)
+
+
+def replace(match: Match, replacements: dict, builder: Builder):
+    """Replace each output of the match by its new value (reshaped to the old type if the fused
+    op's form differs), then erase the matched ops, users first."""
+    for name, new in replacements.items():
+        old = match.output(name)
+        if new.type != old.type:
+            new = builder.reshape(new, info(old).shape)
+        old.replace_all_uses_with(new)
+    ops = sorted(match.operations, key=_BlockOrder)
+    for op in reversed(ops):
+        op.erase()
+
+
+class _BlockOrder:
+    """Sort key: block order through Operation.is_before_in_block."""
+
+    def __init__(self, op):
+        self.op = op
+
+    def __lt__(self, other):
+        return self.op.is_before_in_block(other.op)
+
+
+def fused_location(match: Match, pass_name: str) -> ir.Location:
+    locs = [op.location for op in match.ops.values()]
+    return ir.Location.fused(locs, ir.StringAttr.get(pass_name))
+
+
+def nd(t: TensorInfo) -> TensorInfo:
+    return TensorInfo(t.shape, t.dtype, ND)

@@ -1,0 +1,382 @@
+"""The NPU backend: ACL/aclnn through ctypes (libascendcl.so, libopapi.so, libnnopbase.so).
+
+Device memory: each lowered function gets one arena sized by its memory plan
+(runtime/memory.py) for intermediates and outputs, one workspace region reused by every launch
+(one stream: launches run in order), and one staging buffer per input. FRACTAL_NZ weights
+(NZTensor, what format_cast gives) stay on the device across calls; caches are updated in place
+on the device and copied back into the caller's array after the stream synchronizes.
+
+A tensor is created with aclCreateTensor(view shape, strides, offset, dtype enum, format,
+storage shape, storage address): FRACTAL_NZ (29) tensors get their NZ storage shape. Every
+status is checked; a failure raises AclError naming the function and the aclnn status.
+"""
+from __future__ import annotations
+
+import atexit
+import ctypes
+import os
+import weakref
+from pathlib import Path
+
+import numpy as np
+
+from ..dialect.types import numpy_dtype
+from ..errors import BackendUnavailable
+from ..lowering import aclnn as A
+from . import npu_api as api
+from .formats import NZTensor, nz_physical_shape
+
+LIBRARIES = ("libascendcl.so", "libopapi.so", "libnnopbase.so")
+
+
+class AclError(RuntimeError):
+    """An ACL or aclnn call failed: `.function`, `.status` (e.g. 161002) and `.status_name`
+    (ACLNN_ERR_PARAM_INVALID); the message adds aclGetRecentErrMsg when there is one."""
+
+    def __init__(self, function: str, status: int, detail: str = ""):
+        self.function, self.status, self.status_name = function, status, api.status_name(status)
+        super().__init__(f"{function} failed: {status} {self.status_name}" + (f": {detail}" if detail else ""))
+
+
+def library_dirs() -> list[Path]:
+    dirs = []
+    for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"):
+        root = os.environ.get(var)
+        if root:
+            dirs += [Path(root) / sub for sub in ("lib64", "lib", "x86_64-linux/lib64", "aarch64-linux/lib64")]
+    dirs += [Path(p) for p in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
+    return dirs
+
+
+def find_libraries() -> dict:
+    """library name -> path, for the CANN runtime libraries found."""
+    found = {}
+    for name in LIBRARIES:
+        for d in library_dirs():
+            if (d / name).is_file():
+                found[name] = str(d / name)
+                break
+    return found
+
+
+def _storage_shape(info) -> tuple:
+    """The storage shape of a buffer of type `info`: the NZ fractal shape for FRACTAL_NZ (a
+    4-D type already ending in (16, C0) is that shape, as the prolog examples give weights)."""
+    if info.format != "FRACTAL_NZ":
+        return tuple(info.shape)
+    c0 = 32 // numpy_dtype(info.dtype).itemsize
+    if info.rank >= 4 and tuple(info.shape[-2:]) == (16, c0):
+        return tuple(info.shape)
+    return nz_physical_shape(info.shape, numpy_dtype(info.dtype))
+
+
+def _nbytes(shape, dtype: str) -> int:
+    if dtype == "i4":
+        raise NotImplementedError("int4 tensors on the NPU backend (packed storage) are not supported yet")
+    return int(np.prod(shape, dtype=np.int64)) * numpy_dtype(dtype).itemsize
+
+
+def _contiguous(shape):
+    from ..lowering.convert import contiguous_strides
+    return tuple(contiguous_strides(shape))
+
+
+class DeviceBuffer:
+    """Device memory with the description phase one sees (view shape, strides, offset in
+    elements, storage shape)."""
+    __slots__ = ("address", "info", "strides", "offset", "storage")
+
+    def __init__(self, address, info, strides=None, offset=0, storage=None):
+        self.address, self.info, self.offset = address, info, offset
+        self.strides = tuple(strides) if strides is not None else _contiguous(info.shape)
+        self.storage = tuple(storage) if storage is not None else _storage_shape(info)
+
+    def descriptor(self) -> tuple:
+        i = self.info
+        return (i.shape, i.dtype, i.format, self.strides, self.offset, self.storage)
+
+    @property
+    def nbytes(self) -> int:
+        return _nbytes(self.storage, self.info.dtype)
+
+
+class NpuExecutor:
+    __slots__ = ("handle", "tensors", "lists", "arrays", "keep")
+
+    def __init__(self):
+        self.handle = ctypes.c_void_p()
+        self.tensors, self.lists, self.arrays, self.keep = [], [], [], []
+
+
+class NpuBackend:
+    name = "npu"
+
+    def __init__(self, paths: dict, device: int = 0):
+        self.libs = [ctypes.CDLL(paths[n], mode=ctypes.RTLD_GLOBAL) for n in LIBRARIES]
+        self.device = device
+        self.fn = {}
+        for table in (api.RUNTIME_API, api.META_API):
+            for name in table:
+                self.fn[name] = api.bind(self._lookup, name, table)
+        self._aclnn = {}
+        self._resident = {}
+        self._check("aclInit", self.fn["aclInit"](None))
+        self._check("aclrtSetDevice", self.fn["aclrtSetDevice"](device))
+        self.stream = ctypes.c_void_p()
+        self._check("aclrtCreateStream", self.fn["aclrtCreateStream"](ctypes.byref(self.stream)))
+        self._closed = False
+        atexit.register(self.close)
+
+    def _lookup(self, name):
+        for lib in self.libs:
+            try:
+                return getattr(lib, name)
+            except AttributeError:
+                continue
+        raise BackendUnavailable(f"backend 'npu': the CANN libraries do not export {name}")
+
+    def _check(self, function: str, status: int):
+        if status != 0:
+            message = self.fn["aclGetRecentErrMsg"]() if "aclGetRecentErrMsg" in self.fn else None
+            raise AclError(function, status, message.decode(errors="replace") if message else "")
+
+    def _aclnn_functions(self, function):
+        if function.name not in self._aclnn:
+            self._aclnn[function.name] = api.bind_aclnn(self._lookup, function)
+        return self._aclnn[function.name]
+
+    # memory ------------------------------------------------------------------------------
+    def malloc(self, nbytes: int) -> int:
+        ptr = ctypes.c_void_p()
+        self._check("aclrtMalloc", self.fn["aclrtMalloc"](ctypes.byref(ptr), max(int(nbytes), 1),
+                                                          api.ACL_MEM_MALLOC_HUGE_FIRST))
+        return ptr.value
+
+    def free(self, address: int):
+        if address and not self._closed:
+            self._check("aclrtFree", self.fn["aclrtFree"](address))
+
+    def upload(self, address: int, array: np.ndarray):
+        array = np.ascontiguousarray(array)
+        self._check("aclrtMemcpy", self.fn["aclrtMemcpy"](address, array.nbytes, array.ctypes.data,
+                                                          array.nbytes, api.ACL_MEMCPY_HOST_TO_DEVICE))
+
+    def download(self, buffer: DeviceBuffer) -> np.ndarray:
+        """The buffer's storage as a host array (contiguous views only)."""
+        info = buffer.info
+        if buffer.strides != _contiguous(info.shape) and info.format == "ND":
+            raise NotImplementedError("downloading a strided view")
+        dtype = numpy_dtype(info.dtype)
+        shape = _storage_shape(info) if info.format == "FRACTAL_NZ" else info.shape
+        host = np.empty(shape, dtype)
+        source = buffer.address + buffer.offset * dtype.itemsize
+        self._check("aclrtMemcpy", self.fn["aclrtMemcpy"](host.ctypes.data, host.nbytes, source,
+                                                          host.nbytes, api.ACL_MEMCPY_DEVICE_TO_HOST))
+        return host
+
+    # the Backend interface ----------------------------------------------------------------
+    def new_state(self, lowered):
+        from .memory import plan
+        state = {"plan": plan(lowered), "arena": None, "staging": {}, "constants": {},
+                 "workspace": (None, 0)}
+        weakref.finalize(lowered, self._free_state, state)
+        return state
+
+    def _free_state(self, state):
+        if self._closed:
+            return
+        for address in [state["arena"], state["workspace"][0],
+                        *(a for a, _ in state["staging"].values()),
+                        *(b.address for b in state["constants"].values())]:
+            self.free(address)
+
+    def argument(self, state, index, value, info):
+        if isinstance(value, NZTensor):
+            return self._resident_buffer(value, info)
+        data = value.data if isinstance(value, NZTensor) else value
+        nbytes = _nbytes(np.shape(data), info.dtype)
+        address, size = state["staging"].get(index, (None, 0))
+        if size < nbytes:
+            self.free(address)
+            address = self.malloc(nbytes)
+            state["staging"][index] = (address, nbytes)
+        self.upload(address, np.asarray(data))
+        return DeviceBuffer(address, info)
+
+    def _resident_buffer(self, nz: NZTensor, info) -> DeviceBuffer:
+        """An NZ weight stays on the device for the life of the NZTensor."""
+        entry = self._resident.get(id(nz))
+        if entry is None or entry[0]() is not nz:
+            address = self.malloc(nz.data.nbytes)
+            self.upload(address, nz.data)
+            entry = (weakref.ref(nz), address)
+            self._resident[id(nz)] = entry
+            weakref.finalize(nz, self._drop_resident, id(nz), address)
+        return DeviceBuffer(entry[1], info)
+
+    def _drop_resident(self, key, address):
+        self._resident.pop(key, None)
+        self.free(address)
+
+    def alloc(self, state, slot, info):
+        plan = state["plan"]
+        if state["arena"] is None:
+            state["arena"] = self.malloc(plan.peak_bytes)
+        return DeviceBuffer(state["arena"] + plan.offsets[slot], info)
+
+    def constant(self, state, slot, array, info):
+        if slot not in state["constants"]:
+            address = self.malloc(array.nbytes)
+            self.upload(address, array)
+            state["constants"][slot] = DeviceBuffer(address, info)
+        return state["constants"][slot]
+
+    def view(self, base: DeviceBuffer, info, offset, strides):
+        storage = _storage_shape(info) if info.format == "FRACTAL_NZ" else base.storage
+        return DeviceBuffer(base.address, info, strides, base.offset + offset, storage)
+
+    def workspace(self, state, size):
+        address, capacity = state["workspace"]
+        if size > capacity:
+            self.free(address)
+            address = self.malloc(size)
+            state["workspace"] = (address, size)
+        return address if size else None
+
+    def tensor_key(self, buffer: DeviceBuffer):
+        return (buffer.address, buffer.descriptor())
+
+    def _tensor(self, buffer: DeviceBuffer, executor: NpuExecutor):
+        info = buffer.info
+        view = (ctypes.c_int64 * max(info.rank, 1))(*info.shape)
+        strides = (ctypes.c_int64 * max(info.rank, 1))(*buffer.strides)
+        storage = (ctypes.c_int64 * max(len(buffer.storage), 1))(*buffer.storage)
+        handle = self.fn["aclCreateTensor"](view, info.rank, api.DTYPE_ENUM[info.dtype], strides,
+                                            buffer.offset, api.FORMAT_ENUM[info.format], storage,
+                                            len(buffer.storage), buffer.address)
+        if not handle:
+            raise AclError("aclCreateTensor", 161001, "returned nullptr")
+        return handle
+
+    def phase_one(self, function, args):
+        one, _ = self._aclnn_functions(function)
+        executor = NpuExecutor()
+        c_args = []
+        try:
+            for p, a in zip(function.params, args):
+                if a is None:
+                    c_args.append(None)
+                elif p.kind in A.DEVICE_TENSORS:
+                    handle = self._tensor(a, executor)
+                    executor.tensors.append(handle)
+                    c_args.append(handle)
+                elif p.kind == A.TENSOR_LIST:
+                    handles = (ctypes.c_void_p * max(len(a), 1))(*[self._tensor(b, executor) for b in a])
+                    handle = self.fn["aclCreateTensorList"](handles, len(a))
+                    executor.lists.append(handle)     # owns its tensors
+                    c_args.append(handle)
+                elif p.kind == A.INT_ARRAY:
+                    values = (ctypes.c_int64 * max(len(a), 1))(*a)
+                    handle = self.fn["aclCreateIntArray"](values, len(a))
+                    executor.arrays.append(handle)
+                    c_args.append(handle)
+                elif p.kind == A.STRING:
+                    text = ctypes.create_string_buffer(a.encode())
+                    executor.keep.append(text)
+                    c_args.append(ctypes.cast(text, ctypes.c_char_p))
+                else:
+                    c_args.append(a)
+            size = ctypes.c_uint64(0)
+            self._check(function.phase_one, one(*c_args, ctypes.byref(size), ctypes.byref(executor.handle)))
+            self._check("aclSetAclOpExecutorRepeatable",
+                        self.fn["aclSetAclOpExecutorRepeatable"](executor.handle))
+        except BaseException:
+            self.release(executor)
+            raise
+        return int(size.value), executor
+
+    def release(self, executor: NpuExecutor):
+        if self._closed:
+            return
+        if executor.handle.value:
+            self._check("aclDestroyAclOpExecutor", self.fn["aclDestroyAclOpExecutor"](executor.handle))
+        for handle in executor.tensors:
+            self._check("aclDestroyTensor", self.fn["aclDestroyTensor"](handle))
+        for handle in executor.lists:
+            self._check("aclDestroyTensorList", self.fn["aclDestroyTensorList"](handle))
+        for handle in executor.arrays:
+            self._check("aclDestroyIntArray", self.fn["aclDestroyIntArray"](handle))
+        executor.handle = ctypes.c_void_p()
+        executor.tensors, executor.lists, executor.arrays = [], [], []
+
+    def launch(self, callee, workspace, size, executor: NpuExecutor, *, checked=True):
+        from ..lowering.aclnn import ACLNN
+        _, two = self._aclnn_functions(ACLNN.functions[callee])
+        self._check(callee, two(workspace, size, executor.handle, self.stream))
+
+    def synchronize(self):
+        self._check("aclrtSynchronizeStream", self.fn["aclrtSynchronizeStream"](self.stream))
+
+    def host_value(self, buffer: DeviceBuffer):
+        self.synchronize()
+        return self.download(buffer)
+
+    def result(self, buffer: DeviceBuffer, info, caller):
+        host = self.download(buffer)
+        if caller is not None:                         # an in-place cache: the caller's array
+            np.copyto(caller, host.reshape(np.shape(caller)))
+            return caller
+        return NZTensor(host, info.shape) if info.format == "FRACTAL_NZ" else host
+
+    def close(self):
+        if self._closed:
+            return
+        for key, (ref, address) in list(self._resident.items()):
+            self.free(address)
+        self._resident.clear()
+        self._check("aclrtDestroyStream", self.fn["aclrtDestroyStream"](self.stream))
+        self._check("aclrtResetDevice", self.fn["aclrtResetDevice"](self.device))
+        self._check("aclFinalize", self.fn["aclFinalize"]())
+        self._closed = True
+
+
+_backend = None
+_failure = None     # (environment, BackendUnavailable) of the last failed attempt
+
+
+def _environment():
+    return tuple(os.environ.get(v, "") for v in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME",
+                                                 "LD_LIBRARY_PATH", "ASCEND_MLA_DEVICE"))
+
+
+def npu_backend() -> NpuBackend:
+    """The NPU backend (created once); BackendUnavailable saying what is missing."""
+    global _backend, _failure
+    if _backend is not None:
+        return _backend
+    env = _environment()
+    if _failure is not None and _failure[0] == env:
+        raise _failure[1]
+    found = find_libraries()
+    missing = [n for n in LIBRARIES if n not in found]
+    try:
+        if missing:
+            where = ", ".join(str(d) for d in library_dirs()) or "no directory: ASCEND_HOME_PATH, ASCEND_TOOLKIT_HOME and LD_LIBRARY_PATH are unset"
+            raise BackendUnavailable(f"backend 'npu': the CANN runtime is missing ({', '.join(missing)} not "
+                                     f"found in {where}); install the CANN toolkit and source its set_env.sh")
+        try:
+            _backend = NpuBackend(found, int(os.environ.get("ASCEND_MLA_DEVICE", "0")))
+        except AclError as e:
+            raise BackendUnavailable(f"backend 'npu': no usable device: {e}") from None
+    except BackendUnavailable as e:
+        _failure = (env, e)
+        raise
+    return _backend
+
+
+def reset():
+    """Forget the NPU backend (closing it) and any failed attempt: the next use looks again."""
+    global _backend, _failure
+    if _backend is not None:
+        _backend.close()
+    _backend, _failure = None, None

@@ -1,0 +1,53 @@
+// RUN: mla-opt %s --split-input-file --fuse-attention --verify-diagnostics | FileCheck %s
+
+// Where FIA would reject the call, the primitive stays, with a remark naming FIA's rule.
+
+// MLA mode with 3 query heads.
+// CHECK-LABEL: func.func @three_heads
+// CHECK: "mla.paged_attention"
+func.func @three_heads(
+    %q: tensor<2x1x3x512xbf16> {mla.name = "q"},
+    %kv_cache: tensor<6x16x1x512xbf16> {mla.name = "kv_cache"},
+    %block_table: tensor<2x3xi32> {mla.name = "block_table"},
+    %seq_lengths: tensor<2xi64> {mla.name = "seq_lengths"},
+    %q_rope: tensor<2x1x3x64xbf16> {mla.name = "q_rope"},
+    %kr_cache: tensor<6x16x1x64xbf16> {mla.name = "kr_cache"})
+    -> (tensor<2x1x3x512xbf16>) {
+  // expected-remark @+1 {{[FIA-MLA-8]}}
+  %paged_attention = "mla.paged_attention"(%q, %kv_cache, %kv_cache, %block_table, %seq_lengths, %q_rope, %kr_cache) {scale_value = 0.1 : f64, cache_mode = "PA_BSND", operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>} : (tensor<2x1x3x512xbf16>, tensor<6x16x1x512xbf16>, tensor<6x16x1x512xbf16>, tensor<2x3xi32>, tensor<2xi64>, tensor<2x1x3x64xbf16>, tensor<6x16x1x64xbf16>) -> (tensor<2x1x3x512xbf16>)
+  return %paged_attention : tensor<2x1x3x512xbf16>
+}
+
+// -----
+
+// MLA mode with block size 64.
+// CHECK-LABEL: func.func @block_size_64
+// CHECK: "mla.paged_attention"
+func.func @block_size_64(
+    %q: tensor<2x1x8x512xbf16> {mla.name = "q"},
+    %kv_cache: tensor<3x64x1x512xbf16> {mla.name = "kv_cache"},
+    %block_table: tensor<2x3xi32> {mla.name = "block_table"},
+    %seq_lengths: tensor<2xi64> {mla.name = "seq_lengths"},
+    %q_rope: tensor<2x1x8x64xbf16> {mla.name = "q_rope"},
+    %kr_cache: tensor<3x64x1x64xbf16> {mla.name = "kr_cache"})
+    -> (tensor<2x1x8x512xbf16>) {
+  // expected-remark @+1 {{[FIA-MLA-12]}}
+  %paged_attention = "mla.paged_attention"(%q, %kv_cache, %kv_cache, %block_table, %seq_lengths, %q_rope, %kr_cache) {scale_value = 0.1 : f64, cache_mode = "PA_BSND", operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>} : (tensor<2x1x8x512xbf16>, tensor<3x64x1x512xbf16>, tensor<3x64x1x512xbf16>, tensor<2x3xi32>, tensor<2xi64>, tensor<2x1x8x64xbf16>, tensor<3x64x1x64xbf16>) -> (tensor<2x1x8x512xbf16>)
+  return %paged_attention : tensor<2x1x8x512xbf16>
+}
+
+// -----
+
+// A dense attention with both a mask and causal.
+// CHECK-LABEL: func.func @mask_and_causal
+// CHECK: "mla.attention"
+func.func @mask_and_causal(
+    %q: tensor<2x4x8x64xbf16> {mla.name = "q"},
+    %k: tensor<2x4x2x64xbf16> {mla.name = "k"},
+    %v: tensor<2x4x2x64xbf16> {mla.name = "v"},
+    %mask: tensor<4x4xi8> {mla.name = "mask"})
+    -> (tensor<2x4x8x64xbf16>) {
+  // expected-remark @+1 {{a dense attention with both a mask and causal has no single FIA sparse mode}}
+  %attention = "mla.attention"(%q, %k, %v, %mask) {scale_value = 0.125 : f64, causal = true, operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<2x4x8x64xbf16>, tensor<2x4x2x64xbf16>, tensor<2x4x2x64xbf16>, tensor<4x4xi8>) -> (tensor<2x4x8x64xbf16>)
+  return %attention : tensor<2x4x8x64xbf16>
+}
