@@ -140,7 +140,7 @@ def npu_fused_infer_attention_score_v2(
     _reserved({name: arguments[name] for name in V2_RESERVED})
     for name, why in V2_NOT_MODELLED.items():
         default = _V2_DEFAULTS[name]
-        if arguments[name] is not None if default is None else arguments[name] != default:
+        if arguments[name] is not None if default is None else not _same(arguments[name], default):
             raise VerificationError(f"'{FusedInferAttentionScore.name}' op {name}: not "
                                     f"supported: {why} [FIA-API-2]")
     mapped = {V2_NAMES.get(name, name): value for name, value in arguments.items()

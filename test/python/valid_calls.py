@@ -48,10 +48,20 @@ def nsa_case(rng):
                 actual_cmp_seq_kvlen=[40, 50])
 
 
+def fia_v2_case(rng):
+    """fia_case in npu_fused_infer_attention_score_v2's keywords."""
+    case = fia_case(rng)
+    renamed = {"actual_seq_lengths_kv": "actual_seq_kvlen", "num_heads": "num_query_heads",
+               "scale_value": "softmax_scale"}
+    return {renamed.get(k, k): v for k, v in case.items()}
+
+
 # op name -> (builder, the operands it updates in place)
 CALLS = {
     "rms_norm": (rms_norm_case, ()),
+    "npu_mla_prolog": (prolog_case, ("kv_cache", "kr_cache")),
     "npu_mla_prolog_v2": (prolog_case, ("kv_cache", "kr_cache")),
     "npu_fused_infer_attention_score": (fia_case, ()),
+    "npu_fused_infer_attention_score_v2": (fia_v2_case, ()),
     "npu_nsa_compress_attention_infer": (nsa_case, ()),
 }
