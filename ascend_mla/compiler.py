@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 from mlir import ir
 
 from .dialect.dialect import make_context, verify_ops
-from .dialect.diagnostics import DiagnosticCollector, record_mlir_error
+from .dialect.diagnostics import DiagnosticCollector, parse_module, record_mlir_error
 from .errors import VerificationError
 from .passes.constants import WeightTable, bind_globals
 from .passes.registry import build_pass_manager, parse_pipeline
@@ -119,7 +119,7 @@ def parse_and_transform(source: str, pipeline: str | Sequence | None, *,
     """Parse, verify, run the pipeline, verify again. Needs an active context and a
     DiagnosticCollector, which receives every error; returns None when there was one."""
     try:
-        module = ir.Module.parse(source)
+        module = parse_module(source)
     except ir.MLIRError as error:
         record_mlir_error(error)
         return None

@@ -18,12 +18,13 @@ from typing import Mapping, Sequence
 from mlir import ir
 
 from ..dialect.dialect import opdef_of
-from ..dialect.opdef import VARIADIC, StructuralError
+from ..dialect.opdef import VARIADIC, KindError, StructuralError
 from ..dialect.rules import DynamicDim
 from ..dialect.types import TensorInfo, describe_type
 from ..errors import VerificationError
 from .backend import run_kernel
 from .formats import NZTensor, describe_value
+from .interop import readable
 from .kernels.upstream import UnsupportedOp, prepare
 
 
@@ -31,14 +32,19 @@ class InterpreterError(RuntimeError):
     pass
 
 
+def symbol_name(fn) -> str:
+    """A function's name (bytes that are not UTF-8, which `.value` cannot convert, as U+FFFD)."""
+    return bytes(fn.attributes["sym_name"].value_bytes).decode("utf-8", "replace")
+
+
 def find_function(module: ir.Module, name: str | None):
     functions = [op for op in module.body.operations if op.operation.name == "func.func"]
     if not functions:
         raise InterpreterError("the module has no func.func to run")
-    if name is None:
-        return functions[0]
     for fn in functions:
-        if fn.attributes["sym_name"].value == name:
+        if name is None or symbol_name(fn) == name:
+            if not fn.regions[0].blocks:
+                raise InterpreterError(f"@{symbol_name(fn)} is a declaration (it has no body to run)")
             return fn
     raise InterpreterError(f"no function @{name} in the module")
 
@@ -62,6 +68,13 @@ class _Unknown:
 
     def __array__(self, *args, **kwargs):
         raise DynamicDim()
+
+    def _unknown(self, *args):
+        raise DynamicDim()
+
+    # what a rule may do with its data: index it, size it, compare it, convert it
+    __getitem__ = __len__ = __iter__ = __bool__ = __int__ = __float__ = __index__ = _unknown
+    __lt__ = __le__ = __gt__ = __ge__ = _unknown
 
 
 _UNKNOWN = _Unknown()
@@ -136,8 +149,8 @@ class MlaStep:
 def _describe(op_name, param, value, declared: TensorInfo) -> TensorInfo:
     try:
         actual = describe_value(param, value)
-    except ValueError as e:
-        raise InterpreterError(f"{op_name}: {e}") from None
+    except KindError as e:
+        raise InterpreterError(f"{op_name}: {e.text()}") from None
     if declared.is_nz and isinstance(value, NZTensor) and declared.rank == value.data.ndim \
             and declared.rank != actual.rank:
         # The IR gave the NZ storage shape (the prolog weights may): match the data.
@@ -166,7 +179,7 @@ class Plan:
     """A function prepared for repeated runs."""
 
     def __init__(self, fn, globals_: Mapping):
-        self.name = fn.attributes["sym_name"].value
+        self.name = symbol_name(fn)
         block = fn.regions[0].blocks[0]
         slot_of: dict = {}
         for arg in block.arguments:
@@ -194,6 +207,9 @@ class Plan:
             if isinstance(step, UpstreamStep) and not step.operands:
                 known.update(step.results)
         self.precheck = [s for s in self.steps if isinstance(s, MlaStep)]
+        # Inputs the ops write in place (caches): kernels write through the caller's view.
+        self.written = {i for s in self.precheck for spec, indices in s.operands
+                        if spec.name in s.opdef.inplace.values() for i in indices}
         self.known = known
         for step in self.precheck:
             step.prechecked = all(i in known for _, indices in step.operands for i in indices)
@@ -201,6 +217,8 @@ class Plan:
     def run(self, inputs: Sequence) -> list:
         if len(inputs) != len(self.arg_types):
             raise InterpreterError(f"@{self.name} takes {len(self.arg_types)} inputs, got {len(inputs)}")
+        # A read input viewed with negative strides goes to the kernels as a contiguous copy.
+        inputs = [readable(v, i in self.written) for i, v in enumerate(inputs)]
         for i, (value, declared) in enumerate(zip(inputs, self.arg_types)):
             _describe(f"@{self.name}", f"input {i}", value, declared)
         slots = [None] * self.slot_count
