@@ -420,7 +420,7 @@ def lower_to_aclnn(module):
     ACLNN.load(module.context)
     ok = True
     for op in module.regions[0].blocks[0].operations:
-        if op.operation.name == "func.func":
+        if op.operation.name == "func.func" and op.operation.regions[0].blocks:   # not a declaration
             ok = lower_function(op.operation) and ok
     if not ok or not verify_calls(module):
         raise PassFailure()
