@@ -33,6 +33,7 @@ from mlir.dialects import arith
 from ..dialect.dialect import opdef_of
 from ..dialect.types import TensorInfo, describe_type, tensor_type
 from ..passes.registry import PassFailure, register_pass
+from ..runtime.formats import contiguous_strides
 from . import aclnn as A
 from .aclnn import ACLNN, Function, verify_calls
 
@@ -64,14 +65,6 @@ class LoweringError(Exception):
 
 def info(value: ir.Value) -> TensorInfo:
     return describe_type(value.type)
-
-
-def contiguous_strides(shape) -> list:
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= int(d)
-    return strides[::-1]
 
 
 def view_strides(shape, strides, new_shape) -> Optional[list]:

@@ -515,7 +515,7 @@ class _Emitter:
 
 
 def _contiguous(shape):
-    from .convert import contiguous_strides
+    from ..runtime.formats import contiguous_strides
     return tuple(contiguous_strides(shape))
 
 

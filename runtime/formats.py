@@ -19,6 +19,15 @@ def c0_for(dtype) -> int:
     return 32 // np.dtype(dtype).itemsize
 
 
+def contiguous_strides(shape) -> list:
+    """Row-major strides, in elements, of a tensor of `shape`."""
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= int(d)
+    return strides[::-1]
+
+
 def nz_physical_shape(shape, dtype) -> tuple[int, ...]:
     *batch, h, w = shape
     c0 = c0_for(dtype)
