@@ -28,7 +28,7 @@ import math
 from ..dialect.dialect import opdef_of
 from ..dialect.prolog import FQ_KVNQ, FQ_KVQ, NQ, PQ_KVNQ, PQ_KVQ, Prolog, PrologV2
 from ..dialect.types import FRACTAL_NZ, TensorInfo
-from .pattern import Anchors, Pattern, Progress, match
+from .pattern import Anchors, Pattern, Progress, last_axis_slice, match
 from .registry import UNCHANGED, PassOption, register_pass
 from .rewrite import (Builder, fused_location, info, insertion_point, legality, record_fused,
                       refuse, replace)
@@ -39,36 +39,22 @@ PASS = "fuse-prolog"
 
 # --- predicates on the matched ops -----------------------------------------------------------
 
-def _slice_parts(op):
-    source = info(op.operands[0])
-    offsets, sizes, strides = (list(op.attributes[a]) for a in
-                               ("static_offsets", "static_sizes", "static_strides"))
-    return source.shape, offsets, sizes, strides
+def leading(op) -> bool:
+    """A slice of the last axis starting at 0 (q_nope, c_kv)."""
+    part = last_axis_slice(op)
+    return part is not None and part[0] == 0
 
 
-def _last_axis_slice(op, *, at_start: bool) -> bool:
-    """A slice of the last axis only (other axes whole, unit strides, no rank change), starting
-    at 0 (at_start) or ending at the end of the axis."""
-    if len(op.operands) != 1:
-        return False
-    shape, offsets, sizes, strides = _slice_parts(op)
-    if len(sizes) != len(shape) or info(op.results[0]).rank != len(shape) or any(s != 1 for s in strides):
-        return False
-    if any(o != 0 for o in offsets[:-1]) or list(sizes[:-1]) != list(shape[:-1]):
-        return False
-    return offsets[-1] == 0 if at_start else offsets[-1] + sizes[-1] == shape[-1]
-
-
-leading = functools.partial(_last_axis_slice, at_start=True)
-trailing = functools.partial(_last_axis_slice, at_start=False)
+def trailing(op) -> bool:
+    """A slice of the last axis ending at its end (q_pe, k_pe)."""
+    part = last_axis_slice(op)
+    return part is not None and sum(part) == info(op.operands[0]).shape[-1]
 
 
 def first_element(op) -> bool:
     """scale[0, 0]: a (1, 1) slice at the origin of a 2-D scale (FQ-KVQ's per-tensor kv scale)."""
-    if len(op.operands) != 1:
-        return False
-    shape, offsets, sizes, strides = _slice_parts(op)
-    return len(shape) == 2 and offsets == [0, 0] and sizes == [1, 1]
+    return (len(op.operands) == 1 and info(op.operands[0]).rank == 2
+            and list(op.attributes["static_offsets"]) == [0, 0] and list(op.attributes["static_sizes"]) == [1, 1])
 
 
 def attr_is(name, value):

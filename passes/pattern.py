@@ -239,6 +239,21 @@ def is_constant(value, memo: dict | None = None) -> bool:
     return result
 
 
+def last_axis_slice(op):
+    """(start, size) when `op` is a tensor.extract_slice of its source's last axis only (other
+    axes whole, unit strides, rank kept, static); None otherwise."""
+    if op is None or op.name != "tensor.extract_slice" or len(op.operands) != 1:
+        return None
+    from ..dialect.types import describe_type
+    shape = describe_type(op.operands[0].type).shape
+    offsets, sizes, strides = (list(op.attributes[a]) for a in ("static_offsets", "static_sizes", "static_strides"))
+    if len(sizes) != len(shape) or describe_type(op.results[0].type).rank != len(shape) \
+            or any(s != 1 for s in strides) or any(o != 0 for o in offsets[:-1]) \
+            or list(sizes[:-1]) != list(shape[:-1]):
+        return None
+    return offsets[-1], sizes[-1]
+
+
 def operand_at(op, key):
     """The operand of `op` at `key` (a declared name of an mla op, or a position); None for an
     absent optional operand or an out-of-range position."""

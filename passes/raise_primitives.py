@@ -32,7 +32,7 @@ from mlir import ir
 
 from ..dialect.primitive import RmsNorm, Rope, Transpose
 from ..dialect.types import TensorInfo
-from .pattern import Anchors, defining_op
+from .pattern import Anchors, defining_op, last_axis_slice
 from .registry import UNCHANGED, register_pass
 from .rewrite import Builder, info
 
@@ -69,14 +69,9 @@ def only_users(value, allowed) -> bool:
     return all(use.owner.operation in allowed for use in value.uses)
 
 
-def last_axis_slice(op, start: int, size: int) -> bool:
-    """`op` is a unit-stride slice [start, start + size) of the last axis of its source."""
-    if op is None or op.name != "tensor.extract_slice" or len(op.operands) != 1:
-        return False
-    shape = info(op.operands[0]).shape
-    offsets, sizes, strides = (list(op.attributes[a]) for a in ("static_offsets", "static_sizes", "static_strides"))
-    return (len(sizes) == len(shape) and all(s == 1 for s in strides) and all(o == 0 for o in offsets[:-1])
-            and list(sizes[:-1]) == list(shape[:-1]) and offsets[-1] == start and sizes[-1] == size)
+def is_slice(op, start: int, size: int) -> bool:
+    """`op` slices [start, start + size) of its source's last axis."""
+    return last_axis_slice(op) == (start, size)
 
 
 def erase_chain(ops):
@@ -229,7 +224,7 @@ def _rotate_half_at(add):
                 hi, neg = _negation(cat.operands[0])
                 lo = defining_op(cat.operands[1])
                 hi_op = defining_op(hi) if hi is not None else None
-                if not (last_axis_slice(hi_op, d // 2, d // 2) and last_axis_slice(lo, 0, d // 2)
+                if not (is_slice(hi_op, d // 2, d // 2) and is_slice(lo, 0, d // 2)
                         and hi_op.operands[0] == xd and lo.operands[0] == xd):
                     continue
                 if info(cos).shape[-1:] != (d,) or info(sin).shape[-1:] != (d,):
@@ -266,7 +261,7 @@ def _complex_at(cat):
         parts = []
         for operand in op.operands:
             s = defining_op(operand)
-            index = next((i for i in (0, 1) if last_axis_slice(s, i, 1)), None)
+            index = next((i for i in (0, 1) if is_slice(s, i, 1)), None)
             if index is None or info(s.operands[0]).shape[-1] != 2:
                 return None
             slices[(s.operands[0], index)] = s
