@@ -21,15 +21,15 @@ from typing import Mapping, Sequence
 from mlir import ir
 
 from .dialect.dialect import make_context, verify_ops
-from .dialect.diagnostics import DiagnosticCollector, record_mlir_error
+from .dialect.diagnostics import DiagnosticCollector, parse_module, record_mlir_error
 from .errors import VerificationError
-from .passes.constants import WeightTable, check_bound
+from .passes.constants import WeightTable, bind_globals
 from .passes.registry import build_pass_manager, parse_pipeline
 from .passes.rewrite import FusionLog
 from .lowering.convert import is_lowered
 from .runtime import interop
 from .runtime.backend import BACKENDS, set_backend
-from .runtime.checks import DataChecks
+from .runtime.checks import DataChecks, symbol_name
 from .runtime.executor import ExecutionError, load as load_lowered
 from .runtime.memory import plan as plan_memory
 
@@ -59,7 +59,7 @@ class Program:
     `ir` the IR before the lowering (the pipeline's result)."""
 
     def __init__(self, context, module, weights: WeightTable, stages, log: FusionLog, remarks,
-                 target: str, checks: dict):
+                 target: str, mla_level: bool):
         self.context = context
         self.module = module
         self.weights = weights
@@ -67,7 +67,8 @@ class Program:
         self.target = target
         self.diagnostics = remarks          # warnings and remarks of the compilation, as text
         self._log = log
-        self._checks = checks               # function name -> DataChecks (from the mla level)
+        self._mla_level = mla_level         # the data checks come from the IR before lowering
+        self._mla_module = None
         self._functions = {}
 
     @property
@@ -112,10 +113,19 @@ class Program:
         if function not in self._functions:
             with self.context:
                 fn = find_function(self.module, function)
-                name = fn.attributes["sym_name"].value
+                name = symbol_name(fn)
                 lowered = load_lowered(fn, constants=self.weights)
-                self._functions[function] = (lowered, self._checks.get(name), _argument_names(fn))
+                self._functions[function] = (lowered, self._data_checks(name), _argument_names(fn))
         return self._functions[function]
+
+    def _data_checks(self, name):
+        """The checks of a function, from its mla-level IR (`ir`; None for a program given
+        lowered: it has no mla ops whose rules could run)."""
+        if not self._mla_level:
+            return None
+        if self._mla_module is None:
+            self._mla_module = ir.Module.parse(self.ir)
+        return DataChecks(find_function(self._mla_module, name), self.weights)
 
     def run(self, *inputs, function: str | None = None, **named):
         lowered, checks, names = self._function(function)
@@ -127,7 +137,9 @@ class Program:
             if missing or unknown:
                 raise TypeError(f"@{lowered.name} takes inputs {names}; missing {missing}, unknown {unknown}")
             inputs = [named[n] for n in names]
-        arrays, back = interop.to_numpy_arguments(dict(enumerate(inputs)))
+        # read inputs viewed with negative strides go to the kernels as contiguous copies
+        arrays, back = interop.to_numpy_arguments(dict(enumerate(inputs)),
+                                                  in_place=set(lowered.inplace.values()))
         values = [arrays[i] for i in range(len(inputs))]
         # Types and data rules first: nothing is written when a call is rejected. Ops whose
         # data are computed are checked again before their kernels (checked mode).
@@ -149,10 +161,10 @@ def find_function(module: ir.Module, name: str | None):
     functions = [op for op in module.body.operations if op.operation.name == "func.func"]
     if not functions:
         raise ExecutionError("the module has no func.func to run")
-    if name is None:
-        return functions[0]
     for fn in functions:
-        if fn.attributes["sym_name"].value == name:
+        if name is None or symbol_name(fn) == name:
+            if not fn.regions[0].blocks:
+                raise ExecutionError(f"@{symbol_name(fn)} is a declaration (it has no body to run)")
             return fn
     raise ExecutionError(f"no function @{name} in the module")
 
@@ -176,7 +188,7 @@ def parse_and_transform(source: str, pipeline: str | Sequence | None, *,
     """Parse, verify, run the pipeline, verify again. Needs an active context and a
     DiagnosticCollector, which receives every error; returns None when there was one."""
     try:
-        module = ir.Module.parse(source)
+        module = parse_module(source)
     except ir.MLIRError as error:
         record_mlir_error(error)
         return None
@@ -233,15 +245,15 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
     for name, value in bound.items():
         table.bind(name, interop.to_numpy_arguments({0: value})[0][0])
     stages = OrderedDict()
-    checks = {}
-    with context, ir.Location.unknown(), DiagnosticCollector(context) as diags, FusionLog() as log, table:
+    mla_level = False
+    with context, ir.Location.unknown(), DiagnosticCollector(context) as diags, FusionLog(source_name) as log, table:
         module = None
         try:
             parsed = ir.Module.parse(source)
         except ir.MLIRError as error:
             record_mlir_error(error)
         else:
-            problems = check_bound(parsed, table)
+            problems = bind_globals(parsed, table)
             if problems:
                 raise CompileError("\n".join(f"{source_name}: error: {p}" for p in problems))
             elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline or [])
@@ -251,10 +263,9 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
             if module is not None and not diags.has_errors:
                 # The data checks come from the mla level, the code from the kernel-call level.
                 if not is_lowered(module):
-                    checks = {fn.attributes["sym_name"].value: DataChecks(fn, table)
-                              for fn in module.body.operations if fn.operation.name == "func.func"}
+                    mla_level = True
                     module = transform(module, lowering or [(LOWERING, "")], stages=stages, verify=False)
     if module is None or diags.has_errors:
         raise CompileError("\n".join(d.format(source_name) for d in diags.diagnostics if d.severity == "error"))
     remarks = [d.format(source_name) for d in diags.diagnostics if d.severity != "error"]
-    return Program(context, module, table, stages, log, remarks, target, checks)
+    return Program(context, module, table, stages, log, remarks, target, mla_level)

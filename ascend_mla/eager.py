@@ -19,7 +19,7 @@ from mlir.dialects import func
 from .errors import VerificationError, VerificationWarning
 from .dialect.dialect import make_context, verify_ops
 from .dialect.diagnostics import DiagnosticCollector, record_mlir_error
-from .dialect.opdef import VARIADIC, OpDef, StructuralError
+from .dialect.opdef import VARIADIC, KindError, OpDef
 from .dialect.types import TensorInfo, tensor_type
 from .passes.registry import run_pipeline
 from .runtime.formats import describe_value
@@ -38,25 +38,32 @@ def _shared_context() -> ir.Context:
 
 
 def tensor_info(param: str, value) -> TensorInfo:
+    """The TensorInfo of a tensor argument; VerificationError [ARG-002] for anything else."""
     try:
         return describe_value(param, value)
-    except ValueError as e:
-        raise VerificationError(str(e)) from None
+    except KindError as e:
+        raise VerificationError(e.text(), [e.finding()]) from None
 
 
 def call(opdef: OpDef, operands: Mapping[str, Any], attributes: Mapping[str, Any], *,
          profile: Optional[str] = None, api_name: str = ""):
     """Verify and run `opdef` on the given arguments; returns its results as a tuple."""
-    arrays, back_to_torch = interop.to_numpy_arguments(operands)
-    infos = {}
-    for spec in opdef.operands:
-        value = arrays.get(spec.name)
-        if spec.kind == VARIADIC:
-            infos[spec.name] = [tensor_info(f"{spec.name}[{i}]", v) for i, v in enumerate(value or [])]
-        elif value is not None:
-            infos[spec.name] = tensor_info(spec.name, value)
-    attrs = _host_parameters(opdef, attributes)
+    try:   # the kinds of the arguments (ARG-nnn), before any rule reads them
+        arrays, back_to_torch = interop.to_numpy_arguments(operands, set(opdef.inplace.values()))
+        infos = {}
+        for spec in opdef.operands:
+            value = arrays.get(spec.name)
+            if spec.kind == VARIADIC:
+                infos[spec.name] = [describe_value(f"{spec.name}[{i}]", v) for i, v in enumerate(value or [])]
+            elif value is not None:
+                infos[spec.name] = describe_value(spec.name, value)
+        attrs = _host_parameters(opdef, attributes)
+    except KindError as e:
+        raise _error(opdef, [e.finding()]) from None
     snapshot = opdef.snapshot_from_parts(infos, attrs)
+    verdict = opdef.check_arguments(snapshot, profile=profile)
+    if not verdict.ok:
+        _raise(opdef, verdict.errors)
 
     results, lowered = _verify_signature(opdef, snapshot, infos, attrs, profile)
     data_verdict = opdef.check(snapshot.with_values(arrays), profile=profile, phase="runtime")
@@ -84,18 +91,16 @@ def call(opdef: OpDef, operands: Mapping[str, Any], attributes: Mapping[str, Any
 
 
 def _host_parameters(opdef: OpDef, attributes: Mapping[str, Any]) -> dict:
-    """Given host parameters, checked for presence and kind before any rule reads them."""
+    """The given host parameters as attribute values (KindError for a wrong kind); a missing
+    required one is left to OpDef.check_arguments."""
     values = {}
     for name, value in attributes.items():
-        spec = opdef.attribute_by_name[name]
-        if value is None:
-            if spec.required:
-                raise VerificationError(f"'{opdef.name}' op {name}: is required, got None")
-            continue
-        try:
-            values[name] = spec.from_python(value)
-        except TypeError as e:
-            raise VerificationError(f"'{opdef.name}' op {name}: {e}") from None
+        if value is not None:
+            try:
+                values[name] = opdef.attribute_by_name[name].from_python(value)
+            except KindError as e:
+                e.param = name
+                raise
     return values
 
 
@@ -104,8 +109,12 @@ def _warn(opdef: OpDef, findings):
         warnings.warn(finding.text(opdef.name), VerificationWarning, stacklevel=4)
 
 
+def _error(opdef: OpDef, findings) -> VerificationError:
+    return VerificationError("\n".join(f.text(opdef.name) for f in findings), findings)
+
+
 def _raise(opdef: OpDef, findings):
-    raise VerificationError("\n".join(f.text(opdef.name) for f in findings), findings)
+    raise _error(opdef, findings)
 
 
 def _signature(opdef, infos, attrs, profile):
@@ -128,12 +137,6 @@ def _verify_signature(opdef: OpDef, snapshot, infos, attrs, profile) -> dict:
     if not verdict.ok:
         _raise(opdef, verdict.errors)
     _warn(opdef, verdict.warnings)
-    for name, value in attrs.items():
-        if opdef.attribute_by_name[name].kind == "i64_array":
-            try:
-                opdef.attribute_by_name[name].integral_elements(value)
-            except TypeError as e:
-                raise VerificationError(f"'{opdef.name}' op {name}: {e}") from None
     results = opdef.result_infos(snapshot)
     # 2. The one-op module, verified as IR (IRDL structure + every static rule), then lowered.
     module = _verify_as_ir(opdef, infos, attrs, results, profile)

@@ -101,10 +101,10 @@ def npu_fused_infer_attention_score(
     zero tensor. key_rope_antiquant_scale is torch_npu's reserved keyword: ignored (warning)."""
     _reserved({"key_rope_antiquant_scale": key_rope_antiquant_scale})
     if scale is not None:
-        if scale_value != 1.0 and scale_value != scale:
+        if not _same(scale_value, 1.0) and not _same(scale_value, scale):
             raise TypeError("npu_fused_infer_attention_score: got both scale_value and its alias "
                             "scale; give one")
-        scale_value = scale
+        scale_value = scale     # its kind is checked with the other arguments (ARG-004)
     arguments = locals()
     operands = {o.name: arguments[o.name] for o in FusedInferAttentionScore.kernel_operands}
     operands["key"], operands["value"] = _tensor_list(key), _tensor_list(value)
@@ -140,7 +140,7 @@ def npu_fused_infer_attention_score_v2(
     _reserved({name: arguments[name] for name in V2_RESERVED})
     for name, why in V2_NOT_MODELLED.items():
         default = _V2_DEFAULTS[name]
-        if arguments[name] is not None if default is None else arguments[name] != default:
+        if arguments[name] is not None if default is None else not _same(arguments[name], default):
             raise VerificationError(f"'{FusedInferAttentionScore.name}' op {name}: not "
                                     f"supported: {why} [FIA-API-2]")
     mapped = {V2_NAMES.get(name, name): value for name, value in arguments.items()
@@ -193,6 +193,14 @@ def _reserved(arguments: dict):
             warnings.warn(f"'{FusedInferAttentionScore.name}' op {name}: reserved by the "
                           f"operator (no effect in this version) and ignored [FIA-API-1]",
                           VerificationWarning, stacklevel=3)
+
+
+def _same(a, b) -> bool:
+    """a == b, False for values without one truth value (arrays)."""
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
 
 
 def _tensor_list(tensors) -> list:

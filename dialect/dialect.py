@@ -71,6 +71,11 @@ def irdl_module_text() -> str:
 _loaded = False
 
 
+def load_op_definitions():
+    """Declare every op of the package in its dialect (import the op modules), once."""
+    _load_op_modules()
+
+
 def _load_op_modules():
     # Importing an op module declares its ops in MLA. One line per op module.
     global _loaded

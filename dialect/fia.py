@@ -111,7 +111,7 @@ from mlir import ir
 from .dialect import MLA
 from .primitive import cache_writer
 from .opdef import OpDef, f64, i1, i64, i64_array, operand, optional, string, variadic
-from .rules import DATAFLOW, RUNTIME, STATIC, RuleSet, dim, waive
+from .rules import ARGUMENT, DATAFLOW, RUNTIME, STATIC, RuleSet, dim, waive
 from .types import FRACTAL_NZ, TensorInfo
 
 OP_NAME = "mla.fused_infer_attention_score"
@@ -353,7 +353,7 @@ SYMBOLS = {
 # 6.A presence, dtype sets, formats
 # =============================================================================================
 
-@rule("FIA-001", "query")
+@rule("FIA-001", "query", kind=ARGUMENT)
 def query_present(op, s):
     if op.query is None:
         return "required operand is absent (null)"

@@ -60,7 +60,7 @@ import numpy as np
 
 from .dialect import MLA
 from .opdef import OpDef, f64, i64, i64_array, operand, optional, string
-from .rules import RuleSet, dim, shape_text, waive
+from .rules import ARGUMENT, RuleSet, dim, shape_text, waive
 from .types import TensorInfo
 
 FLOAT_TYPES = ("f16", "bf16")
@@ -129,9 +129,9 @@ def _required(name):
     return check
 
 
-rule("NSA-001", "query")(_required("query"))
-rule("NSA-002", "key")(_required("key"))
-rule("NSA-003", "value")(_required("value"))
+rule("NSA-001", "query", kind=ARGUMENT)(_required("query"))
+rule("NSA-002", "key", kind=ARGUMENT)(_required("key"))
+rule("NSA-003", "value", kind=ARGUMENT)(_required("value"))
 
 
 @rule("NSA-004", "block_table")
@@ -172,7 +172,7 @@ def _host_array_of_int64(name):
 
 
 for _name in HOST_ARRAYS:
-    rule("NSA-016", _name)(_host_array_of_int64(_name))
+    rule("NSA-016", _name, kind=ARGUMENT)(_host_array_of_int64(_name))
 
 
 def _nd_format(name):
@@ -686,6 +686,8 @@ for _name in ("query", "key", "value", "block_table"):
 @rule("NSA-059", "block_table", kind="runtime")
 def block_table_entries(op, s):
     table = op.block_table.value
+    if table is None:
+        return None         # not known yet (a compiled program checks it when it is)
     for b, length in enumerate(op.actual_cmp_seq_kvlen):
         used = table[b, :math.ceil(length / op.page_block_size)]
         bad = np.flatnonzero((used < 0) | (used >= s.num_blocks))

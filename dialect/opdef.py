@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import numpy as np
 from mlir import ir
 
-from .rules import DynamicDim, RuleSet, Symbols, UnknownResult, Verdict, Finding, run_rules
+from .rules import ARGUMENT, DATAFLOW, DynamicDim, Finding, Rule, RuleSet, Symbols, UnknownResult, Verdict, run_rules
 from .types import TensorInfo, TypeDescriptionError, describe_type
 
 SINGLE, OPTIONAL, VARIADIC = "single", "optional", "variadic"
@@ -41,6 +41,54 @@ def optional(name: str) -> Operand:
 
 def variadic(name: str) -> Operand:
     return Operand(name, VARIADIC)
+
+
+# --- argument kinds -------------------------------------------------------------------------
+# What a call can get wrong before any op rule may read its arguments: IR rules these out by
+# construction (IRDL fixes the operands, an attribute has a kind), an eager call does not. One
+# rule per parameter family, the same for every op; an op whose seed numbers such a check for
+# one of its parameters (NSA-016: "the host arrays are INT64") declares it as a rule of kind
+# "argument", which runs first, so the seed's ID is the one reported.
+
+def _kind_rule(rule_id: str, family: str) -> Rule:
+    return Rule(rule_id, family, check=None, kind=ARGUMENT)
+
+
+KIND_RULES = {
+    "required": _kind_rule("ARG-001", "a required operand or host parameter is given (not None)"),
+    "tensor": _kind_rule("ARG-002", "a tensor operand is a NumPy array, an NZTensor or a CPU "
+                                    "torch.Tensor, of a supported element type"),
+    "i64": _kind_rule("ARG-003", "an integer host parameter is an int in the i64 range"),
+    "f64": _kind_rule("ARG-004", "a float host parameter is a real number (int or float)"),
+    "i1": _kind_rule("ARG-005", "a boolean host parameter is a bool"),
+    "str": _kind_rule("ARG-006", "a string host parameter is a str (in IR: a UTF-8 string)"),
+    "i64_array": _kind_rule("ARG-007", "an integer-list host parameter is a flat list, tuple or "
+                                       "1-D array of ints in the i64 range"),
+}
+
+
+class KindError(TypeError, ValueError):
+    """An argument of the wrong kind: `rule` is the KIND_RULES entry it breaks, `param` the
+    argument when the raiser knows it. (A ValueError too, as describe_value's errors were.)"""
+
+    def __init__(self, family: str, message: str, param: Optional[str] = None):
+        super().__init__(message)
+        self.rule = KIND_RULES[family]
+        self.param = param
+
+    def finding(self, param: Optional[str] = None) -> Finding:
+        return Finding(self.rule, param or self.param or "?", str(self))
+
+    def text(self) -> str:
+        """`<param>: <reason> [<rule>]`, for a message without an op."""
+        return f"{self.param}: {self} [{self.rule.id}]"
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+I64_RANGE = (-2**63, 2**63)
 
 
 # --- attributes --------------------------------------------------------------------------
@@ -88,7 +136,7 @@ class Attribute:
         raise AssertionError(self.kind)
 
     def from_mlir(self, attr: ir.Attribute):
-        """The Python value of an attribute; TypeError naming the expected kind otherwise."""
+        """The Python value of an attribute; KindError naming the expected kind otherwise."""
         # The bindings return attributes already downcast to their concrete class.
         if self.kind == "f64" and isinstance(attr, ir.FloatAttr):
             return attr.value
@@ -97,41 +145,53 @@ class Attribute:
         if self.kind == "i1" and isinstance(attr, ir.BoolAttr):
             return attr.value
         if self.kind == "str" and isinstance(attr, ir.StringAttr):
-            return attr.value
+            try:            # `.value` cannot convert bytes that are not UTF-8
+                return bytes(attr.value_bytes).decode("utf-8")
+            except UnicodeDecodeError:
+                raise KindError("str", f"expected a UTF-8 string, got {attr}") from None
         if self.kind == "i64_array" and isinstance(attr, ir.DenseI64ArrayAttr):
             return list(attr)
-        raise TypeError(f"expected {self.describe_kind()}, got {attr}")
+        raise KindError(self.kind, f"expected {self.describe_kind()}, got {attr}")
 
     def from_python(self, value):
         """A Python host value as this attribute's value: numbers of the right kind, a list for
         an i64_array (from a list, tuple, NumPy array or tensor; its elements are checked by
-        `integral_elements` once the op's own rules have had their say). TypeError otherwise."""
+        `check_elements`, after the op's own argument rules). KindError otherwise."""
         if self.kind == "i64_array":
-            if hasattr(value, "tolist"):
+            if hasattr(value, "tolist") and getattr(value, "ndim", 1) == 1:
                 value = value.tolist()
             if isinstance(value, (list, tuple)):
                 return list(value)
         elif self.kind == "f64":
             if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
-                return float(value)
+                try:
+                    return float(value)
+                except OverflowError:
+                    raise KindError("f64", f"expected a float, got {value} (beyond the f64 range)") from None
         elif self.kind == "i64":
-            if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+            if _is_int(value):
+                if not I64_RANGE[0] <= value < I64_RANGE[1]:
+                    raise KindError("i64", f"expected a 64-bit integer, got {value} (out of range)")
                 return int(value)
         elif self.kind == "i1":
             if isinstance(value, (bool, np.bool_)):
                 return bool(value)
         elif self.kind == "str":
             if isinstance(value, str):
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise KindError("str", f"expected a string of Unicode characters, got {value!r}") from None
                 return value
-        raise TypeError(f"expected {self.describe_python_kind()}, got {value!r}")
+        raise KindError(self.kind, f"expected {self.describe_python_kind()}, got {_short_repr(value)}")
 
-    def integral_elements(self, value: list):
-        """TypeError unless every element of an i64_array value is an integer."""
+    def check_elements(self, value: list):
+        """KindError unless every element of an i64_array value is a 64-bit integer."""
         for index, v in enumerate(value):
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-                raise TypeError(f"expected a list of integers, got {v!r} at index {index}")
-            if not -2**63 <= v < 2**63:
-                raise TypeError(f"expected a list of 64-bit integers, got {v} at index {index}")
+            if not _is_int(v):
+                raise KindError("i64_array", f"expected a list of integers, got {_short_repr(v)} at index {index}")
+            if not I64_RANGE[0] <= v < I64_RANGE[1]:
+                raise KindError("i64_array", f"expected a list of 64-bit integers, got {v} at index {index}")
 
     def describe_python_kind(self) -> str:
         return {"f64": "a float", "i64": "an integer", "i1": "a bool", "str": "a string",
@@ -141,6 +201,14 @@ class Attribute:
         return {"f64": "an f64 float attribute", "i64": "an i64 integer attribute",
                 "i1": "a boolean (i1) attribute", "str": "a string attribute",
                 "i64_array": "an array<i64: ...> attribute"}[self.kind]
+
+
+def _short_repr(value, limit: int = 80) -> str:
+    """The value for a one-line message: an array by its type, shape and element type."""
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return f"{type(value).__name__} of shape {tuple(value.shape)} and element type {value.dtype}"
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def f64(name, default=_NO_DEFAULT):
@@ -244,10 +312,11 @@ class OpSnapshot:
 class StructuralError(Exception):
     """An op whose operands/attributes cannot even be described (wrong attribute kind...)."""
 
-    def __init__(self, param: str, message: str):
+    def __init__(self, param: str, message: str, rule: Optional[Rule] = None):
         super().__init__(message)
         self.param = param
         self.message = message
+        self.rule = rule
 
 
 # --- the op definition ---------------------------------------------------------------------
@@ -279,6 +348,8 @@ class OpDef:
         # IR, the caller's own buffer at run time.
         self.inplace = dict(inplace or {})
         self.summary = summary
+        for operand in self.inplace.values():
+            _add_inplace_rule(self.rules, operand)
         names = [o.name for o in self.operands] + [a.name for a in self.attributes] + list(self.result_names)
         duplicated = {n for n in names if names.count(n) > 1}
         if duplicated:
@@ -376,8 +447,8 @@ class OpDef:
             if a.name in mlir_attrs:
                 try:
                     values[a.name] = a.from_mlir(mlir_attrs[a.name])
-                except TypeError as e:
-                    raise StructuralError(a.name, str(e)) from None
+                except KindError as e:
+                    raise StructuralError(a.name, str(e), e.rule) from None
                 given.add(a.name)
             else:
                 values[a.name] = None if a.required else a.default
@@ -423,6 +494,29 @@ class OpDef:
         return run_rules(self.rules, snapshot, symbols, profile=profile or self.default_profile,
                          phase=phase)
 
+    def check_arguments(self, snapshot: OpSnapshot, *, profile: Optional[str] = None) -> Verdict:
+        """The rules only a call can break, before any other rule reads the arguments: the op's
+        own rules of kind "argument" (their seed IDs), then every required operand and host
+        parameter given (ARG-001) and the elements of host integer lists (ARG-007)."""
+        verdict = run_rules(self.rules, snapshot, Symbols(self.symbols, snapshot),
+                            profile=profile or self.default_profile, phase=ARGUMENT)
+        if not verdict.ok:
+            return verdict
+        missing = KindError("required", "is required, got None")
+        for spec in self.operands:
+            if spec.kind == SINGLE and getattr(snapshot, spec.name) is None:
+                return Verdict(errors=[missing.finding(spec.name)], warnings=verdict.warnings)
+        for a in self.attributes:
+            value = getattr(snapshot, a.name)
+            try:
+                if value is None and a.required:
+                    raise missing
+                if value is not None and a.kind == "i64_array":
+                    a.check_elements(value)
+            except KindError as e:
+                return Verdict(errors=[e.finding(a.name)], warnings=verdict.warnings)
+        return verdict
+
     def result_infos(self, snapshot: OpSnapshot) -> dict:
         """Result types inferred from operands and attributes (for builders and eager calls)."""
         if self.infer_results is None:
@@ -434,7 +528,7 @@ class OpDef:
         try:
             snapshot = self.snapshot(op)
         except StructuralError as e:
-            return Verdict(errors=[Finding(None, e.param, e.message)])
+            return Verdict(errors=[Finding(e.rule, e.param, e.message)])
         verdict = self.check(snapshot, profile=profile)
         if verdict.ok:
             flow = run_rules(self.rules, self.wrap(op), Symbols(self.symbols, snapshot),
@@ -485,6 +579,37 @@ class OpDef:
         return self._wrapper(self, op)
 
 
+INPLACE_RULE = "INP-001"
+
+
+def _add_inplace_rule(rules: RuleSet, operand: str):
+    """INP-001: an operand updated in place (a paged cache) has no other use after the op. At
+    run time the op writes the caller's buffer, so a later reader of the old value would see the
+    new one: value semantics in IR hold only if every other reader comes first."""
+    if any(r.id == INPLACE_RULE and r.param == operand for r in rules):
+        return                                  # a rule set shared by two ops (prolog, prolog_v2)
+
+    def check(op, s):
+        value = getattr(op, operand)
+        me = op.operation
+        for use in value.uses:
+            other = use.owner.operation
+            if other == me:
+                continue
+            if other.block != me.block or not other.is_before_in_block(me):
+                return (f"is updated in place by this op, but '{other.name}' also uses it after "
+                        f"(at {_where(other.location)}): that use would see the update; use the "
+                        f"op's result, or read the old value before it")
+    check.__name__ = f"{operand}_updated_in_place"
+    rules.rule(INPLACE_RULE, operand, kind=DATAFLOW)(check)
+
+
+def _where(loc) -> str:
+    from .diagnostics import file_position
+    line, col = file_position(loc)
+    return f"line {line}, column {col}" if line is not None else str(loc)
+
+
 def _same(a, b) -> bool:
     return list(a) == list(b) if isinstance(b, (list, tuple)) else a == b
 
@@ -493,7 +618,7 @@ def _describe(param: str, t: ir.Type) -> TensorInfo:
     try:
         return describe_type(t)
     except TypeDescriptionError as e:
-        raise StructuralError(param, str(e)) from None
+        raise StructuralError(param, str(e), KIND_RULES["tensor"]) from None
 
 
 class OpAdaptor:

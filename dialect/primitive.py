@@ -140,8 +140,11 @@ def cache_writer(value):
     if owner is None or not (owner.name == "mla.scatter_cache" or owner.name in (
             "mla.prolog", "mla.prolog_v2") and value.result_number in (2, 3)):
         return None
-    mode = owner.attributes["cache_mode"].value if "cache_mode" in owner.attributes else "PA_BSND"
-    return owner, mode
+    attr = owner.attributes["cache_mode"] if "cache_mode" in owner.attributes else None
+    if attr is not None and not isinstance(attr, ir.StringAttr):
+        return None         # an attribute of the wrong kind: the writer's own rules report it
+    # value_bytes: `.value` cannot convert a string that is not UTF-8 (ARG-006 at the writer)
+    return owner, bytes(attr.value_bytes).decode("utf-8", "replace") if attr is not None else "PA_BSND"
 
 
 def read_in_written_mode(name):

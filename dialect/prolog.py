@@ -60,6 +60,9 @@ Choices, and resolutions of what the seeds leave open (catalog A11, A12):
     always has static shapes).
 11. MLA-X01 (not a seed rule): with cache_mode "PA_NZ" a cache array's memory is read as NZ
     blocks (API.md 1), so a strided view is rejected at call time, before either cache is written.
+12. MLA-X02 (not a seed rule): the caches are updated in place, so a read-only array (a
+    np.load(mmap_mode="r") cache, a frozen constant) is rejected at call time, before either
+    cache is written (the kernel would write kv_cache, then fail on kr_cache).
 """
 from __future__ import annotations
 
@@ -70,7 +73,7 @@ import numpy as np
 
 from .dialect import MLA
 from .opdef import OpDef, f64, operand, optional, string
-from .rules import RuleSet, dim, shape_text, waive
+from .rules import ARGUMENT, RuleSet, dim, shape_text, waive
 from .types import FRACTAL_NZ, ND, TensorInfo, numpy_dtype
 
 # --- profiles ------------------------------------------------------------------------------
@@ -190,8 +193,8 @@ def _required(name):
 
 for _id, _name in zip(("MLA-001", "MLA-002", "MLA-003", "MLA-004", "MLA-005", "MLA-006",
                        "MLA-007", "MLA-008", "MLA-009", "MLA-010", "MLA-011", "MLA-012"), REQUIRED):
-    rule(_id, _name, profiles=ACLNN)(_required(_name))
-    rule("MLA-016", _name, profiles=PT)(_required(_name))
+    rule(_id, _name, profiles=ACLNN, kind=ARGUMENT)(_required(_name))
+    rule("MLA-016", _name, profiles=PT, kind=ARGUMENT)(_required(_name))
 
 waive("MLA-013", "query is a result of the op: IRDL fixes the results and an eager call "
                  "allocates it, so there is no null output tensor")
@@ -891,6 +894,19 @@ def _nz_cache_contiguous(name):
 
 rule("MLA-X01", "kv_cache", kind="runtime")(_nz_cache_contiguous("kv_cache"))
 rule("MLA-X01", "kr_cache", kind="runtime")(_nz_cache_contiguous("kr_cache"))
+
+
+def _cache_writeable(name):
+    # Not a seed rule: the CPU runtime writes the caller's arrays (choice 12).
+    def check(op, s):
+        cache = getattr(op, name).value
+        if isinstance(cache, np.ndarray) and not cache.flags.writeable and s.BlockNum * s.T_eff:
+            return "expected a writeable array: the cache is updated in place, got a read-only one"
+    return check
+
+
+rule("MLA-X02", "kv_cache", kind="runtime")(_cache_writeable("kv_cache"))
+rule("MLA-X02", "kr_cache", kind="runtime")(_cache_writeable("kr_cache"))
 
 
 @rule("MLA-191", "cache_index", kind="runtime", severity="warning")

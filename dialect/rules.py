@@ -29,6 +29,8 @@ STATIC = "static"      # types, shapes, attributes: checkable on IR
 RUNTIME = "runtime"    # needs tensor data (an eager call or the interpreter)
 DATAFLOW = "dataflow"  # needs the IR around the op (which op produced an operand): the rule
                        # gets the op's named accessors (OpAdaptor) instead of a snapshot
+ARGUMENT = "argument"  # only a call can break it (a None operand, a host list of floats): runs
+                       # on an eager call before every other rule; IR rules it out by construction
 
 
 @dataclass(frozen=True)

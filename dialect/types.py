@@ -130,7 +130,9 @@ def _describe_type(t: ir.Type) -> TensorInfo:
     if not isinstance(t, ir.RankedTensorType):
         raise TypeDescriptionError(f"expected a ranked tensor, got {t}")
     rt = t
-    shape = tuple(None if rt.is_dynamic_dim(i) else rt.shape[i] for i in range(rt.rank))
+    # `rt.shape` builds the whole list on every access: read it once (linear in the rank).
+    dynamic = ir.ShapedType.get_dynamic_size()
+    shape = tuple(None if d == dynamic else d for d in rt.shape)
     fmt = ND
     if rt.encoding is not None:
         m = _FORMAT_ENCODING.match(str(rt.encoding))

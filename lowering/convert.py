@@ -33,6 +33,7 @@ from mlir.dialects import arith
 from ..dialect.dialect import opdef_of
 from ..dialect.types import TensorInfo, describe_type, tensor_type
 from ..passes.registry import PassFailure, register_pass
+from ..runtime.formats import contiguous_strides
 from . import aclnn as A
 from .aclnn import ACLNN, Function, verify_calls
 
@@ -64,14 +65,6 @@ class LoweringError(Exception):
 
 def info(value: ir.Value) -> TensorInfo:
     return describe_type(value.type)
-
-
-def contiguous_strides(shape) -> list:
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= int(d)
-    return strides[::-1]
 
 
 def view_strides(shape, strides, new_shape) -> Optional[list]:
@@ -420,7 +413,7 @@ def lower_to_aclnn(module):
     ACLNN.load(module.context)
     ok = True
     for op in module.regions[0].blocks[0].operations:
-        if op.operation.name == "func.func":
+        if op.operation.name == "func.func" and op.operation.regions[0].blocks:   # not a declaration
             ok = lower_function(op.operation) and ok
     if not ok or not verify_calls(module):
         raise PassFailure()

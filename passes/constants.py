@@ -3,13 +3,15 @@ fold-constants pass that evaluates weight-only computations at compile time, and
 
 A model's weights are extern globals (`ml_program.global private @"model...q_a_proj.weight"
 (#ml_program.extern : tensor<1536x7168xbf16>)`, loaded with ml_program.global_load_const);
-`ascend_mla.compile(..., weights=...)` binds their values (`WeightTable`). fold-constants then
-computes, once, every value that depends on weights only and is consumed by an op that does not
-(a transposed weight, W_uk sliced from kv_b_proj, a FRACTAL_NZ-packed weight, the causal mask
-template) and replaces it with a new global holding the result: a compiled program packs each
-weight once. Without a table (mla-opt on text) there is nothing to evaluate and the pass does
-nothing. cleanup erases what no one uses: side-effect-free ops (the mla primitives, tensor and
-arith ops, constant loads) and the globals no load refers to (their values leave the table).
+`ascend_mla.compile(..., weights=...)` binds their values (`WeightTable`, `bind_globals`).
+fold-constants then computes, once, every value that depends on constants only and is consumed
+by an op that does not (a transposed weight, W_uk sliced from kv_b_proj, a FRACTAL_NZ-packed
+weight, the causal mask template) and replaces it with a new global holding the result: a
+compiled program packs each weight once, and the same computation on the same weight (a weight
+two ops use) gives one global. Without a table (mla-opt on text) there is nothing to evaluate
+and the pass does nothing. cleanup erases what no one uses: side-effect-free ops (the mla
+primitives, tensor and arith ops, constant loads) and the private globals no symbol refers to
+(their values leave the table).
 """
 from __future__ import annotations
 
@@ -19,12 +21,11 @@ import numpy as np
 from mlir import ir
 
 from ..dialect.dialect import opdef_of
-from ..dialect.primitive import PURE
-from ..dialect.types import describe_type
+from ..dialect.types import describe_type, numpy_dtype
 from ..runtime.backend import run_kernel
-from ..runtime.formats import NZTensor
+from ..runtime.formats import NZTensor, describe_value
 from ..runtime.kernels.upstream import prepare
-from .pattern import CONSTANT_OPS, defining_op
+from .pattern import defining_op, is_constant, side_effect_free
 from .registry import UNCHANGED, register_pass
 
 
@@ -59,21 +60,13 @@ def _ops(block) -> list:
     return [op.operation for op in block.operations]
 
 
-def _foldable(op) -> bool:
-    name = op.name
-    return name in PURE or name.startswith(("tensor.", "arith.")) or name in CONSTANT_OPS
+def _bodies(module) -> list:
+    """The entry blocks of the module's functions that have a body (not declarations)."""
+    return [fn.regions[0].blocks[0] for fn in _ops(module.regions[0].blocks[0])
+            if fn.name == "func.func" and len(fn.regions[0].blocks)]
 
 
-def _constant_ops(block) -> set:
-    """The ops of `block` whose results depend on constants only."""
-    constant = set()
-    for op in block.operations:
-        op = op.operation
-        if op.name in CONSTANT_OPS or _foldable(op) and op.operands and all(
-                defining_op(v) is not None and defining_op(v).operation in constant for v in op.operands):
-            constant.add(op.operation)
-    return constant
-
+# --- fold-constants ------------------------------------------------------------------------------
 
 _SUFFIX = {"mla.transpose": "T", "mla.format_cast": "cast", "tensor.extract_slice": "slice",
            "tensor.expand_shape": "view", "tensor.collapse_shape": "view", "arith.truncf": "trunc",
@@ -81,6 +74,8 @@ _SUFFIX = {"mla.transpose": "T", "mla.format_cast": "cast", "tensor.extract_slic
 
 
 class _Evaluator:
+    """Computes constant values with the CPU kernels, each once."""
+
     def __init__(self, table):
         self.table = table
         self.values = {}
@@ -88,30 +83,19 @@ class _Evaluator:
     def value(self, v):
         if v not in self.values:
             op = defining_op(v)
-            results = self.run(op)
-            for r, out in zip(op.results, results):
+            for r, out in zip(op.results, self.run(op)):
                 self.values[r] = out
         return self.values[v]
 
     def run(self, op):
-        name = op.name
         operands = [self.value(v) for v in op.operands]
         opdef = opdef_of(op)
         if opdef is None:
             return prepare(op, self.table)(*operands)
         snapshot = opdef.snapshot(op)
         named = dict(zip([o.name for o in opdef.operands], _regroup(opdef, op, operands)))
-        return run_kernel(name, {o.name: named.get(o.name) for o in opdef.kernel_operands},
+        return run_kernel(op.name, {o.name: named.get(o.name) for o in opdef.kernel_operands},
                           snapshot.attributes, {r: getattr(snapshot, r) for r in opdef.result_names})
-
-    def name(self, op) -> str:
-        """A readable name for the global holding op's result: its first weight + suffixes."""
-        parts = []
-        while op.name not in CONSTANT_OPS:
-            parts.append(_SUFFIX.get(op.name, op.name.split(".")[-1]))
-            op = defining_op(op.operands[0])
-        base = op.attributes["global"].value if op.name == "ml_program.global_load_const" else op.name
-        return ".".join([base, *reversed(parts)])
 
 
 def _regroup(opdef, op, flat):
@@ -121,6 +105,42 @@ def _regroup(opdef, op, flat):
         start += len(values)
         groups.append(part if spec.kind == "variadic" else (part[0] if part else None))
     return groups
+
+
+def _structure(value, memo) -> tuple:
+    """What a constant value is computed from, as a key: equal keys, equal values (the same ops
+    with the same attributes on the same globals)."""
+    if value not in memo:
+        op = defining_op(value)
+        if op.name == "ml_program.global_load_const":
+            key = ("global", op.attributes["global"].value)
+        else:
+            attributes = tuple(sorted((name, str(op.attributes[name])) for name in op.attributes))
+            key = (op.name, attributes, str(value.type), value.result_number,
+                   tuple(_structure(v, memo) for v in op.operands))
+        memo[value] = key
+    return memo[value]
+
+
+def _name(value) -> str:
+    """A readable name for the global holding a folded value: the first weight it is computed
+    from, then a suffix per op on the way (`...kv_b_proj.weight.view.slice.T`)."""
+    parts, op = [], defining_op(value)
+    while op.name != "ml_program.global_load_const":
+        parts.append(_SUFFIX.get(op.name, op.name.split(".")[-1]))
+        loads = [v for v in op.operands if defining_op(v) is not None]
+        if not loads:
+            break
+        # prefer the operand that leads to a weight
+        op = next((defining_op(v) for v in loads if _reaches_global(v)), defining_op(loads[0]))
+    base = op.attributes["global"].value if op.name == "ml_program.global_load_const" else op.name
+    return ".".join([base, *reversed(parts)])
+
+
+def _reaches_global(value) -> bool:
+    op = defining_op(value)
+    return op is not None and (op.name == "ml_program.global_load_const"
+                               or any(_reaches_global(v) for v in op.operands))
 
 
 def declare_global(module, name: str, t: ir.Type):
@@ -133,13 +153,21 @@ def declare_global(module, name: str, t: ir.Type):
         ip=ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]))
 
 
+def _symbols(module) -> set:
+    """Every symbol name defined at the top of the module (globals, functions)."""
+    return {op.attributes["sym_name"].value for op in _ops(module.regions[0].blocks[0])
+            if "sym_name" in op.attributes}
+
+
 def _unique(name, taken):
-    if name not in taken:
-        return name
-    n = 1
-    while f"{name}.{n}" in taken:
-        n += 1
-    return f"{name}.{n}"
+    candidate, n = name, 1
+    while candidate in taken:
+        candidate, n = f"{name}.{n}", n + 1
+    return candidate
+
+
+# Constants that stay as they are: a weight's own load, and a splat (cheap, and clearer in IR).
+_LEAVES = ("ml_program.global_load_const", "arith.constant")
 
 
 @register_pass("fold-constants", "Evaluate weight-only computations once, at compile time (needs bound weights)")
@@ -147,75 +175,102 @@ def fold_constants(module):
     table = active_table()
     if table is None:
         return UNCHANGED
-    evaluator = _Evaluator(table)
-    taken = {op.attributes["sym_name"].value for op in _ops(module.regions[0].blocks[0])
-             if op.name == "ml_program.global"}
-    for fn in _ops(module.regions[0].blocks[0]):
-        if fn.name != "func.func":
-            continue
-        block = fn.regions[0].blocks[0]
-        constant = _constant_ops(block)
+    evaluator, taken, folded, structures, memo = _Evaluator(table), _symbols(module), {}, {}, {}
+    for block in _bodies(module):
         for op in _ops(block):
-            if op not in constant or op.name == "ml_program.global_load_const":
-                continue
-            # The frontier: a constant value some non-constant op consumes.
-            if not any(u.owner.operation not in constant for r in op.results for u in r.uses):
+            if op.name in _LEAVES or not op.results or not side_effect_free(op) or \
+                    not all(is_constant(r, memo) for r in op.results):
                 continue
             for r in op.results:
-                if not any(u.owner.operation not in constant for u in r.uses):
-                    continue
-                name = _unique(evaluator.name(op), taken)
-                taken.add(name)
-                declare_global(module, name, r.type)
-                table.bind(name, evaluator.value(r))
+                outside = [u for u in r.uses if not all(is_constant(x, memo) for x in u.owner.results)
+                           or not u.owner.results]
+                if not outside:
+                    continue                    # only feeds other constants: folded with them
+                key = _structure(r, structures)
+                if key not in folded:
+                    folded[key] = _unique(_name(r), taken)
+                    taken.add(folded[key])
+                    declare_global(module, folded[key], r.type)
+                    table.bind(folded[key], evaluator.value(r))
                 load = ir.Operation.create(
                     "ml_program.global_load_const", results=[r.type],
-                    attributes={"global": ir.FlatSymbolRefAttr.get(name)}, loc=op.location,
+                    attributes={"global": ir.FlatSymbolRefAttr.get(folded[key])}, loc=op.location,
                     ip=ir.InsertionPoint(op))
-                for use in list(r.uses):
-                    if use.owner.operation not in constant:
-                        use.owner.operands[use.operand_number] = load.result
+                for use in outside:
+                    use.owner.operands[use.operand_number] = load.result
+    return None if folded else UNCHANGED
 
 
-@register_pass("cleanup", "Erase unused side-effect-free ops and unreferenced globals")
-def cleanup(module):
-    body = module.regions[0].blocks[0]
+# --- cleanup -----------------------------------------------------------------------------------------
+
+def _referenced_symbols(module) -> set:
+    names = set()
+
+    def visit(op):
+        for name in op.attributes:
+            attr = op.attributes[name]
+            if isinstance(attr, ir.FlatSymbolRefAttr):
+                names.add(attr.value)
+        return ir.WalkResult.ADVANCE
+    module.walk(visit)
+    return names
+
+
+def _erase_unused(block) -> int:
     erased = 0
-    for fn in _ops(body):
-        if fn.name != "func.func":
-            continue
-        for op in reversed(_ops(fn.regions[0].blocks[0])):
-            if _foldable(op) and all(not list(r.uses) for r in op.results):
-                op.erase()
-                erased += 1
-    used = set()
-    module.walk(lambda op: (used.add(op.attributes["global"].value)
-                            if op.operation.name == "ml_program.global_load_const" else None,
-                            ir.WalkResult.ADVANCE)[1])
-    table = active_table()
-    for op in _ops(body):
-        if op.name == "ml_program.global" and op.attributes["sym_name"].value not in used:
-            if table is not None:
-                table.pop(op.attributes["sym_name"].value, None)
+    for op in reversed(_ops(block)):
+        for region in op.regions:
+            for inner in region.blocks:
+                erased += _erase_unused(inner)
+        if op.results and side_effect_free(op) and all(not list(r.uses) for r in op.results):
             op.erase()
             erased += 1
+    return erased
+
+
+@register_pass("cleanup", "Erase unused side-effect-free ops and unreferenced private globals")
+def cleanup(module):
+    body = module.regions[0].blocks[0]
+    erased = sum(_erase_unused(block) for block in _bodies(module))
+    used = _referenced_symbols(module)
+    table = active_table()
+    for op in _ops(body):
+        if op.name != "ml_program.global" or op.attributes["sym_name"].value in used:
+            continue
+        if "sym_visibility" not in op.attributes or op.attributes["sym_visibility"].value != "private":
+            continue                        # public: someone outside may use it
+        if table is not None:
+            table.pop(op.attributes["sym_name"].value, None)
+        op.erase()
+        erased += 1
     return None if erased else UNCHANGED
 
 
-def check_bound(module, table: WeightTable) -> list[str]:
-    """Problems binding `table` to the module's extern globals: a global without a value, or a
-    value whose type is not the global's. Empty when every global is bound."""
+# --- binding values to the globals --------------------------------------------------------------------
+
+def bind_globals(module, table: WeightTable) -> list[str]:
+    """Bind the module's globals: extern ones from `table` (checked against their type), ones
+    with a splat initializer from it. Returns the problems (a global without a value, a value
+    whose type is not the global's); empty when every global is bound."""
     problems = []
     for op in _ops(module.body):
         if op.name != "ml_program.global":
             continue
         name = op.attributes["sym_name"].value
         declared = describe_type(op.attributes["type"].value)
+        initial = op.attributes["value"]
+        if isinstance(initial, ir.DenseElementsAttr):
+            if not initial.is_splat:
+                problems.append(f"global {name!r}: only splat initializers are supported; bind "
+                                "other values as weights (an extern global)")
+                continue
+            value = np.full(declared.shape, float(initial.get_splat_value().value), numpy_dtype(declared.dtype))
+            table.bind(name, value)
+            continue
         if name not in table:
             problems.append(f"weight {name!r}: no value given for this global ({declared})")
             continue
         value = table[name]
-        from ..runtime.formats import describe_value
         try:
             actual = describe_value(name, value)
         except ValueError as e:

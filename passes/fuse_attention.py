@@ -17,6 +17,7 @@ place with a remark naming the rule (an int8 latent cache: FIA's MLA mode takes 
 """
 from __future__ import annotations
 
+from ..dialect.dialect import opdef_of
 from ..dialect.fia import FusedInferAttentionScore as FIA
 from ..dialect.primitive import CausalMask, NzCacheView
 from ..dialect.types import FRACTAL_NZ, TensorInfo
@@ -26,6 +27,7 @@ from .rewrite import Builder, fused_location, info, insertion_point, legality, r
 
 PASS = "fuse-attention"
 MASK = 2048          # FIA's sparse_mode 2/3 mask template is 2048 x 2048
+STATIC = "FUSE-004"  # FIA's rules and its call need static shapes
 
 
 def _paged_pattern() -> Pattern:
@@ -34,7 +36,8 @@ def _paged_pattern() -> Pattern:
         "mla.paged_attention", query=p.input("query"), key_cache=p.input("key_cache"),
         value_cache=p.input("value_cache"), block_table=p.input("block_table"),
         seq_lengths=p.input("seq_lengths"), query_rope=p.optional("query_rope"),
-        key_rope_cache=p.optional("key_rope_cache"), name="attention"))
+        key_rope_cache=p.optional("key_rope_cache"), dequant_scale_query=p.optional("dequant_scale_query"),
+        key_dequant_scale=p.optional("key_dequant_scale"), name="attention"))
     return p
 
 
@@ -49,115 +52,140 @@ def _dense_pattern() -> Pattern:
 PAGED, DENSE = _paged_pattern(), _dense_pattern()
 
 
-def _attr(op, name, default):
-    return op.attributes[name].value if name in op.attributes else default
+class Call:
+    """The FIA op to build: each operand's type (for the legality check) and how to make its
+    value at the insertion point (a cache view, a mask...), each made once."""
+
+    def __init__(self, attributes):
+        self.attributes = attributes
+        self.types, self._makers = {}, {}
+
+    def add(self, name, t, make):
+        """`make(build)` gives the value; a list operand (key, value) takes one per element."""
+        self.types[name] = t
+        self._makers[name] = make
+
+    def values(self, build) -> dict:
+        made = {}
+
+        def once(make):
+            if make not in made:
+                made[make] = make(build)
+            return made[make]
+        return {name: [once(m) for m in make] if isinstance(make, list) else once(make)
+                for name, make in self._makers.items()}
 
 
-class _Plan:
-    """The FIA op to build: operand values (or a recipe to make them) and their types."""
-
-    def __init__(self):
-        self.operands, self.types, self.attributes = {}, {}, {}
-
-    def add(self, name, value, t=None, make=None):
-        self.operands[name] = (value, make)
-        self.types[name] = t if t is not None else info(value)
+def _given(value):
+    return lambda build: value
 
 
-def _paged_plan(m):
+def _paged_call(m) -> tuple[Call | None, str | None]:
     op = m.op("attention")
-    q, k, v = info(m.value("query")), info(m.value("key_cache")), info(m.value("value_cache"))
+    q, k = info(m.value("query")), info(m.value("key_cache"))
+    if None in q.shape or None in k.shape:
+        return None, f"dynamic shapes: FIA takes static ones [{STATIC}]"
     batch, s_len, heads, _ = q.shape
     blocks, block_size, kv_heads, _ = k.shape
-    nz = _attr(op, "cache_mode", "PA_BSND") == "PA_NZ"
-    plan = _Plan()
-    plan.add("query", m.value("query"))
+    nz = _attributes(op)["cache_mode"] == "PA_NZ"
     mla = m.value("query_rope") is not None
+    call = Call({"num_heads": heads, "num_key_value_heads": kv_heads,
+                 "scale_value": _attributes(op)["scale_value"], "input_layout": "BSND",
+                 "block_size": block_size})
 
-    def cache(name, value):
+    def cache(value):
         t = info(value)
-        if nz:        # the prolog's PA_NZ memory is the FRACTAL_NZ (BlockNum, BlockSize, Nkv*H) tensor
-            return value, TensorInfo((t.shape[0], t.shape[1], t.shape[2] * t.shape[3]), t.dtype, FRACTAL_NZ), \
-                lambda b, val: b.op(NzCacheView, {"cache": val}, {}, [TensorInfo(
-                    (t.shape[0], t.shape[1], t.shape[2] * t.shape[3]), t.dtype, FRACTAL_NZ)]).result
-        if mla:       # MLA mode takes the prolog's (BlockNum, BlockSize, 1, D) cache as it is
-            return value, t, None
-        return value, TensorInfo((t.shape[0], t.shape[1], t.shape[2] * t.shape[3]), t.dtype), \
-            lambda b, val: b.reshape(val, (t.shape[0], t.shape[1], t.shape[2] * t.shape[3]))
+        flat = (t.shape[0], t.shape[1], t.shape[2] * t.shape[3])
+        if nz:        # the PA_NZ memory is the FRACTAL_NZ (BlockNum, BlockSize, Nkv*H) tensor
+            view = TensorInfo(flat, t.dtype, FRACTAL_NZ)
+            return view, _memo(("nz", value), lambda b: b.op(NzCacheView, {"cache": value}, {}, [view]).result)
+        if mla:       # MLA mode takes the (BlockNum, BlockSize, 1, D) cache as it is
+            return t, _given(value)
+        return TensorInfo(flat, t.dtype), _memo(("flat", value), lambda b: b.reshape(value, flat))
 
-    key = cache("key", m.value("key_cache"))
-    plan.operands["key"], plan.types["key"] = [(key[0], key[2])], [key[1]]
-    same = m.value("value_cache") == m.value("key_cache")
-    value = key if same else cache("value", m.value("value_cache"))
-    plan.operands["value"], plan.types["value"] = [(value[0], value[2])], [value[1]]
-    plan.add("block_table", m.value("block_table"))
+    call.add("query", q, _given(m.value("query")))
+    key = cache(m.value("key_cache"))
+    value = key if m.value("value_cache") == m.value("key_cache") else cache(m.value("value_cache"))
+    call.add("key", [key[0]], [key[1]])
+    call.add("value", [value[0]], [value[1]])
+    call.add("block_table", info(m.value("block_table")), _given(m.value("block_table")))
     if mla:
-        plan.add("query_rope", m.value("query_rope"))
-        kr = cache("key_rope", m.value("key_rope_cache"))
-        plan.operands["key_rope"], plan.types["key_rope"] = (kr[0], kr[2]), kr[1]
-    plan.add("actual_seq_kvlen", m.value("seq_lengths"))
-    plan.attributes = {"num_heads": heads, "num_key_value_heads": kv_heads,
-                       "scale_value": _attr(op, "scale_value", 1.0), "input_layout": "BSND",
-                       "block_size": block_size}
-    _causal(plan, s_len)
-    return plan
+        call.add("query_rope", info(m.value("query_rope")), _given(m.value("query_rope")))
+        call.add("key_rope", *cache(m.value("key_rope_cache")))
+    if m.value("dequant_scale_query") is not None or m.value("key_dequant_scale") is not None:
+        return None, ("an int8 query and latent cache (dequant_scale_query, key_dequant_scale): "
+                      "FIA's MLA mode takes an f16/bf16 query [FIA-MLA-2]")
+    call.add("actual_seq_kvlen", info(m.value("seq_lengths")), _given(m.value("seq_lengths")))
+    _causal(call, s_len)
+    return call, None
 
 
-def _dense_plan(m):
+def _dense_call(m) -> tuple[Call | None, str | None]:
     op = m.op("attention")
     q, k = info(m.value("query")), info(m.value("key"))
-    plan = _Plan()
-    plan.add("query", m.value("query"))
-    plan.operands["key"], plan.types["key"] = [(m.value("key"), None)], [k]
-    plan.operands["value"], plan.types["value"] = [(m.value("value"), None)], [info(m.value("value"))]
-    plan.attributes = {"num_heads": q.shape[2], "num_key_value_heads": k.shape[2],
-                       "scale_value": _attr(op, "scale_value", 1.0), "input_layout": "BSND"}
+    if None in q.shape or None in k.shape:
+        return None, f"dynamic shapes: FIA takes static ones [{STATIC}]"
+    attributes = _attributes(op)
+    call = Call({"num_heads": q.shape[2], "num_key_value_heads": k.shape[2],
+                 "scale_value": attributes["scale_value"], "input_layout": "BSND"})
+    call.add("query", q, _given(m.value("query")))
+    call.add("key", [k], [_given(m.value("key"))])
+    call.add("value", [info(m.value("value"))], [_given(m.value("value"))])
     if m.value("atten_mask") is not None:
-        plan.add("atten_mask", m.value("atten_mask"))
-        if _attr(op, "causal", False):
-            return None, "a dense attention with both a mask and causal has no single FIA sparse mode"
-    elif _attr(op, "causal", False):
-        _causal(plan, q.shape[1])
-    return plan, None
+        if attributes["causal"]:
+            return None, "a dense attention with both a mask and causal has no single FIA sparse mode [FUSE-001]"
+        call.add("atten_mask", info(m.value("atten_mask")), _given(m.value("atten_mask")))
+    elif attributes["causal"]:
+        _causal(call, q.shape[1])
+    return call, None
 
 
-def _causal(plan, s_len):
+def _causal(call, s_len):
     if s_len > 1:     # rightDownCausal: row s sees keys up to kv_len - S + s
         mask = TensorInfo((MASK, MASK), "i8")
-        plan.operands["atten_mask"] = (None, lambda b, _: b.op(CausalMask, {}, {}, [mask]).result)
-        plan.types["atten_mask"] = mask
-        plan.attributes["sparse_mode"] = 3
+        call.add("atten_mask", mask, _memo("mask", lambda b: b.op(CausalMask, {}, {}, [mask]).result))
+        call.attributes["sparse_mode"] = 3
 
 
-def _fuse(m, plan):
-    result = info(m.output("attention_out"))
-    results = FIA.result_infos(FIA.snapshot_from_parts(plan.types, plan.attributes))
-    results["attention_out"] = result
-    problem = legality(FIA, plan.types, plan.attributes, results)
+def _memo(key, make):
+    """A maker equal to every other with the same key: operands that are the same view
+    (key = value of one latent cache) are made once."""
+    return _Keyed(key, make)
+
+
+class _Keyed:
+    def __init__(self, key, make):
+        self.key, self.make = key, make
+
+    def __call__(self, build):
+        return self.make(build)
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __eq__(self, other):
+        return isinstance(other, _Keyed) and other.key == self.key
+
+
+def _attributes(op) -> dict:
+    return opdef_of(op).snapshot(op).attributes
+
+
+def _fuse(m, call: Call):
+    results = FIA.result_infos(FIA.snapshot_from_parts(call.types, call.attributes))
+    results["attention_out"] = info(m.output("attention_out"))
+    problem = legality(FIA, call.types, call.attributes, results)
     if problem:
         return problem
-    sources = [v for entry in plan.operands.values()
-               for v, _ in (entry if isinstance(entry, list) else [entry]) if v is not None]
+    sources = [m.value(n) for n in m.pattern.inputs if m.value(n) is not None]
     ip = insertion_point(sources, m)
     if ip is None:
-        return "a user of the attention's result comes before one of its inputs is defined"
+        return "a user of the attention's result comes before one of its inputs is defined [FUSE-002]"
     build = Builder(ip, fused_location(m, PASS))
-    made = {}
-
-    def materialize(value, make):
-        if make is None:
-            return value
-        key = (value, make.__code__)
-        if key not in made:
-            made[key] = make(build, value)
-        return made[key]
-
-    operands = {name: [materialize(v, mk) for v, mk in entry] if isinstance(entry, list)
-                else materialize(*entry) for name, entry in plan.operands.items()}
-    fia = build.op(FIA, operands, plan.attributes, [results[r] for r in FIA.result_names])
+    fia = build.op(FIA, call.values(build), call.attributes, [results[r] for r in FIA.result_names])
     where = m.op("attention").location
     replace(m, {"attention_out": fia.results[0]}, build)
-    record_fused(FIA.name, where, "MLA mode" if "query_rope" in operands else "")
+    record_fused(FIA.name, where, "MLA mode" if "query_rope" in call.types else "")
     return None
 
 
@@ -165,14 +193,11 @@ def _fuse(m, plan):
 def fuse_attention(module):
     changed = False
     for anchor in Anchors(module, ("mla.paged_attention", "mla.attention")):
-        if anchor.name == "mla.paged_attention":
-            m = match(PAGED, anchor)
-            plan, problem = _paged_plan(m), None
-        else:
-            m = match(DENSE, anchor)
-            plan, problem = _dense_plan(m)
-        problem = problem or _fuse(m, plan)
+        paged = anchor.name == "mla.paged_attention"
+        m = match(PAGED if paged else DENSE, anchor)
+        call, problem = (_paged_call if paged else _dense_call)(m)
+        problem = problem or _fuse(m, call)
         if problem:
-            refuse(PASS, anchor.location, problem)
+            refuse(PASS, anchor.location, problem, pattern=m.pattern.name)
         changed = changed or not problem
     return None if changed else UNCHANGED

@@ -23,7 +23,9 @@ it (NQ, PQ-KVNQ, PQ-KVQ; the V2-only result dequant_scale_q_nope is then never u
 from __future__ import annotations
 
 import functools
+import math
 
+from ..dialect.dialect import opdef_of
 from ..dialect.prolog import FQ_KVNQ, FQ_KVQ, NQ, PQ_KVNQ, PQ_KVQ, Prolog, PrologV2
 from ..dialect.types import FRACTAL_NZ, TensorInfo
 from .pattern import Anchors, Pattern, Progress, match
@@ -70,11 +72,8 @@ def first_element(op) -> bool:
 
 
 def attr_is(name, value):
-    return lambda op: name in op.attributes and op.attributes[name].value == value or (
-        name not in op.attributes and value == _DEFAULTS.get(name))
-
-
-_DEFAULTS = {"mode": "interleave", "rounding": "half_even"}
+    """The op's attribute `name` (its declared default when absent) is `value`."""
+    return lambda op: opdef_of(op).snapshot(op).attributes[name] == value
 
 
 # --- the pattern ---------------------------------------------------------------------------------
@@ -88,22 +87,22 @@ def prolog_pattern(scenario: str) -> Pattern:
     x, slots = p.input("token_x"), p.input("cache_index")
     cos, sin = p.input("rope_cos"), p.input("rope_sin")
 
-    def down_projection(weight, scale, role, rule):
+    def down_projection(weight, scale, name, role, rule):
         if full:
             return p.op("mla.quant_matmul", x=x, w=p.weight(weight), x_scale=p.view(p.input("dequant_scale_x")),
-                        w_scale=p.view(p.weight(scale)), role=role, rule=rule)
-        return p.op("mla.matmul", x=x, w=p.weight(weight), role=role, rule=rule)
+                        w_scale=p.view(p.weight(scale)), name=name, role=role, rule=rule)
+        return p.op("mla.matmul", x=x, w=p.weight(weight), name=name, role=role, rule=rule)
 
     # key path (the root is its cache store)
-    kv = down_projection("weight_dkv_kr", "dequant_scale_w_dkv_kr", "the kv down-projection x @ weight_dkv_kr", "MLA-005")
+    kv = down_projection("weight_dkv_kr", "dequant_scale_w_dkv_kr", "kv_down", "the kv down-projection x @ weight_dkv_kr", "MLA-005")
     c_kv = p.op("mla.rms_norm", x=p.op("tensor.extract_slice", kv, name="c_kv", where=leading),
                 gamma=p.weight("rmsnorm_gamma_ckv"), name="norm_ckv")
     k_rope = p.op("mla.rope", x=p.op("tensor.extract_slice", kv, name="k_pe", where=trailing),
                   cos=cos, sin=sin, where=attr_is("mode", "interleave"), name="k_rope",
                   role="the interleaved RoPE of the key's rope part", rule="MLA-009")
     if scenario == PQ_KVQ:
-        kv_rows = p.op("mla.quantize", x=c_kv, scale=p.view(p.input("quant_scale_ckv")))
-        kr_rows = p.op("mla.quantize", x=k_rope, scale=p.view(p.input("quant_scale_ckr")))
+        kv_rows = p.op("mla.quantize", x=c_kv, scale=p.view(p.input("quant_scale_ckv")), name="kv_quant")
+        kr_rows = p.op("mla.quantize", x=k_rope, scale=p.view(p.input("quant_scale_ckr")), name="kr_quant")
     elif scenario == FQ_KVQ:
         kv_scale = p.op("tensor.extract_slice", p.input("quant_scale_ckv"), name="kv_scale", where=first_element)
         kv_rows, kr_rows = p.op("mla.quantize", x=c_kv, scale=p.view(kv_scale)), k_rope
@@ -116,7 +115,7 @@ def prolog_pattern(scenario: str) -> Pattern:
                     role="the store of the key's rope part in the rope cache", rule="MLA-012")
 
     # query path
-    c_q = p.op("mla.rms_norm", x=down_projection("weight_dq", "dequant_scale_w_dq",
+    c_q = p.op("mla.rms_norm", x=down_projection("weight_dq", "dequant_scale_w_dq", "q_down",
                                                 "the query down-projection x @ weight_dq", "MLA-002"),
                gamma=p.weight("rmsnorm_gamma_cq"), name="norm_cq",
                role="the RmsNorm of the query down-projection", rule="MLA-006")
@@ -138,7 +137,7 @@ def prolog_pattern(scenario: str) -> Pattern:
                       name="query_rope", role="the interleaved RoPE of the query's rope part")
     if scenario == FQ_KVQ:
         qq = p.op("mla.dynamic_quant", x=query, where=attr_is("rounding", "half_away"), name="query_quant")
-        factor = p.op("mla.div", x=p.view(kv_scale), y=p.view(qq["scale"]))
+        factor = p.op("mla.div", x=p.view(kv_scale), y=p.view(qq["scale"]), name="rope_factor")
         query_rope = p.op("mla.mul", x=query_rope, y=p.view(factor), name="query_rope_rescaled")
         p.output("query", qq["y"])
         p.output("dequant_scale_q_nope", qq["scale"])
@@ -152,39 +151,71 @@ def prolog_pattern(scenario: str) -> Pattern:
 
 # --- the rewrite ------------------------------------------------------------------------------------
 
-def _layout_problem(m) -> str | None:
+# The result types of the primitive graph are its rounding points (numerics.md 2, 7, 8): the
+# fused kernel rounds where these say bf16 and keeps float32 where they say f32.
+ROUNDING = {  # op name in the pattern -> element type, per scenario
+    NQ: dict(q_down="bf16", norm_cq="bf16", q="bf16", kv_down="bf16", norm_ckv="bf16"),
+    PQ_KVNQ: dict(q_down="bf16", norm_cq="f32", q="f32", kv_down="bf16", norm_ckv="bf16"),
+    PQ_KVQ: dict(q_down="bf16", norm_cq="f32", q="f32", kv_down="bf16", norm_ckv="f32"),
+    FQ_KVNQ: dict(q_down="f32", norm_cq="f32", q="f32", kv_down="f32", norm_ckv="bf16"),
+    FQ_KVQ: dict(q_down="f32", norm_cq="f32", q="f32", kv_down="f32", norm_ckv="f32", rope_factor="f32"),
+}
+ALWAYS_BF16 = ("query", "query_rope", "k_rope")
+SEMANTICS = "FUSE-001"       # the graph computes something else than the fused op would
+
+
+def _semantics_problem(m, scenario) -> str | None:
     """Facts the fused op relies on that its verifier cannot see (they are in the primitive
-    graph): the head split of q, the adjacent slices, the broadcast of cos/sin over heads, one
-    cache mode. A graph that differs is not this computation: no match."""
+    graph): the head split of q, adjacent slices, the broadcasts of cos/sin and of the scales,
+    one cache mode, the rounding points. A graph that differs computes something else."""
+    if any(None in info(v).shape for op in m.operations for v in list(op.operands) + list(op.results)):
+        return "dynamic shapes: mla.prolog_v2's rules and call take static ones [FUSE-004]"
     q, heads = info(m.op("q").results[0]), info(m.op("q_nope").operands[0])
-    pe = m.op("q_pe")
+    tokens = info(m.value("token_x")).shape[:-1]
+    n = heads.shape[-2]
     if heads.shape[:-2] != q.shape[:-1] or heads.shape[-2] * heads.shape[-1] != q.shape[-1]:
         return "q is not viewed as (..., N, D + Dr)"
     if m.op("q_pe").operands[0] != m.op("q_nope").operands[0]:
         return "q_nope and q_pe are slices of different values"
-    d = info(m.op("q_nope").results[0]).shape[-1]
-    if list(pe.attributes["static_offsets"])[-1] != d:
+    if list(m.op("q_pe").attributes["static_offsets"])[-1] != info(m.op("q_nope").results[0]).shape[-1]:
         return "q_nope and q_pe are not adjacent"
     if list(m.op("k_pe").attributes["static_offsets"])[-1] != info(m.op("c_kv").results[0]).shape[-1]:
         return "c_kv and k_pe are not adjacent"
-    tokens = info(m.value("token_x")).shape[:-1]
     query_cos = info(m.op("query_rope").operands[1]).shape
     if query_cos != tokens + (1, query_cos[-1]):
         return "the query's cos/sin do not broadcast one row per token over the heads"
-    modes = {m.op(s).attributes["cache_mode"].value if "cache_mode" in m.op(s).attributes else "PA_BSND"
-             for s in ("kv_store", "kr_store")}
-    if len(modes) != 1:
+    if len({_attributes(m.op(s))["cache_mode"] for s in ("kv_store", "kr_store")}) != 1:
         return "the two caches use different cache modes"
+    for name in ("kv_quant", "kr_quant"):
+        if name in m.pattern_ops:
+            scale = info(m.op(name).operands[1]).shape
+            if scale[-1:] != info(m.op(name).operands[0]).shape[-1:] or any(d != 1 for d in scale[:-1]):
+                return f"the {name[:2]} cache's quant scale {scale} is not one factor per channel"
+    if scenario == FQ_KVQ:
+        for op in (m.op("rope_factor"), m.op("query_rope_rescaled")):
+            if info(op.operands[1]).shape != tokens + (n, 1):
+                return f"the query_rope rescale is not one factor per token and head {tokens + (n, 1)}"
+    for name, dtype in ROUNDING[scenario].items():
+        got = info(m.op(name).results[0]).dtype
+        if got != dtype:
+            return (f"the graph rounds {name} to {got} where mla.prolog_v2 ({scenario}) keeps "
+                    f"{dtype} (spec/numerics.md, MLA prolog 2, 7, 8)")
+    for name in ALWAYS_BF16:
+        if info(m.op(name).results[0]).dtype != "bf16":
+            return f"the graph's {name} is {info(m.op(name).results[0]).dtype}, mla.prolog_v2's is bf16"
     return None
+
+
+def _attributes(op) -> dict:
+    """The op's attributes, defaults applied (from its declaration)."""
+    return opdef_of(op).snapshot(op).attributes
 
 
 def _fuse(m, scenario, v1: bool):
     root = m.op("kv_store")
     where = root.location
     x = info(m.value("token_x"))
-    tokens, t_eff = x.shape[:-1], 1
-    for d in x.shape[:-1]:
-        t_eff *= d
+    tokens, t_eff = x.shape[:-1], math.prod(x.shape[:-1])
     n, d, hckv = info(m.value("weight_uk")).shape
     dr = info(m.value("rope_cos")).shape[-1]
     hcq = info(m.value("weight_dq")).shape[1]
@@ -203,13 +234,12 @@ def _fuse(m, scenario, v1: bool):
     for name, v in values.items():
         t = info(v)
         shape = shapes.get(name, t.shape)
-        if _size(shape) != _size(t.shape):
-            return f"{name}: {t} cannot be viewed as {TensorInfo(shape, t.dtype)}"
+        if math.prod(shape) != math.prod(t.shape):
+            return f"{name}: {t} cannot be viewed as {TensorInfo(shape, t.dtype)} [{SEMANTICS}]"
         infos[name] = TensorInfo(shape, t.dtype, FRACTAL_NZ if name in nz else t.format)
-    norm_cq, norm_ckv, store = m.op("norm_cq"), m.op("norm_ckv"), root
-    attributes = {"rmsnorm_epsilon_cq": _attr(norm_cq, "epsilon", 1e-5),
-                  "rmsnorm_epsilon_ckv": _attr(norm_ckv, "epsilon", 1e-5),
-                  "cache_mode": _attr(store, "cache_mode", "PA_BSND")}
+    attributes = {"rmsnorm_epsilon_cq": _attributes(m.op("norm_cq"))["epsilon"],
+                  "rmsnorm_epsilon_ckv": _attributes(m.op("norm_ckv"))["epsilon"],
+                  "cache_mode": _attributes(root)["cache_mode"]}
     query = info(m.output("query"))
     results = {"query": TensorInfo(tokens + (n, hckv), query.dtype),
                "query_rope": TensorInfo(tokens + (n, dr), info(m.output("query_rope")).dtype),
@@ -220,9 +250,10 @@ def _fuse(m, scenario, v1: bool):
     if problem:
         return problem
 
-    ip = insertion_point(list(values.values()), m)
+    ip = insertion_point(list(values.values()), m, after_users_of=(values["kv_cache"], values["kr_cache"]))
     if ip is None:
-        return "a user of the subgraph's results comes before one of its inputs is defined"
+        return ("a user of the subgraph's results comes before one of its inputs is defined, or "
+                "before a reader of the caches it updates in place [FUSE-002]")
     build = Builder(ip, fused_location(m, PASS))
     operands = {}
     for name, v in values.items():
@@ -234,20 +265,12 @@ def _fuse(m, scenario, v1: bool):
     return None
 
 
-def _attr(op, name, default):
-    return op.attributes[name].value if name in op.attributes else default
-
-
-def _size(shape) -> int:
-    size = 1
-    for d in shape:
-        size *= d
-    return size
-
-
 # --- the pass -----------------------------------------------------------------------------------------
 
-NEAR_MISS = 4       # a store of an RmsNorm'd slice of a projection: the key path of MLA
+# A near miss worth a remark: the best attempt matched at least the kv store, its update, the
+# RmsNorm and the slice of a projection -- the key path of MLA -- and then found no more.
+NEAR_MISS = 4
+ESCAPES = "FUSE-003"
 
 
 @register_pass(PASS, "Fuse the MLA pre-processing graph into mla.prolog_v2 (remarks say why not)",
@@ -256,28 +279,30 @@ def fuse_prolog(module, v1: bool):
     anchors = Anchors(module, ("mla.scatter_cache",))
     changed = False
     for anchor in anchors:
-        progress, fused = Progress(), False
-        for scenario in SCENARIOS:
+        progress, m, scenario = Progress(), None, None
+        for scenario in SCENARIOS:       # at most one matches: the scenarios differ in op kinds
             m = match(prolog_pattern(scenario), anchor, progress)
-            if m is None or _layout_problem(m):
-                continue
-            if m.escapes:
-                names = ", ".join(sorted({e.owner.name for e in m.escapes}))
-                refuse(PASS, anchor.location, f"intermediate results ({names}) also feed ops outside the "
-                                              "subgraph: the fused op does not produce them")
-                fused = True
+            if m is not None:
                 break
-            anchors.erased(m.operations)      # a refused match is left alone too
+        if m is None:
+            if progress.matched >= NEAR_MISS and progress.missing is not None:
+                missing = progress.missing
+                what = missing.role or f"the {missing.op_name} of {missing.name}"
+                rule = f" [{missing.rule}]" if missing.rule else ""
+                refuse(PASS, anchor.location, f"the key path of MLA is here but not {what}; "
+                                              f"mla.prolog_v2 needs it{rule}")
+            continue
+        anchors.erased(m.operations)          # handled: fused, or refused and left alone
+        problem = _semantics_problem(m, scenario)
+        if problem and "[FUSE-" not in problem:
+            problem = f"{problem} [{SEMANTICS}]"
+        elif m.escapes:
+            names = ", ".join(sorted({e.owner.name for e in m.escapes}))
+            problem = (f"intermediate results ({names}) also feed ops outside the subgraph: the "
+                       f"fused op does not produce them [{ESCAPES}]")
+        else:
             problem = _fuse(m, scenario, v1)
-            if problem:
-                refuse(PASS, anchor.location, problem)
-            changed = changed or not problem
-            fused = True
-            break
-        if not fused and progress.matched >= NEAR_MISS and progress.missing is not None:
-            missing = progress.missing
-            what = missing.role or f"the {missing.op_name} of {missing.name}"
-            rule = f" [{missing.rule}]" if missing.rule else ""
-            refuse(PASS, anchor.location, f"the key path of MLA is here but not {what}; "
-                                          f"mla.prolog_v2 needs it{rule}")
+        if problem:
+            refuse(PASS, anchor.location, problem, pattern=m.pattern.name)
+        changed = changed or not problem
     return None if changed else UNCHANGED

@@ -173,8 +173,8 @@ class Pattern:
 
 
 def opdef_of_name(op_name):
-    from ..dialect.dialect import MLA, _load_op_modules
-    _load_op_modules()
+    from ..dialect.dialect import MLA, load_op_definitions
+    load_op_definitions()
     return MLA.ops[op_name]
 
 
@@ -215,17 +215,28 @@ def view_descendants(value) -> list:
     return out
 
 
-def is_constant(value, _memo=None) -> bool:
-    """Computed from constants (weights) only, by ops without side effects."""
+def side_effect_free(op) -> bool:
+    """An op that only computes its results (the mla primitives, tensor and arith ops, constant
+    loads): erasable when unused, evaluable at compile time when its operands are constants."""
     from ..dialect.primitive import PURE
+    return op.name in PURE or op.name.startswith(("tensor.", "arith.")) or op.name in CONSTANT_OPS
+
+
+def is_constant(value, memo: dict | None = None) -> bool:
+    """Computed from constants (weights) only, by ops without side effects. `memo` (value ->
+    bool) keeps a walk over shared subgraphs linear."""
+    memo = {} if memo is None else memo
+    if value in memo:
+        return memo[value]
     op = defining_op(value)
     if op is None:
-        return False
-    if op.name in CONSTANT_OPS:
-        return True
-    if op.name not in PURE and not op.name.startswith(("tensor.", "arith.")):
-        return False
-    return bool(op.operands) and all(is_constant(v) for v in op.operands)
+        result = False
+    elif op.name in CONSTANT_OPS:
+        result = True
+    else:
+        result = side_effect_free(op) and bool(op.operands) and all(is_constant(v, memo) for v in op.operands)
+    memo[value] = result
+    return result
 
 
 def operand_at(op, key):
@@ -279,6 +290,11 @@ class Match:
     def op(self, name):
         return self.ops[self.pattern.by_name(name)]
 
+    @property
+    def pattern_ops(self) -> set:
+        """The names of the pattern's ops."""
+        return {pop.name for pop in self.pattern.ops}
+
     def output(self, name):
         return self.values[self.pattern.outputs[name]]
 
@@ -289,7 +305,7 @@ def match(pattern: Pattern, anchor, progress: Optional[Progress] = None) -> Opti
     root = pattern.order[0][0]
     if anchor.name != root.op_name:
         return None
-    state = _State()
+    state = _State(anchor.block)
     if not state.bind(root, anchor):
         progress.matched, progress.missing, progress.anchor = 0, root, anchor
         return None
@@ -299,7 +315,8 @@ def match(pattern: Pattern, anchor, progress: Optional[Progress] = None) -> Opti
 
 
 class _State:
-    def __init__(self):
+    def __init__(self, block):
+        self.block = block       # a match stays in its root's block (it is rewritten there)
         self.ops, self.values, self.direct, self.used = {}, {}, {}, set()
         self.views = {}          # reshape ops between matched ops: part of the match
 
@@ -317,9 +334,12 @@ class _State:
             self.views[v.owner.operation] = v.owner
 
     def bind(self, pop: POp, op) -> bool:
-        if op.operation in self.used or op.name != pop.op_name:
+        op = op.operation
+        if op in self.used or op.name != pop.op_name or op.block != self.block:
             return False
         if pop.where is not None and not pop.where(op):
+            return False
+        if not _unnamed_operands_absent(pop, op):
             return False
         for use in pop.uses:
             value = operand_at(op, use.key)
@@ -372,6 +392,17 @@ class _State:
         if not use.through_views:
             self.direct.setdefault(pv, value)
         return True
+
+
+def _unnamed_operands_absent(pop: POp, op) -> bool:
+    """An mla op's operands the pattern does not name must be absent: a pattern that leaves out
+    an optional operand (a quant scale...) does not describe an op that has it."""
+    if pop.op_name.startswith(("tensor.", "arith.")):
+        return True
+    opdef = opdef_of(op)
+    named = {u.key for u in pop.uses}
+    return all(not values for spec, values in zip(opdef.operands, opdef.operand_groups(op))
+               if spec.name not in named)
 
 
 def _candidates(state: _State, step, pop: POp):

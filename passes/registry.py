@@ -186,6 +186,7 @@ def run_pipeline(module: ir.Module, pipeline: str, **kwargs) -> bool:
 def verify_pass(module):
     if not verify_ops(module):
         raise PassFailure()
+    return UNCHANGED
 
 
 # Passes defined in other packages register themselves on import (one line each).

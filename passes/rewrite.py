@@ -23,6 +23,7 @@ from .pattern import Match, defining_op
 
 @dataclass
 class FusionLog:
+    source: str = ""                                # the source's name, for locations
     fused: list = field(default_factory=list)       # {"op", "location", "detail"}
     refused: list = field(default_factory=list)     # {"pattern", "location", "reason"}
 
@@ -39,8 +40,11 @@ _logs: list[FusionLog] = []
 
 
 def location_text(loc: ir.Location) -> str:
+    """FILE:LINE:COL, as diagnostics print it (FILE: the active log's source name)."""
     line, col = file_position(loc)
-    return f"{line}:{col}" if line is not None else str(loc)
+    source = _logs[-1].source if _logs else ""
+    where = f"{line}:{col}" if line is not None else str(loc)
+    return f"{source}:{where}" if source else where
 
 
 def record_fused(op_name: str, loc: ir.Location, detail: str = ""):
@@ -48,11 +52,13 @@ def record_fused(op_name: str, loc: ir.Location, detail: str = ""):
         _logs[-1].fused.append({"op": op_name, "location": location_text(loc), "detail": detail})
 
 
-def refuse(pattern: str, loc: ir.Location, reason: str):
-    """Leave the subgraph as it is and say why: a remark at `loc` naming the rule."""
-    emit(loc, "remark", f"{pattern}: not fused: {reason}")
+def refuse(pass_name: str, loc: ir.Location, reason: str, *, pattern: str | None = None):
+    """Leave the subgraph as it is and say why: a remark at `loc` naming the rule. `pattern`
+    names what was not made (default: the pass)."""
+    emit(loc, "remark", f"{pass_name}: not fused: {reason}")
     if _logs:
-        _logs[-1].refused.append({"pattern": pattern, "location": location_text(loc), "reason": reason})
+        _logs[-1].refused.append({"pattern": pattern or pass_name, "location": location_text(loc),
+                                  "reason": reason})
 
 
 # --- checking a fused op before building it ----------------------------------------------------------
@@ -127,25 +133,37 @@ def _index_array(values) -> ir.ArrayAttr:
 
 # --- where to put the fused op, and replacing the match ---------------------------------------
 
-def insertion_point(values: list, match: Match) -> Optional[ir.InsertionPoint]:
-    """Right after the last definition among `values` (the fused op's operands), provided every
-    user outside the match of an output comes after it; None otherwise."""
-    last = None
-    for v in values:
-        op = defining_op(v)
-        if op is not None and (last is None or last.operation.is_before_in_block(op.operation)):
-            last = op
+def insertion_point(values: list, match: Match, *, after_users_of=()) -> Optional[ir.InsertionPoint]:
+    """Where the fused op goes: right after the last definition among `values` (its operands)
+    and after every op outside the match that uses one of `after_users_of` (the caches the fused
+    op updates in place: their readers must see the old contents), provided every user outside
+    the match of an output comes after it; None otherwise."""
     inside = match.operations
+    block = next(iter(match.ops.values())).block
+    anchors = [defining_op(v) for v in values]
+    anchors += [u.owner.operation for v in after_users_of for u in v.uses if u.owner.operation not in inside]
+    last = None
+    for op in anchors:
+        op = op and _in_block(op, block)
+        if op is not None and (last is None or last.is_before_in_block(op)):
+            last = op
     if last is not None:
         for pv in match.pattern.outputs.values():
             for use in match.values[pv].uses:
-                owner = use.owner.operation
-                if owner not in inside and not last.operation.is_before_in_block(owner):
+                owner = _in_block(use.owner.operation, block)
+                if owner is not None and owner not in inside and not last.is_before_in_block(owner):
                     return None
     if last is None:
-        block = next(iter(match.ops.values())).operation.block
         return ir.InsertionPoint.at_block_begin(block)
     return ir.InsertionPoint.after(last)
+
+
+def _in_block(op, block):
+    """`op`, or the ancestor of it that is in `block`; None when it is outside the block (in an
+    enclosing one, whose ops come before the whole block)."""
+    while op is not None and op.block != block:
+        op = op.parent.operation if op.parent is not None else None
+    return op
 
 
 def replace(match: Match, replacements: dict, builder: Builder):

@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from ..errors import BackendUnavailable, VerificationError
-from .formats import NZTensor, describe_value, nz_physical_shape
+from .formats import NZTensor, contiguous_strides, describe_value, nz_physical_shape
 from .kernels import get_kernel
 
 log = logging.getLogger("ascend_mla")
@@ -121,19 +121,11 @@ class CpuView:
         self.base, self.info, self.offset, self.strides = base, info, offset, strides
         # element count of a contiguous ND view (read as a slice and a reshape), else None
         self.count = (math.prod(info.shape) if info.format == "ND"
-                      and list(strides) == _contiguous_strides(info.shape) else None)
+                      and list(strides) == contiguous_strides(info.shape) else None)
 
     @property
     def value(self):
         return view_array(resolve(self.base), self.info, self.offset, self.strides, self.count)
-
-
-def _contiguous_strides(shape):
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= int(d)
-    return strides[::-1]
 
 
 def resolve(buffer):

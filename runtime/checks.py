@@ -20,10 +20,11 @@ from typing import Mapping, Sequence
 from mlir import ir
 
 from ..dialect.dialect import opdef_of
-from ..dialect.opdef import VARIADIC, StructuralError
+from ..dialect.opdef import VARIADIC, KindError, StructuralError
 from ..dialect.rules import RUNTIME, DynamicDim
 from ..dialect.types import TensorInfo, describe_type
 from ..errors import VerificationError
+from .executor import dense_value, symbol_name
 from .formats import NZTensor, describe_value
 
 
@@ -40,6 +41,13 @@ class _Unknown:
     def __array__(self, *args, **kwargs):
         raise DynamicDim()
 
+    def _unknown(self, *args):
+        raise DynamicDim()
+
+    # what a rule may do with its data: index it, size it, compare it, convert it
+    __getitem__ = __len__ = __iter__ = __bool__ = __int__ = __float__ = __index__ = _unknown
+    __lt__ = __le__ = __gt__ = __ge__ = _unknown
+
 
 UNKNOWN = _Unknown()
 _CONSTANT_OPS = ("ml_program.global_load_const", "arith.constant")
@@ -55,8 +63,8 @@ def describe(where: str, param: str, value, declared: TensorInfo) -> TensorInfo:
     """The type of `value`, checked against `declared`; InputError naming `param`."""
     try:
         actual = describe_value(param, value)
-    except ValueError as e:
-        raise InputError(f"{where}: {e}") from None
+    except KindError as e:
+        raise InputError(f"{where}: {e.text()}") from None
     if declared.is_nz and isinstance(value, NZTensor) and declared.rank == value.data.ndim \
             and declared.rank != actual.rank:
         # The IR gave the NZ storage shape (the prolog weights may): match the data.
@@ -122,7 +130,7 @@ class DataChecks:
 
     def __init__(self, fn, constants: Mapping = None):
         fn = fn.operation
-        self.name = fn.attributes["sym_name"].value
+        self.name = symbol_name(fn)
         block = fn.regions[0].blocks[0]
         slot_of = {arg: i for i, arg in enumerate(block.arguments)}
         self.arg_types = [describe_type(a.type) for a in block.arguments]
@@ -166,6 +174,5 @@ class DataChecks:
 def _constant_value(op, constants):
     if op.name == "ml_program.global_load_const":
         return constants.get(op.attributes["global"].value)
-    from .executor import dense_value
     attr = op.attributes["value"]
     return dense_value(attr) if isinstance(attr, ir.DenseElementsAttr) else None

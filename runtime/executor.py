@@ -19,10 +19,16 @@ from typing import Any, Mapping, Optional, Sequence
 import numpy as np
 from mlir import ir
 
+from ..dialect.opdef import KindError
 from ..dialect.types import TensorInfo, describe_type
 from ..lowering import aclnn as A
 from ..lowering.aclnn import ACLNN, Function
 from .formats import NZTensor, describe_value
+
+
+def symbol_name(fn) -> str:
+    """A function's name (bytes that are not UTF-8 as U+FFFD)."""
+    return bytes(fn.attributes["sym_name"].value_bytes).decode("utf-8", "replace")
 
 
 class ExecutionError(RuntimeError):
@@ -71,7 +77,7 @@ class LoweredFunction:
         fn = fn.operation
         ACLNN.load(fn.context)
         self._constants = constants if constants is not None else {}
-        self.name = fn.attributes["sym_name"].value
+        self.name = symbol_name(fn)
         block = fn.regions[0].blocks[0]
         self._slots: dict = {}
         self._lists: dict = {}                # tensor-list slot -> its element slots
@@ -317,8 +323,8 @@ def _key(backend, kind, value):
 def _check_input(fn_name, index, declared: TensorInfo, value):
     try:
         actual = describe_value(f"input {index}", value)
-    except ValueError as e:
-        raise ExecutionError(f"@{fn_name}: {e}") from None
+    except KindError as e:
+        raise ExecutionError(f"@{fn_name}: {e.text()}") from None
     if isinstance(value, NZTensor) and declared.rank == value.data.ndim and declared.rank != actual.rank:
         actual = TensorInfo(tuple(value.data.shape), actual.dtype, actual.format)   # 4-D NZ weights
     if (declared.dtype != actual.dtype or declared.format != actual.format or declared.rank != actual.rank
@@ -352,7 +358,7 @@ def load(lowered, function: Optional[str] = None, constants: Optional[Mapping] =
         return LoweredFunction(op, constants)
     functions = [o for o in op.regions[0].blocks[0].operations if o.operation.name == "func.func"]
     if function is not None:
-        functions = [f for f in functions if f.operation.attributes["sym_name"].value == function]
+        functions = [f for f in functions if symbol_name(f.operation) == function]
     if not functions:
         raise ExecutionError(f"no function {'@' + function if function else ''} to run in the module")
     return LoweredFunction(functions[0], constants)

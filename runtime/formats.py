@@ -19,6 +19,15 @@ def c0_for(dtype) -> int:
     return 32 // np.dtype(dtype).itemsize
 
 
+def contiguous_strides(shape) -> list:
+    """Row-major strides, in elements, of a tensor of `shape`."""
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= int(d)
+    return strides[::-1]
+
+
 def nz_physical_shape(shape, dtype) -> tuple[int, ...]:
     *batch, h, w = shape
     c0 = c0_for(dtype)
@@ -99,16 +108,19 @@ def get_format(x) -> int:
 
 
 def describe_value(param: str, value):
-    """The TensorInfo (shape, element type, format) of a NumPy array or NZTensor; ValueError
-    naming `param` for anything else."""
+    """The TensorInfo (shape, element type, format) of a NumPy array or NZTensor; KindError
+    [ARG-002] naming `param` for anything else."""
+    from ..dialect.opdef import KindError
     from ..dialect.types import TensorInfo, dtype_name
+    if not (hasattr(value, "dtype") and hasattr(value, "shape")):
+        raise KindError("tensor", f"expected a tensor (NumPy array, NZTensor or CPU torch.Tensor), "
+                                  f"got {type(value).__name__}", param)
     try:
         dtype = dtype_name(value.dtype)
-    except (AttributeError, ValueError, TypeError):
-        raise ValueError(
-            f"{param}: expected a tensor with a supported element type "
-            f"(bf16, f16, f32, int8, uint8, int32, int64, uint64, int4, bool), got {type(value).__name__}"
-            + (f" of {value.dtype}" if hasattr(value, "dtype") else "")) from None
+    except (ValueError, TypeError):
+        raise KindError("tensor", f"expected a tensor with a supported element type "
+                                  f"(bf16, f16, f32, f64, int4, int8, int16, int32, int64, uint8, "
+                                  f"uint64, bool), got {value.dtype}", param) from None
     fmt = "FRACTAL_NZ" if isinstance(value, NZTensor) else "ND"
     return TensorInfo(tuple(int(d) for d in value.shape), dtype, fmt)
 

@@ -77,7 +77,7 @@ def _nbytes(shape, dtype: str) -> int:
 
 
 def _contiguous(shape):
-    from ..lowering.convert import contiguous_strides
+    from .formats import contiguous_strides
     return tuple(contiguous_strides(shape))
 
 

@@ -1,4 +1,5 @@
-"""Run the whole test suite: the lit IR tests, then the pytest suite. Fails if either fails.
+"""Run the whole test suite: the lit IR tests, then the pytest suite (test/python and the
+fuzzers' small budgets, test/fuzz). Fails if either fails.
 
     python test/run.py [pytest arguments...]      e.g.  python test/run.py -m slow
 
@@ -15,7 +16,7 @@ BIN = Path(sys.executable).parent
 def main() -> int:
     lit = subprocess.call([str(BIN / "lit"), "-sv", str(HERE / "lit")])
     tests = subprocess.call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                             str(HERE / "python"), *sys.argv[1:]])
+                             str(HERE / "python"), str(HERE / "fuzz"), *sys.argv[1:]])
     if lit != 0:
         print("lit IR tests FAILED (see above)")
     return 1 if lit != 0 or tests != 0 else 0

@@ -11,17 +11,26 @@ from __future__ import annotations
 
 import argparse
 import sys
+import zipfile
 
 import numpy as np
 
 from ..compiler import CompileError, compile, find_function
-from ..dialect.types import describe_type, numpy_dtype
+from ..dialect.types import NUMPY_DTYPES, TypeDescriptionError, describe_type, numpy_dtype
 from ..errors import VerificationError
 from ..runtime.backend import set_backend
 from ..runtime.formats import FRACTAL_NZ, NZTensor, c0_for, format_cast
+from .mla_opt import check_pipeline
+
+
+class UsageError(Exception):
+    """A run that cannot start: its message is the reason (mla-run: error: ...)."""
 
 
 def random_value(info, rng):
+    if None in info.shape:
+        raise UsageError(f"an argument of type {info} has a dynamic dimension: give its value "
+                         f"with --inputs")
     dtype = numpy_dtype(info.dtype)
     if np.issubdtype(dtype, np.floating) or info.dtype == "bf16":
         value = (rng.standard_normal(info.shape) * 0.5).astype(dtype)
@@ -38,22 +47,46 @@ def nz_input(value, info):
     physical fractal data of the (H, W) matrix."""
     if info.rank == 4 and info.shape[2] == 16 and info.shape[3] == c0_for(value.dtype):
         return NZTensor(value, (info.shape[1] * 16, info.shape[0] * info.shape[3]))
+    if value.ndim < 2:
+        raise UsageError(f"an argument of type {info}: FRACTAL_NZ needs a tensor of rank >= 2")
     return format_cast(value, FRACTAL_NZ)
 
 
 def argument_infos(program, function):
+    """The TensorInfo of each argument; UsageError for one mla-run cannot make (not a tensor,
+    an element type without a NumPy dtype)."""
     with program.context:
         fn = find_function(program.module, function)
-        return [describe_type(a.type) for a in fn.regions[0].blocks[0].arguments]
+        infos = []
+        for i, arg in enumerate(fn.regions[0].blocks[0].arguments):
+            try:
+                info = describe_type(arg.type)
+            except TypeDescriptionError as e:
+                raise UsageError(f"argument #{i}: {e} (mla-run passes tensors)") from None
+            if info.dtype not in NUMPY_DTYPES:
+                raise UsageError(f"argument #{i}: element type {info.dtype} has no NumPy "
+                                 f"equivalent (supported: {', '.join(NUMPY_DTYPES)})")
+            infos.append(info)
+        return infos
 
 
 def load_inputs(path, infos):
-    data = np.load(path)
+    try:
+        data = np.load(path)
+    except OSError:
+        raise
+    except (ValueError, EOFError, zipfile.BadZipFile) as e:
+        raise UsageError(f"cannot read inputs from {path}: {e}") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise UsageError(f"cannot read inputs from {path}: expected an .npz archive (np.savez)")
     names = [f"arg{i}" for i in range(len(infos))]
     keys = names if all(n in data.files for n in names) else data.files
     if len(keys) != len(infos):
-        raise SystemExit(f"mla-run: error: {path} holds {len(keys)} arrays, the function takes {len(infos)}")
-    return [as_argument_type(data[k], info, k) for k, info in zip(keys, infos)]
+        raise UsageError(f"{path} holds {len(keys)} arrays, the function takes {len(infos)}")
+    try:
+        return [as_argument_type(data[k], info, k) for k, info in zip(keys, infos)]
+    except (ValueError, EOFError, zipfile.BadZipFile) as e:
+        raise UsageError(f"cannot read inputs from {path}: {e}") from None
 
 
 def as_argument_type(array, info, name):
@@ -64,10 +97,9 @@ def as_argument_type(array, info, name):
         return array
     if array.dtype.kind == "V" and array.dtype.itemsize == dtype.itemsize:
         return array.view(dtype)
-    if np.can_cast(array.dtype, dtype, "same_kind"):
+    if array.dtype.kind in "biuf" and np.can_cast(array.dtype, dtype, "same_kind"):
         return array.astype(dtype)
-    raise SystemExit(f"mla-run: error: input {name} has element type {array.dtype}, "
-                     f"the function takes {info.dtype}")
+    raise UsageError(f"input {name} has element type {array.dtype}, the function takes {info.dtype}")
 
 
 def main(argv=None) -> int:
@@ -81,8 +113,12 @@ def main(argv=None) -> int:
     p.add_argument("--backend", default="auto", choices=("cpu", "npu", "auto"))
     args = p.parse_args(argv)
     try:
+        if args.seed < 0:
+            raise UsageError(f"--seed: expected a non-negative integer, got {args.seed}")
+        check_pipeline(args.pass_pipeline)
         set_backend(args.backend)
-        source = open(args.input, encoding="utf-8").read()
+        with open(args.input, "rb") as f:
+            source = f.read()        # bytes: MLIR reports what is not UTF-8 where it is
         program = compile(source, pipeline=args.pass_pipeline, source_name=args.input)
         infos = argument_infos(program, args.function)
         values = (load_inputs(args.inputs, infos) if args.inputs
@@ -90,7 +126,9 @@ def main(argv=None) -> int:
         values = [nz_input(v, info) if info.is_nz and not isinstance(v, NZTensor) else v
                   for v, info in zip(values, infos)]
         outputs = program(*values, function=args.function)
-    except (CompileError, VerificationError, RuntimeError) as e:
+    except (UsageError, ValueError, CompileError, VerificationError, NotImplementedError,
+            RuntimeError) as e:
+        # ValueError: a pass pipeline MLIR cannot parse (check_pipeline).
         print(f"mla-run: error: {e}", file=sys.stderr)
         return 1
     except OSError as e:
@@ -102,8 +140,12 @@ def main(argv=None) -> int:
         stats = f"min {f.min():.6g} max {f.max():.6g} mean {f.mean():.6g}" if arr.size else "empty"
         print(f"output {i}: {arr.shape} {arr.dtype}  {stats}")
     if args.output:
-        np.savez(args.output, **{f"out{i}": (o.to_nd() if isinstance(o, NZTensor) else o)
-                                 for i, o in enumerate(outputs)})
+        try:
+            np.savez(args.output, **{f"out{i}": (o.to_nd() if isinstance(o, NZTensor) else o)
+                                     for i, o in enumerate(outputs)})
+        except OSError as e:
+            print(f"mla-run: error: cannot write {args.output}: {e.strerror}", file=sys.stderr)
+            return 1
     return 0
 
 

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from ..dialect.dialect import MLA, _load_op_modules
+from ..dialect.opdef import KIND_RULES
 from ..dialect.rules import WAIVED
 
 REPO = Path(__file__).resolve().parents[2]
@@ -24,8 +25,9 @@ SELF = "test_rule_coverage.py"
 
 
 def rule_ids() -> set[str]:
+    """Every op's rules, and the argument-kind rules all ops share."""
     _load_op_modules()
-    return {r.id for op in MLA.ops.values() for r in op.rules}
+    return {r.id for op in MLA.ops.values() for r in op.rules} | {r.id for r in KIND_RULES.values()}
 
 
 def mentioned_ids(ids, test_dir: Path = TEST_DIR) -> set[str]:

@@ -1,131 +1,190 @@
-"""`--verify-diagnostics`: check the diagnostics a file produces against its annotations.
+"""`--verify-diagnostics`: check the diagnostics of a file against its `expected-*` annotations,
+as upstream mlir-opt 22 does (mlir/docs/Diagnostics.md; the reference is the `mlir-opt` in the
+venv, and test/python/test_verify_diagnostics_upstream.py compares the two).
 
-Upstream semantics (mlir/docs/Diagnostics.md): `// expected-error {{text}}` on the line of the
-diagnostic, `@+N` / `@-N` for a relative line, `@above` / `@below` for the closest line that
-carries no annotation, `expected-warning|note|remark` alike, several per line, `{{...}}` is a
-substring match, `-re` variants take regexes in nested `{{...}}`. Every expectation must be met
-and every diagnostic expected.
+    // expected-error {{substring}}           on the line of the diagnostic
+    // expected-warning @+2 {{...}}           @+N / @-N lines away, @above / @below: the nearest
+    // expected-note @below {{...}}           line without an annotation, @unknown: a diagnostic
+    // expected-remark-re {{a {{[0-9]+}} b}}  without a file location; -re: LLVM regexes in {{}}
+
+Upstream's rules, which differ from a naive reading:
+  - One annotation per line: the text runs from the first `{{` to the last `}}`, which must end
+    the line; a line with text after its last `}}` carries no annotation.
+  - The annotations of the whole file are read once, before any split is processed.
+  - A diagnostic matches an annotation for its line whose text it contains (or whose regex
+    matches), and the first such annotation takes it even if it already matched; a diagnostic
+    in another file (a `loc("other.mlir":...)`) matches nothing.
+  - Regexes are LLVM's (ascend_mla/tools/llvm_regex.py); an invalid one is an error at the
+    annotation, and its annotation is dropped.
+Where upstream has no defined behaviour we report an error at the annotation: a line offset that
+is not a number (upstream reads an uninitialised integer), an `@unknown` annotation that nothing
+matched (upstream aborts on an assertion).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable, Optional
 
-_DIRECTIVE = re.compile(r"expected-(error|warning|note|remark)(-re)?"
-                        r"(?:\s*@(?P<where>[+-]\d+|above|below))?\s*\{\{")
+from . import llvm_regex
+
+ANNOTATION = re.compile(r"expected-(error|note|remark|warning)(-re)? *"
+                        r"(@([+-][0-9]+|above|below|unknown))? *\{\{(.*)\}\}$")
+_TRAILING = " \t\n\v\f\r"       # what StringRef::rtrim removes
+
+
+def raw(text: str) -> bytes:
+    """Text read with surrogateescape back to its bytes (diagnostic columns count bytes)."""
+    return text.encode("utf-8", "surrogateescape")
 
 
 @dataclass
 class Expectation:
     severity: str
-    line: int           # the diagnostic's line
-    written_at: int     # where the annotation is
-    pattern: str
-    regex: bool
+    line: Optional[int]          # the diagnostic's line; None for @unknown
+    written_at: int              # the annotation's line...
+    col: int                     # ...and the column of its `expected-`
+    text: str
+    matches: Callable[[bytes], bool]
     met: bool = False
 
-    def matches(self, message: str) -> bool:
-        if not self.regex:
-            return self.pattern in message
-        return re.search(_regex_of(self.pattern), message) is not None
 
+class DiagnosticVerifier:
+    """The expectations of one input file, and the diagnostics checked against them.
 
-def _regex_of(pattern: str) -> str:
-    """Literal text with `{{regex}}` islands -> one Python regex."""
-    out, pos = [], 0
-    while True:
-        start = pattern.find("{{", pos)
-        if start < 0:
-            out.append(re.escape(pattern[pos:]))
-            return "".join(out)
-        end = pattern.find("}}", start + 2)
-        if end < 0:
-            raise ValueError(f"unterminated regex in {pattern!r}")
-        out.append(re.escape(pattern[pos:start]))
-        out.append(f"(?:{pattern[start + 2:end]})")
-        pos = end + 2
+    `problems` starts with the annotation errors; `process` returns the problems one diagnostic
+    causes (it and its notes), `finish` those of unmet expectations. The file passes when no
+    problem was reported.
+    """
 
+    def __init__(self, text: str, filename: str):
+        self.filename = filename
+        self.problems: list[str] = []
+        self.expectations: list[Expectation] = []
+        self._by_line: dict[int, list[Expectation]] = {}
+        self._unknown: list[Expectation] = []
+        self._read(text.split("\n"))
 
-def _pattern_end(line: str, start: int, regex: bool) -> int:
-    """Index of the `}}` closing a pattern that starts at `start` (after the opening `{{`)."""
-    if not regex:
-        return line.find("}}", start)
-    depth, i = 0, start
-    while i < len(line) - 1:
-        pair = line[i:i + 2]
-        if pair == "{{":
-            depth += 1
-            i += 2
-            continue
-        if pair == "}}":
-            if depth == 0:
-                return i
-            depth -= 1
-            i += 2
-            continue
-        i += 1
-    return -1
+    def _at(self, line: int, col: int) -> str:
+        return f"{self.filename}:{line}:{col}: error: "
 
-
-class AnnotationError(ValueError):
-    def __init__(self, line: int, message: str):
-        super().__init__(message)
-        self.line = line
-
-
-def parse_expectations(lines: list[str], first_line: int = 1) -> list[Expectation]:
-    """Expectations written in `lines` (numbered from `first_line`)."""
-    found, pending_below = [], []
-    last_plain_line = None
-    for offset, text in enumerate(lines):
-        number = first_line + offset
-        directives = list(_DIRECTIVE.finditer(text))
-        if not directives:
-            for e in pending_below:
-                e.line = number
-            pending_below = []
-            last_plain_line = number
-            continue
-        for m in directives:
-            regex = bool(m.group(2))
-            end = _pattern_end(text, m.end(), regex)
-            if end < 0:
-                raise AnnotationError(number, "expected '}}' to close the expected diagnostic text")
-            where = m.group("where")
-            e = Expectation(m.group(1), number, number, text[m.end():end], regex)
-            if where is None:
-                pass
-            elif where == "above":
-                if last_plain_line is None:
-                    raise AnnotationError(number, "'@above' with no line above it")
-                e.line = last_plain_line
+    def _read(self, lines: list[str]):
+        last_plain = 0                  # index of the last line without an annotation
+        waiting_below: list[Expectation] = []
+        for index, line in enumerate(lines):
+            m = ANNOTATION.search(line.rstrip(_TRAILING))
+            if m is None:
+                for e in waiting_below:
+                    e.line = index + 1
+                waiting_below = []
+                last_plain = index
+                continue
+            col = len(raw(line[:m.start()])) + 1
+            severity, is_regex, where, text = m.group(1), m.group(2), m.group(4), m.group(5)
+            try:
+                matches = _regex_matcher(text) if is_regex else _substring_matcher(text)
+                target = self._target_line(where, index + 1, last_plain + 1, len(lines))
+            except ValueError as error:
+                self.problems.append(self._at(index + 1, col) + str(error))
+                continue
+            e = Expectation(severity, target, index + 1, col, text, matches)
+            self.expectations.append(e)
+            if where == "unknown":
+                self._unknown.append(e)
             elif where == "below":
-                pending_below.append(e)
-            else:
-                e.line = number + int(where)
-            found.append(e)
-    if pending_below:
-        raise AnnotationError(pending_below[0].written_at, "'@below' with no line below it")
-    return found
+                waiting_below.append(e)
+        # @below annotations without a plain line after them keep the dangling line number
+        # upstream gives them (one past the last line).
+        for e in self.expectations:
+            if e.line is not None:
+                self._by_line.setdefault(e.line, []).append(e)
 
+    @staticmethod
+    def _target_line(where: Optional[str], line: int, above: int, line_count: int) -> Optional[int]:
+        if where is None:
+            return line
+        if where == "unknown":
+            return None
+        if where == "above":
+            return above
+        if where == "below":
+            return line_count           # until a plain line follows
+        digits = where[1:]
+        try:                            # llvm getAsInteger(radix 0): a leading 0 is octal
+            offset = int(digits, 8) if len(digits) > 1 and digits[0] == "0" else int(digits)
+        except ValueError:
+            raise ValueError(f"invalid line offset '{where}'") from None
+        if offset >= 2**31:
+            raise ValueError(f"invalid line offset '{where}'")
+        return line + offset if where[0] == "+" else line - offset
 
-def check(diagnostics, expectations: list[Expectation], filename: str) -> list[str]:
-    """Messages for unexpected diagnostics and unmet expectations (empty when all is well)."""
-    problems = []
-    flat = []
-    for d in diagnostics:
-        flat.append(d)
-        flat.extend(d.notes)
-    for d in flat:
-        for e in expectations:
-            if not e.met and e.severity == d.severity and e.line == d.line and e.matches(d.message):
-                e.met = True
-                break
+    def process(self, diagnostic) -> list[str]:
+        """Check a diagnostic and its notes; the problems they cause."""
+        problems = []
+        for d in [diagnostic, *diagnostic.notes]:
+            problem = self._process_one(d)
+            if problem:
+                problems.append(problem)
+        self.problems += problems
+        return problems
+
+    def _process_one(self, d) -> Optional[str]:
+        if d.file is not None:
+            candidates = []                 # another file: upstream has no annotations for it
+        elif d.line is None:
+            candidates = self._unknown
         else:
-            where = f"{filename}:{d.line}:{d.col}" if d.line is not None else filename
-            problems.append(f"{where}: error: unexpected {d.severity}: {d.message}")
-    for e in expectations:
-        if not e.met:
-            problems.append(f"{filename}:{e.written_at}:1: error: expected {e.severity} "
-                            f"\"{e.pattern}\" was not produced (on line {e.line})")
-    return problems
+            candidates = self._by_line.get(d.line, [])
+        message = raw(d.message)
+        near_miss = None
+        for e in candidates:
+            if e.matches(message):
+                if e.severity == d.severity:
+                    e.met = True
+                    return None
+                near_miss = e
+        if near_miss is not None:
+            return (self._at(near_miss.written_at, near_miss.col) + f"'{d.severity}' diagnostic "
+                    f"emitted when expecting a '{near_miss.severity}'")
+        return f"{d.where(self.filename)}: error: unexpected {d.severity}: {d.message}"
+
+    def finish(self) -> list[str]:
+        problems = [self._at(e.written_at, e.col) + f'expected {e.severity} "{e.text}" was not produced'
+                    for e in self.expectations if not e.met]
+        self.problems += problems
+        return problems
+
+
+def _substring_matcher(text: str) -> Callable[[bytes], bool]:
+    needle = raw(text)
+    return lambda message: needle in message
+
+
+def _regex_matcher(text: str) -> Callable[[bytes], bool]:
+    """Upstream's regex: literal text escaped, each `{{...}}` island a group. Each island must
+    be valid alone (ValueError "invalid regex: ..." otherwise); the whole regex can still be
+    invalid (a back-reference renumbered by the groups around islands), and then, as in LLVM,
+    it matches nothing."""
+    rest, whole = raw(text), []
+    while rest:
+        start = rest.find(b"{{")
+        if start < 0:
+            whole.append(llvm_regex.escape(rest))
+            break
+        whole.append(llvm_regex.escape(rest[:start]))
+        rest = rest[start + 2:]
+        end = rest.find(b"}}")
+        if end < 0:
+            raise ValueError("found start of regex with no end '}}'")
+        island = rest[:end]
+        try:
+            llvm_regex.translate(island)
+        except llvm_regex.RegexError as error:
+            raise ValueError(f"invalid regex: {error}") from None
+        whole.append(b"(" + island + b")")
+        rest = rest[end + 2:]
+    try:
+        pattern = llvm_regex.compile(b"".join(whole))
+    except llvm_regex.RegexError:
+        return lambda message: False
+    return lambda message: pattern.search(message) is not None

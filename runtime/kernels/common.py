@@ -127,6 +127,17 @@ def last_writers(slots) -> np.ndarray:
     return np.sort(last[slots[last] >= 0])
 
 
+def _paged_rows(cache: np.ndarray, slots, cache_mode: str):
+    """(the array to index, the index of the rows of `slots`, the shape rows take there) in a
+    (BlockNum, BlockSize, Nkv, H) cache: the cache itself, or its flat NZ-ordered memory for
+    "PA_NZ"."""
+    _, block_size, nkv, head_dim = cache.shape
+    if cache_mode == "PA_NZ":
+        offsets = nz_slot_offsets(slots, block_size, nkv * head_dim, cache.dtype)
+        return _flat_view(cache), offsets, (slots.size, nkv * head_dim)
+    return cache, (slots // block_size, slots % block_size), (slots.size, nkv, head_dim)
+
+
 def scatter_paged_cache(cache: np.ndarray, slots, rows, cache_mode: str) -> None:
     """Write rows[i] (Nkv*H values) into slot slots[i] of a (BlockNum, BlockSize, Nkv, H) cache,
     in place.
@@ -135,12 +146,23 @@ def scatter_paged_cache(cache: np.ndarray, slots, rows, cache_mode: str) -> None
     the cache's dtype. cache_mode "PA_BSND": plain row-major slots; "PA_NZ": NZ blocks of the
     (BlockSize, Nkv*H) matrix.
     """
-    slots = np.asarray(slots, dtype=np.int64)
-    if slots.size == 0:
-        return
-    _, block_size, nkv, head_dim = cache.shape
-    rows = np.asarray(rows).reshape(slots.size, nkv * head_dim)
-    if cache_mode == "PA_NZ":
-        _flat_view(cache)[nz_slot_offsets(slots, block_size, nkv * head_dim, cache.dtype)] = rows
-    else:
-        cache[slots // block_size, slots % block_size] = rows.reshape(-1, nkv, head_dim)
+    write_paged_caches([(cache, slots, rows)], cache_mode)
+
+
+def write_paged_caches(writes, cache_mode: str) -> None:
+    """Scatter each (cache, slots, rows) in turn (as scatter_paged_cache): a kernel's last step,
+    after every result is computed. Should a write fail, the caches written before it get their
+    old rows back, so a failing call leaves the caller's caches as they were."""
+    done = []
+    try:
+        for cache, slots, rows in writes:
+            slots = np.asarray(slots, dtype=np.int64).reshape(-1)
+            if slots.size == 0:
+                continue
+            target, index, shape = _paged_rows(cache, slots, cache_mode)
+            done.append((target, index, target[index]))     # fancy indexing: a copy
+            target[index] = np.asarray(rows).reshape(shape)
+    except BaseException:
+        for target, index, old in reversed(done):
+            target[index] = old
+        raise

@@ -10,7 +10,9 @@ with the rounding points of spec/numerics.md ("MLA prolog", points 1-9), which t
 line by line. The quant scenario comes from the dtypes (spec A5.6): token_x int8 = full quant
 (FQ), weight_uq_qr int8 = partial quant (PQ, or FQ), kv_cache int8 = quantized kv cache (KVQ).
 The kernel assumes the verifier accepted the call; it only rejects a cache_index beyond the
-cache (numerics 5) and a strided PA_NZ cache, before anything is written.
+cache (numerics 5) and a strided PA_NZ cache, before anything is written. Every result is
+computed before the caches are written, which is the last step (write_paged_caches, which also
+puts a cache back should the other one fail): a call that fails changes no caller buffer.
 
 Choices where numerics.md leaves the exact arithmetic open, after the Ascend kernels
 (ops-transformer mla_prolog, NON-SEED EVIDENCE):
@@ -35,7 +37,7 @@ import numpy as np
 
 from . import kernel
 from .common import (bf16, bfloat16, f32, last_writers, rms_norm, rope_deinterleaved,
-                     round_half_away, saturate_int8, scatter_paged_cache)
+                     round_half_away, saturate_int8, write_paged_caches)
 from .gemm import float_matmul, head_matmul, int8_matmul
 
 HCQ, HCKV, D, DR = 1536, 512, 128, 64
@@ -98,8 +100,6 @@ def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr,
     mm3 = _down_projection(x, weight_dkv_kr, x_scale, dequant_scale_w_dkv_kr, sc)
     kv = rms_norm(mm3[:, :HCKV], rmsnorm_gamma_ckv, rmsnorm_epsilon_ckv)
     k_rope = bf16(rope_deinterleaved(mm3[:, HCKV:], cos, sin))
-    _store_caches(kv, k_rope, slots, kv_cache, kr_cache, quant_scale_ckv, quant_scale_ckr,
-                  cache_mode, sc)
 
     if sc.query_int8:           # FQ-KVQ (numerics 9)
         query, dequant_scale_q_nope = _dynamic_quant_query(f32(query))
@@ -113,6 +113,10 @@ def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr,
         per_token_head = declared is not None and declared.rank == 3
         dequant_scale_q_nope = np.zeros((t, weight_uk.shape[0], 1) if per_token_head else (1,),
                                         np.float32)
+
+    # Last, the only step that writes caller memory: every result is computed by now.
+    writes = _cache_writes(kv, k_rope, slots, kv_cache, kr_cache, quant_scale_ckv, quant_scale_ckr, sc)
+    write_paged_caches(writes, cache_mode)
     n = weight_uk.shape[0]
     # contiguous, as torch_npu's outputs are (FIA's eager call rejects strided views, FIA-014)
     return (np.ascontiguousarray(query.reshape(*tokens, n, HCKV)),
@@ -187,12 +191,11 @@ def _check_nz_caches_contiguous(cache_mode, **caches):
                              f"in NZ order), got strides {cache.strides}")
 
 
-def _store_caches(kv, k_rope, slots, kv_cache, kr_cache, quant_scale_ckv, quant_scale_ckr,
-                  cache_mode, sc):
-    """Scatter the token rows into the paged caches (numerics 5, 6). Skipped: negative slots,
-    every token when BlockNum = 0; of duplicate slots the highest token wins."""
+def _cache_writes(kv, k_rope, slots, kv_cache, kr_cache, quant_scale_ckv, quant_scale_ckr, sc):
+    """The rows each cache receives, as (cache, slots, rows) (numerics 5, 6). Skipped: negative
+    slots, every token when BlockNum = 0; of duplicate slots the highest token wins."""
     if kv_cache.shape[0] == 0:
-        return
+        return []
     tokens = last_writers(slots)
     kv, k_rope, slots = kv[tokens], k_rope[tokens], slots[tokens]
     if sc.kv_int8:      # FQ-KVQ: per tensor (the first element); PQ-KVQ: per channel
@@ -205,5 +208,4 @@ def _store_caches(kv, k_rope, slots, kv_cache, kr_cache, quant_scale_ckv, quant_
         kr_rows = saturate_int8(k_rope * f32(quant_scale_ckr).reshape(1, -1))
     else:
         kr_rows = k_rope.astype(bfloat16)
-    scatter_paged_cache(kv_cache, slots, kv_rows, cache_mode)
-    scatter_paged_cache(kr_cache, slots, kr_rows, cache_mode)
+    return [(kv_cache, slots, kv_rows), (kr_cache, slots, kr_rows)]

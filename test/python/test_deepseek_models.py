@@ -85,7 +85,7 @@ def test_a_decode_loop_compiles_once():
 def test_refused_presets_say_which_rule_and_still_run():
     v2 = ascend_mla.compile(deepseek.build("deepseek-v2", tp=16, layers=1, block_size=16))
     (refusal,) = v2.report()["refused"]
-    assert refusal["pattern"] == "fuse-prolog" and "[MLA-090]" in refusal["reason"]   # He = 5120
+    assert refusal["pattern"] == "mla.prolog_v2 NQ" and "[MLA-090]" in refusal["reason"]   # He = 5120
     assert "got 5120" in refusal["reason"]
     assert op_counts(v2.ir)["prolog_v2"] == 0 and op_counts(v2.ir)["fused_infer_attention_score"] == 1
     lite = ascend_mla.compile(deepseek.build("deepseek-v2-lite", tp=2, layers=1, block_size=16))
@@ -98,9 +98,9 @@ def test_refused_presets_say_which_rule_and_still_run():
 
 def test_block_size_64_is_refused_by_both_fusions():
     program = ascend_mla.compile(deepseek.build("deepseek-v3", tp=16, layers=1, block_size=64))
-    reasons = {r["pattern"]: r["reason"] for r in program.report()["refused"]}
-    assert "[MLA-099]" in reasons["fuse-prolog"]
-    assert "block_size" in reasons["fuse-attention"]
+    reasons = {r["pattern"].split()[0]: r["reason"] for r in program.report()["refused"]}
+    assert "[MLA-099]" in reasons["mla.prolog_v2"]
+    assert "block_size" in reasons["mla.paged_attention"]
 
 
 CASES = [("deepseek-v3", "bf16", "PA_BSND", 1), ("deepseek-v3", "w8a8", "PA_NZ", 2),

@@ -153,3 +153,15 @@ def test_compile_takes_an_ir_module_and_torch_tensors_updating_caches_in_place()
     got = outputs[0].view(torch.int16).numpy().view(BF16)
     assert np.array_equal(got, expected[0])
     assert np.array_equal(as_torch["kv_cache.0"].view(torch.int16).numpy().view(BF16), expected[1])
+
+
+def test_a_weight_two_ops_use_is_packed_once():
+    g = GraphWriter("two_users")
+    x = g.arg("x", T((3, 64), "bf16"))
+    w = g.weight("shared.weight", T((32, 64), "bf16"))
+    a = g.op(Matmul, x=x, w=g.op(Transpose, x=w, permutation=[1, 0]))
+    b = g.op(Matmul, x=x, w=g.op(Transpose, x=w, permutation=[1, 0]))
+    g.ret(a, b)
+    program = ascend_mla.compile(g.text(), weights={"shared.weight": np.ones((32, 64), BF16)})
+    assert sorted(program.weights) == ["shared.weight.T.cast"]
+    assert program.ir.count("global_load_const @shared.weight.T.cast") == 2

@@ -178,7 +178,7 @@ def test_host_arrays_hold_int64(lengths, reason):
 
 def test_a_scalar_for_a_host_array_is_rejected_before_any_rule():
     message = rejected(dict(tnd_case(), actual_cmp_seq_kvlen=40))
-    assert message == f"{OP} actual_cmp_seq_kvlen: expected a list of integers, got 40"
+    assert message == f"{OP} actual_cmp_seq_kvlen: expected a list of integers, got 40 [ARG-007]"
 
 
 def test_host_array_types_are_checked_on_every_call():

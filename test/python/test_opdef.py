@@ -178,7 +178,7 @@ def test_wrong_attribute_kind_is_a_diagnostic_naming_the_attribute(ctx):
     op.attributes["count"] = ir.StringAttr.get("three")
     assert not verify_ops(module.operation)
     assert ctx.diags.diagnostics[-1].message == (
-        "'mlatest.thing' op count: expected an i64 integer attribute, got \"three\"")
+        "'mlatest.thing' op count: expected an i64 integer attribute, got \"three\" [ARG-003]")
 
 
 def test_a_foreign_tensor_encoding_is_rejected(ctx):

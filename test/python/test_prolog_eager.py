@@ -357,9 +357,9 @@ def test_rejected_call_names_the_parameter_and_writes_nothing(weights, api, scen
 
 
 @pytest.mark.parametrize("api, change, message", [
-    ("v1", _set(rmsnorm_epsilon_cq="1e-5"), "rmsnorm_epsilon_cq: expected a float, got '1e-5'"),
-    ("v2", _set(rmsnorm_epsilon_ckv=True), "rmsnorm_epsilon_ckv: expected a float, got True"),
-    ("v2", _set(cache_mode=3), "cache_mode: expected a string, got 3")])
+    ("v1", _set(rmsnorm_epsilon_cq="1e-5"), "rmsnorm_epsilon_cq: expected a float, got '1e-5' [ARG-004]"),
+    ("v2", _set(rmsnorm_epsilon_ckv=True), "rmsnorm_epsilon_ckv: expected a float, got True [ARG-004]"),
+    ("v2", _set(cache_mode=3), "cache_mode: expected a string, got 3 [ARG-006]")])
 def test_host_parameters_of_the_wrong_kind(weights, api, change, message):
     """MLA-031 (waived: structural): the epsilons are doubles, cache_mode a string; the eager
     layer rejects another kind before any rule reads the value."""

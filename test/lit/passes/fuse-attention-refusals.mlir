@@ -47,7 +47,7 @@ func.func @mask_and_causal(
     %v: tensor<2x4x2x64xbf16> {mla.name = "v"},
     %mask: tensor<4x4xi8> {mla.name = "mask"})
     -> (tensor<2x4x8x64xbf16>) {
-  // expected-remark @+1 {{a dense attention with both a mask and causal has no single FIA sparse mode}}
+  // expected-remark @+1 {{a dense attention with both a mask and causal has no single FIA sparse mode [FUSE-001]}}
   %attention = "mla.attention"(%q, %k, %v, %mask) {scale_value = 0.125 : f64, causal = true, operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<2x4x8x64xbf16>, tensor<2x4x2x64xbf16>, tensor<2x4x2x64xbf16>, tensor<4x4xi8>) -> (tensor<2x4x8x64xbf16>)
   return %attention : tensor<2x4x8x64xbf16>
 }

@@ -3,7 +3,7 @@
 // RUN: not mla-opt %s --split-input-file --verify-diagnostics 2> %t.err
 // RUN: FileCheck %s < %t.err
 
-// CHECK-DAG: verify-diagnostics-failures.mlir:[[# @LINE + 2]]:1: error: expected error "this is never produced" was not produced
+// CHECK-DAG: verify-diagnostics-failures.mlir:[[# @LINE + 2]]:6: error: expected error "this is never produced" was not produced
 func.func @missing(%x: tensor<4x8xf32>, %g: tensor<8xf32>) {
   // expected-error @+1 {{this is never produced}}
   %0 = "mla.rms_norm"(%x, %g) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
@@ -21,7 +21,7 @@ func.func @unexpected(%x: tensor<4x8xf32>, %g: tensor<5xf32>) {
 // -----
 
 // CHECK-DAG: verify-diagnostics-failures.mlir:[[# @LINE + 4]]:8: error: unexpected error: 'mla.rms_norm' op gamma
-// CHECK-DAG: verify-diagnostics-failures.mlir:[[# @LINE + 2]]:1: error: expected error "wrong text" was not produced
+// CHECK-DAG: verify-diagnostics-failures.mlir:[[# @LINE + 2]]:6: error: expected error "wrong text" was not produced
 func.func @wrong_text(%x: tensor<4x8xf32>, %g: tensor<5xf32>) {
   // expected-error @+1 {{wrong text}}
   %0 = "mla.rms_norm"(%x, %g) : (tensor<4x8xf32>, tensor<5xf32>) -> tensor<4x8xf32>

@@ -1,5 +1,6 @@
 // RUN: mla-opt %s --split-input-file --verify-diagnostics
-// Every designator form of upstream's --verify-diagnostics.
+// Every designator form of upstream's --verify-diagnostics (test/python/
+// test_verify_diagnostics_upstream.py compares the details with upstream mlir-opt).
 
 func.func @same_line(%x: tensor<4x8xf32>, %g: tensor<7xf32>) {
   %0 = "mla.rms_norm"(%x, %g) : (tensor<4x8xf32>, tensor<7xf32>) -> tensor<4x8xf32> // expected-error {{gamma: expected shape (8,)}}
@@ -37,9 +38,10 @@ func.func @below(%x: tensor<4x8xf32>, %g: tensor<8xi8>) {
 
 // -----
 
-// Several annotations on one line, for two diagnostics on the next line (two ops on it).
+// Two diagnostics on one line (two ops on it): one annotation per line, as upstream reads them.
 func.func @two(%x: tensor<4x8xf32>, %g: tensor<8xf32>) {
-  // expected-error @+1 {{y: expected the shape of x}} expected-error @+1 {{epsilon: must be > 0}}
+  // expected-error @+2 {{y: expected the shape of x}}
+  // expected-error @+1 {{epsilon: must be > 0}}
   %0 = "mla.rms_norm"(%x, %g) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x9xf32> %1 = "mla.rms_norm"(%x, %g) {epsilon = 0.0 : f64} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   return
 }
