@@ -133,7 +133,7 @@ def _ratio(error: float, scale: float) -> str:
 
 
 class Run:
-    """One `ascend-mla run`: the steps print as they finish."""
+    """One `ascend-mla run`: build, compile, run, check, report (stdout), progress (stderr)."""
 
     def __init__(self, args, out):
         self.args, self.out = args, out
@@ -256,7 +256,7 @@ class Run:
         c = model.config
         self.say(f"ascend-mla run: {a.model} MLA attention, tp {a.tp} ({c['heads']} of "
                  f"{c['num_attention_heads']} heads), {a.layers} layer{'s' * (a.layers > 1)}, batch {a.batch}, "
-                 f"seq {a.seq}, {a.quant}, {a.cache_mode} caches (block {BLOCK_SIZE}), {a.steps} decode steps")
+                 f"seq {a.seq}, {a.quant}, {a.cache_mode} caches (block {BLOCK_SIZE}), {_plural(a.steps, 'decode step')}")
         self.say(f"backend: {backend}")
         with self.progress(3 + a.steps * 2 + 1):
             self.stage("making random weights")
@@ -390,7 +390,7 @@ class Run:
             raise Failure("--from-torch needs PyTorch: pip install 'ascend-mla[torch]'") from None
         target, backend = self.resolve_target()
         self.say(f"ascend-mla run --from-torch: {a.model} TorchMLA (PyTorch), tp {a.tp}, {a.layers} "
-                 f"layer{'s' * (a.layers > 1)}, batch {a.batch}, seq {a.seq}, {a.steps} decode steps")
+                 f"layer{'s' * (a.layers > 1)}, batch {a.batch}, seq {a.seq}, {_plural(a.steps, 'decode step')}")
         self.say(f"backend: {backend}")
         with self.progress(1):
             self.stage("torch.export, import, compile, run against eager PyTorch")
@@ -464,6 +464,10 @@ def _times(runs: dict) -> str:
         firsts = ", ".join(f"{name} {t[0]:.2f} s" for name, t in runs.items())
         text += f" ({steps}; step 1, which also runs every phase one: {firsts})"
     return text
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
 
 
 def _available_memory():
