@@ -3,7 +3,8 @@
     python bench/bench_compile.py [--layers 1,8,61] [--tp 8]
 
 Stages: writing the IR (the model builder), parsing, verifying (every rule of every op), each
-pass of the default pipeline (fusion, layout, and the lowering when the pipeline has it).
+pass of the default pipeline (fusion, layout), and the lowering to aclnn kernel calls that
+compile() ends with.
 Prints ops per second of the whole compile and the per-layer cost, whose constancy from 8 to 61
 layers shows the compiler is linear in the layer count. Packing the weights (fold-constants with
 values: transposes, NZ packing, W_uk/W_uv slices) is data work proportional to the weights'
@@ -61,7 +62,8 @@ def compile_stages(layers: int, tp: int, with_weights: bool = False) -> tuple[di
         t = time.perf_counter()
         assert verify_ops(module.operation)
         times["verify"] = time.perf_counter() - t
-        for element in parse_pipeline(PIPELINES["default"]):
+        # the default pipeline, then the lowering compile() always ends with
+        for element in parse_pipeline(PIPELINES["default"]) + [("lower-to-aclnn", "")]:
             pm = build_pass_manager([element])
             t = time.perf_counter()
             pm.run(module.operation)

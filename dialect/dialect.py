@@ -31,7 +31,7 @@ class Dialect:
 
     def load(self, context: ir.Context):
         """Load this dialect's IRDL into `context`, once."""
-        _register_python_namespace(self.name)
+        register_python_namespace(self.name)
         if not self.ops or context.is_registered_operation(next(iter(self.ops))):
             return
         with context, ir.Location.unknown():
@@ -41,7 +41,7 @@ class Dialect:
 _registered: set = set()
 
 
-def _register_python_namespace(name: str):
+def register_python_namespace(name: str):
     """Give the bindings an (empty) Python module for the dialect. Without one, every handle to
     one of its ops (`value.owner`) makes them try, and fail, to import mlir.dialects.<name>; that
     failed import was most of a pass's time."""

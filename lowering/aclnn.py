@@ -38,6 +38,7 @@ from typing import Optional, Sequence
 
 from mlir import ir
 from mlir.dialects import irdl
+from ..dialect.dialect import register_python_namespace
 
 # --- parameter kinds of an aclnn function ---------------------------------------------------
 
@@ -223,6 +224,7 @@ class AclnnDialect:
 
     def load(self, context: ir.Context):
         _import_functions()
+        register_python_namespace("aclnn")
         if context.is_registered_operation("aclnn.alloc"):
             return
         with context, ir.Location.unknown():
