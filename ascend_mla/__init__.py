@@ -6,9 +6,10 @@
 """
 from .errors import BackendUnavailable, VerificationError, VerificationWarning
 from .compiler import CompileError, Program, compile
+from .cost import roofline
 from .runtime.backend import get_backend, set_backend
 from .runtime.formats import FRACTAL_NZ, ND, NZTensor, format_cast, get_format, nz_cache_view
 from . import ops
 
-__all__ = ["compile", "Program", "CompileError", "BackendUnavailable", "VerificationError", "VerificationWarning", "set_backend", "get_backend", "ND", "FRACTAL_NZ", "NZTensor",
+__all__ = ["compile", "roofline", "Program", "CompileError", "BackendUnavailable", "VerificationError", "VerificationWarning", "set_backend", "get_backend", "ND", "FRACTAL_NZ", "NZTensor",
            "format_cast", "get_format", "nz_cache_view", "ops"]

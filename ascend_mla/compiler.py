@@ -103,6 +103,12 @@ class Program:
         the buffers with their offsets; `str()` of it is readable."""
         return plan_memory(self._function(function)[0])
 
+    def roofline(self, inputs=None, *, function: str | None = None):
+        """Bytes, FLOPs and the lower bound on an Atlas A2 / A3 of each kernel call of one call
+        (ascend_mla/cost.py); `inputs` give the kv lengths the attention reads."""
+        from .cost import roofline
+        return roofline(self, inputs, function=function)
+
     def _function(self, function):
         if function not in self._functions:
             with self.context:

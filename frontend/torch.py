@@ -340,7 +340,7 @@ def torch_inputs(model, step: int, caches: list) -> tuple:
 
 def deepseek_example(name: str = "deepseek-v3", *, tp: int = 16, layers: int = 1, batch: int = 2,
                      seq: int = 1, steps: int = 3, block_size: int = 16, rope: str = "interleave",
-                     seed: int = 0, pipeline: str = "default") -> dict:
+                     seed: int = 0, pipeline: str = "default", target: str = "auto") -> dict:
     """The PyTorch path end to end: the reference module TorchMLA with a built model's (random)
     weights, compiled by compile_module, run for `steps` decode steps of `seq` tokens next to
     the eager module, each with its own caches. Returns {"program", "report", "steps": [{"max_error",
@@ -354,7 +354,8 @@ def deepseek_example(name: str = "deepseek-v3", *, tp: int = 16, layers: int = 1
     eager_caches = [torch.zeros_like(t) for t in cache_tensors(model)]
     compiled_caches = [t.clone() for t in eager_caches]
     start = time.perf_counter()
-    program = compile_module(module, torch_inputs(model, 0, [t.clone() for t in eager_caches]), pipeline=pipeline)
+    program = compile_module(module, torch_inputs(model, 0, [t.clone() for t in eager_caches]), pipeline=pipeline,
+                             target=target)
     result = {"program": program, "report": program.report(), "compile_seconds": time.perf_counter() - start,
               "steps": [], "scale": 0.0}
     for step in range(steps):

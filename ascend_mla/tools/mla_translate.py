@@ -31,9 +31,13 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     name = "<stdin>" if args.input == "-" else args.input
     try:
-        source = sys.stdin.read() if args.input == "-" else open(args.input, encoding="utf-8").read()
-    except (OSError, UnicodeDecodeError) as e:
-        print(f"mla-translate: error: cannot read {name}: {e}", file=sys.stderr)
+        if args.input == "-":
+            source = sys.stdin.buffer.read()
+        else:
+            with open(args.input, "rb") as f:
+                source = f.read()        # bytes: MLIR reports what is not UTF-8 where it is
+    except OSError as e:
+        print(f"mla-translate: error: cannot read {name}: {e.strerror}", file=sys.stderr)
         return 1
     context = make_context()
     with context, ir.Location.unknown(), DiagnosticCollector(context) as diags:
@@ -55,11 +59,15 @@ def main(argv=None) -> int:
             if d.severity == "error":
                 print(d.format(name), file=sys.stderr)
         return 1
-    if args.output == "-":
-        sys.stdout.write(code)
-    else:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(code)
+    try:
+        if args.output == "-":
+            sys.stdout.write(code)
+        else:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(code)
+    except OSError as e:
+        print(f"mla-translate: error: cannot write {args.output}: {e.strerror}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,6 +1,6 @@
 """DeepSeek-class models through the compiler: what fuses, what is refused and why, and that the
 fused and unfused programs agree with each other and with an independent float64 MLA
-(mla_reference.py: non-absorbed, interleaved RoPE, YaRN recomputed) over several decode steps
+(ascend_mla/models/reference.py: non-absorbed, interleaved RoPE, YaRN recomputed) over several decode steps
 of one compiled program."""
 import collections
 import json
@@ -12,7 +12,7 @@ import pytest
 
 import ascend_mla
 from ascend_mla.models import deepseek
-from mla_reference import attention_block
+from ascend_mla.models.reference import attention_block
 
 BF16 = ml_dtypes.bfloat16
 

@@ -1,4 +1,6 @@
-"""An independent float64 DeepSeek MLA attention block, written from the textbook formulas.
+"""An independent float64 DeepSeek MLA attention block, written from the textbook formulas
+(the check of `ascend-mla run` and test/python/test_deepseek_models.py; it shares no code
+with the compiler, the kernels or the model builder).
 
 Not the absorbed form the compiler fuses: keys and values are expanded per head from the latent
 (k_nope = W_uk c_kv, v = W_uv c_kv), RoPE rotates interleaved pairs (x[2i], x[2i+1]) in place,
