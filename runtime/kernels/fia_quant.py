@@ -156,6 +156,58 @@ class FullQuant:
         return o / np.maximum(_f16(row_sum), np.float32(2.0**-24))
 
 
+class MlaFullQuant:
+    """The MLA full-quant mode (aclnn V4 / torch_npu v2): an int8 query over the int8 latent
+    cache, bf16 rope parts, per-(token, head) query scales dq and per-tensor key/value scales
+    dk, dv, bf16 output. The documents give the interface, not the arithmetic; the order below
+    is the device's A2 kernel (NON-SEED EVIDENCE, ops-transformer attention/incre_flash_attention
+    /op_kernel: ifa_service_matmul_full_quant.h and incre_flash_attention_preload_mla.h with
+    MM1_RES_ADD, MM1_DATO and QUANT_MM2_FP16 defined in ifa_public_define.h):
+      acc = Q8.K8^T + Qr.Kr^T     one float32 accumulator: the exact int32 nope sum, converted in
+                                  place, takes the bf16 rope products (so the rope part shares
+                                  the dequant factor, which is why mla.prolog_v2 in FQ-KVQ writes
+                                  query_rope * quant_scale_ckv / dequant_scale_q_nope),
+      s   = acc * f32(f32(dq[token, head] * dk) * scale_value)      float32 rows,
+      e   = exp(s - rowmax), rowsum in float32,
+      P8  = rint(f16(e * 127 / max_j e))        each row against its max (1 here),
+      O   = f16(P8.V8 / 1024) * 1024 / rowsum * f32(dv * f32(1/127))   then bf16.
+    The device walks the keys in tiles and quantizes P per tile against the tile's max; the CPU
+    takes a row as one tile (the max is 1): a tile without the row max would be quantized more
+    finely, so the CPU's steps are the coarsest the device uses."""
+
+    P_SCALE = np.float32(127.0)
+
+    def __init__(self, dequant_scale_query_bnsd, key_scale, value_scale, scale_value):
+        dk = np.float32(np.asarray(key_scale, np.float32).reshape(-1)[0])
+        self.factor = np.asarray(dequant_scale_query_bnsd, np.float32)[..., 0] * dk  # (B, N, S)
+        self.factor = (self.factor * np.float32(scale_value)).astype(np.float32)
+        self.out_scale = np.float32(np.asarray(value_scale, np.float32).reshape(-1)[0]
+                                    * (np.float32(1.0) / self.P_SCALE))
+        self.sel = self.rows = slice(None)
+
+    def for_rows(self, sel, rows):
+        """The same quantization restricted to one group of batch rows and query rows."""
+        part = object.__new__(MlaFullQuant)
+        part.factor = self.factor[sel][:, :, rows]
+        part.out_scale = self.out_scale
+        return part
+
+    def scores(self, acc, bias, scale):
+        """acc (Bg, N, S1, L): the exact nope + rope sums; bias is None in MLA mode and the
+        scale is already in the row factor."""
+        return np.asarray(acc).astype(np.float32) * self.factor[..., None]
+
+    def pv(self, e, row_sum, v):
+        """e = exp(s - rowmax) (Bg, N, S1, L), row_sum (.., 1), v (Bg * KV_N, L, Dv) integers."""
+        row_max = np.maximum(e.max(axis=-1, keepdims=True), np.float32(2.0**-126))
+        p8 = np.rint(_f16(e * (self.P_SCALE / row_max))).astype(np.float64)
+        pairs, length = v.shape[0], v.shape[1]
+        o32 = np.matmul(p8.reshape(pairs, -1, length), np.asarray(v, np.float64))   # exact
+        o16 = _f16(o32.astype(np.float32) * np.float32(1.0 / 1024)).reshape(*e.shape[:-1], -1)
+        o = _f16(o16 * _f16(row_max)) * np.float32(1024)
+        return o / np.maximum(row_sum, np.float32(2.0**-24)) * self.out_scale
+
+
 def post_quantize(o, quant_scale2, quant_offset2):
     """(B, N, S, D) float32 -> int8: sat(rint(o * scale + offset)), per tensor or channel."""
     n, d = o.shape[1], o.shape[3]
