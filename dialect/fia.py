@@ -1138,7 +1138,7 @@ def paged_no_prefix(op, s):
         return "a shared prefix is not supported with page attention"
 
 
-@rule("FIA-178", "key", branch="prompt")
+@rule("FIA-178", "key", branch="prompt", mla=False)
 def prompt_paged_dtypes(op, s):
     k = op.key[0].dtype
     if s.paged and not (k in FLOATS or k == "i8" and op.query.dtype in FLOATS):

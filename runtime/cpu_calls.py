@@ -163,12 +163,13 @@ def logical_or(call):
 @cpu_call("aclnnFusedInferAttentionScoreV4")
 def fused_infer_attention_score_v4(call):
     """Two callers. mla.fused_infer_attention_score in its MLA full-quant mode: dequantScaleQuery
-    is the query's shape without D (the documented form), run by the op's kernel. The attention
-    primitives (lowering/attention.py _v4; an int8 query's scale stays (B, S, N, 1)): run by the
-    primitive's kernel, with a blockTable mla.paged_attention, else mla.attention."""
+    in the documented form, the query's shape without D ((B, S, N) or (T, N)), run by the op's
+    kernel. The attention primitives (lowering/attention.py _v4; an int8 query's scale is
+    mla.paged_attention's (B, S, N, 1)): run by the primitive's kernel, with a blockTable
+    mla.paged_attention, else mla.attention."""
     a = call.args
     scale = a["dequantScaleQueryOptional"]
-    if scale is not None and np.ndim(scale) == np.ndim(a["query"]) - 1:
+    if scale is not None and np.ndim(scale) < 4:
         return _fia_v4(call)
     out = {"attention_out": call.types["attentionOut"]}
     query, kv_heads = a["query"], a["numKeyValueHeads"]

@@ -454,3 +454,15 @@ func.func @incre_int4_native_per_token_head(%query: tensor<2x1x2x64xf16>, %key: 
   %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value, %key_antiquant_scale, %value_antiquant_scale) {num_heads = 2 : i64, input_layout = "BSND", key_antiquant_mode = 3 : i64, value_antiquant_mode = 3 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x1x2x64xf16>, tensor<2x16x2x64xi4>, tensor<2x16x2x64xi4>, tensor<2x2x16xf32>, tensor<2x2x16xf32>) -> (tensor<2x1x2x64xf16>, tensor<1xf32>)
   return
 }
+
+// -----
+
+// MLA full-quant mode, decode: i8 query (BSND) with its per-(token, head) scale (B, S, N), i8
+// FRACTAL_NZ latent cache with per-tensor key/value scales, bf16 rope parts, bf16 output.
+// CHECK-LABEL: func.func @mla_full_quant(
+// CHECK: query_quant_mode = 3
+// CHECK-SAME: -> (tensor<2x1x8x512xbf16>, tensor<1xf32>)
+func.func @mla_full_quant(%query: tensor<2x1x8x512xi8>, %key: tensor<4x128x512xi8, #mla.format<"FRACTAL_NZ">>, %block_table: tensor<2x2xi32>, %kscale: tensor<1xf32>, %vscale: tensor<1xf32>, %query_rope: tensor<2x1x8x64xbf16>, %key_rope: tensor<4x128x64xbf16, #mla.format<"FRACTAL_NZ">>, %qscale: tensor<2x1x8xf32>) {
+  %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %key, %block_table, %kscale, %vscale, %query_rope, %key_rope, %qscale) {actual_seq_lengths_kv = array<i64: 129, 5>, num_heads = 8 : i64, input_layout = "BSND", num_key_value_heads = 1 : i64, block_size = 128 : i64, query_quant_mode = 3 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0>} : (tensor<2x1x8x512xi8>, tensor<4x128x512xi8, #mla.format<"FRACTAL_NZ">>, tensor<4x128x512xi8, #mla.format<"FRACTAL_NZ">>, tensor<2x2xi32>, tensor<1xf32>, tensor<1xf32>, tensor<2x1x8x64xbf16>, tensor<4x128x64xbf16, #mla.format<"FRACTAL_NZ">>, tensor<2x1x8xf32>) -> (tensor<2x1x8x512xbf16>, tensor<1xf32>)
+  return
+}
