@@ -80,8 +80,9 @@ Documented choices (register section 9 "Recommended" unless said otherwise):
   - Contiguity (FIA-014) has no IR meaning: a call-time rule on the eager arrays.
 
 MLA mode (query_rope and key_rope given). The numerics.md constraints, plus the structure the
-mode defines, are FIA-MLA-1..19: query (.., D = 512) f16/bf16 with query_rope (.., 64) of the same
-layout; key = value = the paged latent cache (KV_N = 1, D = 512; may be the same SSA value),
+mode defines, are FIA-MLA-1, 3..19: query (.., D = 512) f16/bf16 with query_rope (.., 64) of the
+same layout (FIA-MLA-2, "a float query", retired when the full-quant mode came: FIA-005 now
+says all there is to say about the query's type); key = value = the paged latent cache (KV_N = 1, D = 512; may be the same SSA value),
 key_rope the paged rope cache (D = 64); N in {1, 2, 4, .., 128}; Q_S in 1..16; page attention
 with block_size 16 or 128; sparse_mode 0 without a mask when Q_S = 1, sparse_mode 3 with the
 2048x2048 mask when Q_S > 1; no pse_shift, left padding or quantization (the later API's MLA
@@ -99,6 +100,15 @@ Paged caches accepted in MLA mode, exactly what mla.prolog_v2 writes:
     moves no data. In an eager call it is passed as an NZTensor over the same array (the
     `ascend_mla.nz_cache_view`; docs/attention.md).
 V2 mode stays as the seed writes it: ND caches of rank 3 (BnBsH) or BnNBsD.
+
+MLA full-quant mode (an i8 query in MLA mode; FIA-MLAQ-1..9, the sources at the rules): the
+i8 query with dequant_scale_query (the query's shape without D), the i8 latent cache in
+FRACTAL_NZ with block_size 128 and per-tensor f32 (1,) key/value scales in key_antiquant_scale /
+value_antiquant_scale (modes 0), bf16 rope parts, bf16 output, query_quant_mode 3, no
+softmax_lse. Not in the seed, which has no rope: an extension like the MLA mode, rejecting
+nothing the seed allows. The seed's int8 and antiquant rules (FIA-091..093, 097, 100, 113,
+127..160, 178) are about V2's modes and run outside MLA mode only; in MLA mode FIA-MLA-18 and
+the FIA-MLAQ rules say which quantization parameters exist.
 """
 from __future__ import annotations
 
