@@ -110,7 +110,8 @@ def test_mla_full_quant_is_v4(double):
     in dequantScaleQueryOptional, keyRopeAntiquantScaleOptional nullptr, queryQuantMode 3, the
     per-tensor key/value scales as the key/value antiquant scales, the NZ int8 cache."""
     from ascend_mla.lowering.imports import FIA_V4
-    source = (LIT / "dialect" / "fia.mlir").read_text().split("// -----")[-1]
+    source = next(split for split in (LIT / "dialect" / "fia.mlir").read_text().split("// -----")
+                  if "@mla_full_quant(" in split)
     fn = lowered(source)
     with fn._keep[0]:
         inputs = [_zeros(t) for t in fn._keep[1].body.operations[0].type.inputs]

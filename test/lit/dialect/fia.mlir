@@ -466,3 +466,15 @@ func.func @mla_full_quant(%query: tensor<2x1x8x512xi8>, %key: tensor<4x128x512xi
   %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %key, %block_table, %kscale, %vscale, %query_rope, %key_rope, %qscale) {actual_seq_lengths_kv = array<i64: 129, 5>, num_heads = 8 : i64, input_layout = "BSND", num_key_value_heads = 1 : i64, block_size = 128 : i64, query_quant_mode = 3 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0>} : (tensor<2x1x8x512xi8>, tensor<4x128x512xi8, #mla.format<"FRACTAL_NZ">>, tensor<4x128x512xi8, #mla.format<"FRACTAL_NZ">>, tensor<2x2xi32>, tensor<1xf32>, tensor<1xf32>, tensor<2x1x8x64xbf16>, tensor<4x128x64xbf16, #mla.format<"FRACTAL_NZ">>, tensor<2x1x8xf32>) -> (tensor<2x1x8x512xbf16>, tensor<1xf32>)
   return
 }
+
+// -----
+
+// MLA full-quant mode, MTP (Q_S = 2): sparse_mode 3 with the 2048x2048 mask, BSH query.
+// CHECK-LABEL: func.func @mla_full_quant_mtp(
+// CHECK: "mla.fused_infer_attention_score"
+// CHECK-SAME: sparse_mode = 3
+// CHECK-SAME: -> (tensor<2x2x4096xbf16>, tensor<1xf32>)
+func.func @mla_full_quant_mtp(%query: tensor<2x2x4096xi8>, %key: tensor<4x128x512xi8, #mla.format<"FRACTAL_NZ">>, %mask: tensor<2048x2048xi8>, %block_table: tensor<2x2xi32>, %kscale: tensor<1xf32>, %vscale: tensor<1xf32>, %query_rope: tensor<2x2x512xbf16>, %key_rope: tensor<4x128x64xbf16, #mla.format<"FRACTAL_NZ">>, %qscale: tensor<2x2x8xf32>) {
+  %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %key, %mask, %block_table, %kscale, %vscale, %query_rope, %key_rope, %qscale) {actual_seq_lengths_kv = array<i64: 129, 5>, num_heads = 8 : i64, num_key_value_heads = 1 : i64, sparse_mode = 3 : i64, block_size = 128 : i64, query_quant_mode = 3 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0>} : (tensor<2x2x4096xi8>, tensor<4x128x512xi8, #mla.format<"FRACTAL_NZ">>, tensor<4x128x512xi8, #mla.format<"FRACTAL_NZ">>, tensor<2048x2048xi8>, tensor<2x2xi32>, tensor<1xf32>, tensor<1xf32>, tensor<2x2x512xbf16>, tensor<4x128x64xbf16, #mla.format<"FRACTAL_NZ">>, tensor<2x2x8xf32>) -> (tensor<2x2x4096xbf16>, tensor<1xf32>)
+  return
+}
