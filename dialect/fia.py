@@ -82,13 +82,14 @@ Documented choices (register section 9 "Recommended" unless said otherwise):
 MLA mode (query_rope and key_rope given). The numerics.md constraints, plus the structure the
 mode defines, are FIA-MLA-1, 3..19: query (.., D = 512) f16/bf16 with query_rope (.., 64) of the
 same layout (FIA-MLA-2, "a float query", retired when the full-quant mode came: FIA-005 now
-says all there is to say about the query's type); key = value = the paged latent cache (KV_N = 1, D = 512; may be the same SSA value),
-key_rope the paged rope cache (D = 64); N in {1, 2, 4, .., 128}; Q_S in 1..16; page attention
-with block_size 16 or 128; sparse_mode 0 without a mask when Q_S = 1, sparse_mode 3 with the
-2048x2048 mask when Q_S > 1; no pse_shift, left padding or quantization (the later API's MLA
-mode has none). In that mode FIA-028 (G <= 64) and FIA-166 (prompt block_size 128..512) give way
-to FIA-MLA-8/-12, the incre sparse_mode matters (the seed: sparse_mode is ignored "when Q_S is 1
-and there is no rope input", L727), and FIA-231's BnNBsD advice is not given.
+says all there is to say about the query's type); key = value = the paged latent cache
+(KV_N = 1, D = 512; may be the same SSA value), key_rope the paged rope cache (D = 64); N in
+{1, 2, 4, .., 128}; Q_S in 1..16; page attention with block_size 16 or 128; sparse_mode 0
+without a mask when Q_S = 1, sparse_mode 3 with the 2048x2048 mask when Q_S > 1; no pse_shift,
+left padding or quantization but the full-quant mode below. In that mode FIA-028 (G <= 64) and
+FIA-166 (prompt block_size 128..512) give way to FIA-MLA-8/-12, the incre sparse_mode matters
+(the seed: sparse_mode is ignored "when Q_S is 1 and there is no rope input", L727), and
+FIA-231's BnNBsD advice is not given.
 Paged caches accepted in MLA mode, exactly what mla.prolog_v2 writes:
   - PA_BSND: (block_num, block_size, 1, D) ND (the "BnBsND" form, BnBsH memory), or the
     (block_num, block_size, D) BnBsH reshape of it;
