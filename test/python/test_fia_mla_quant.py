@@ -6,8 +6,9 @@ npu_fused_infer_attention_score_v2 (dequant_scale_query, query_quant_mode = 3).
 Two independent references, written here:
   - the attention the mode means, in float64: softmax(scale * dq * dk * (q8.k8 + qr.kr)) . (v8 * dv)
     (the rope part shares the dequant factor: the device adds it in the same accumulator);
-  - the device's order (int8 P against the row max, P8.V8 in half / 1024), in float64 but for
-    those two roundings, which must match the kernel to a bf16 ulp.
+  - the device's order (512-key tiles; int8 P against the tile's max, P8.V8 in half / 1024,
+    online rescaling in half), in float64 but for those roundings: the kernel must match it to
+    a bf16 ulp almost everywhere.
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from ascend_mla import VerificationError, ops
 from ascend_mla.runtime.formats import NZTensor, nd_to_nz
 
 BF16 = ml_dtypes.bfloat16
-N, BLOCKS, BS, D, DR = 8, 5, 128, 512, 64
+N, BLOCKS, BS, D, DR = 8, 18, 128, 512, 64
+TILE = 512          # the device's key tile in MLA mode
 
 
 def quant_case(rng, q_seq=1, lengths=(37, 200)):
@@ -31,7 +33,8 @@ def quant_case(rng, q_seq=1, lengths=(37, 200)):
     qr = (rng.standard_normal((batch, q_seq, N, DR)) * 20).astype(BF16)
     kv8 = rng.integers(-127, 128, (BLOCKS, BS, D)).astype(np.int8)
     kr = (rng.standard_normal((BLOCKS, BS, DR)) * 20).astype(BF16)
-    table = rng.permutation(BLOCKS)[:2 * batch].reshape(batch, 2).astype(np.int32)
+    width = -(-max(lengths) // BS)
+    table = rng.permutation(BLOCKS)[:width * batch].reshape(batch, width).astype(np.int32)
     case = dict(
         query=q8, key=NZTensor(nd_to_nz(kv8), kv8.shape), query_rope=qr,
         key_rope=NZTensor(nd_to_nz(kr), kr.shape), block_table=table,
@@ -68,18 +71,34 @@ def reference(case, kv8, kr, device_order):
             logits[:, length - q_seq + s + 1:] = -np.inf                    # causal rows
             e = np.exp(logits - logits.max(axis=1, keepdims=True))
             if device_order:
-                # P against its row max (1) as int8 via half; P8.V8 in half, scaled by 1/1024
-                p8 = np.rint(np.float16(e * 127).astype(np.float64))
-                pv = np.float16(p8 @ k / 1024).astype(np.float64) * 1024
-                out[b, s] = pv / e.sum(axis=1, keepdims=True) * dv / 127
+                out[b, s] = device_pv(logits, k) * dv / 127
             else:
                 out[b, s] = (e / e.sum(axis=1, keepdims=True)) @ (k * dv)
     return out
 
 
-@pytest.mark.parametrize("q_seq", [1, 2])
-def test_the_device_order(q_seq):
-    case, kv8, kr = quant_case(np.random.default_rng(q_seq), q_seq)
+def device_pv(logits, k):
+    """softmax(logits) . k * 127 in the device's order: per 512-key tile, with m the running
+    row max, P = exp(logits - m) quantized to int8 against the tile's max through half, P8.K8
+    in half (/ 1024), the earlier tiles rescaled by exp(m_old - m) in half."""
+    f16 = lambda x: np.float16(x).astype(np.float64)                       # noqa: E731
+    o = m = None
+    for lo in range(0, logits.shape[1], TILE):
+        tile = logits[:, lo:lo + TILE]
+        new = tile.max(axis=1, keepdims=True) if m is None else \
+            np.maximum(m, tile.max(axis=1, keepdims=True))
+        p = np.exp(tile - new)
+        p_max = p.max(axis=1, keepdims=True)
+        part = f16(f16(np.rint(f16(p * 127 / p_max)) @ k[lo:lo + TILE] / 1024) * f16(p_max))
+        o = part if o is None else f16(f16(o * f16(np.exp(m - new))) + part)
+        m = new
+    return o * 1024 / np.exp(logits - m).sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("q_seq,lengths", [(1, (37, 200)), (2, (37, 200)), (1, (700, 1100))],
+                         ids=["decode", "mtp", "three_tiles"])
+def test_the_device_order(q_seq, lengths):
+    case, kv8, kr = quant_case(np.random.default_rng(q_seq), q_seq, lengths)
     out, lse = run(case)
     assert out.dtype == BF16 and out.shape == case["query"].shape and lse.shape == (1,)
     ref = reference(case, kv8, kr, device_order=True)
