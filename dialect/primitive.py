@@ -8,7 +8,7 @@ weights are upstream `ml_program` globals. Guide: docs/dialect.md ("Primitive op
 
     op                    torch_npu / torch                      rule IDs
     mla.rms_norm          npu_rms_norm                           RMS-
-    mla.matmul            torch.matmul(x, w), w (K, N)           MM-
+    mla.matmul            torch.matmul(x, w), w (K, N); int32 too MM-
     mla.head_matmul       einsum("...hk,hkn->...hn")             HMM-
     mla.quant_matmul      npu_quant_matmul(pertoken_scale=)      QMM-
     mla.rope              npu_interleave_rope / rotate-half      ROPE-
@@ -20,6 +20,7 @@ weights are upstream `ml_program` globals. Guide: docs/dialect.md ("Primitive op
     mla.transpose         permute                                TR-
     mla.add/mul/div       torch add/mul/div (broadcasting)       EW-
     mla.mean, mla.rsqrt   torch.mean(x, -1, True), torch.rsqrt    MEAN-, RSQ-
+    mla.amax              torch.amax(x, -1, True)                AMAX-
     mla.paged_attention   _npu_paged_attention(_mla), GQA        PA-
     mla.attention         scaled_dot_product_attention           ATT-
     mla.causal_mask       triu(ones(S, S), 1)                    CM-
@@ -241,11 +242,13 @@ RmsNorm = MLA.add(OpDef(
 # --- mla.matmul --------------------------------------------------------------------------------
 # y[..., n] = sum_k x[..., k] w[k, n]: a linear layer with its weight as (in, out) = (K, N), i.e.
 # nn.Linear.weight.T. w may be FRACTAL_NZ (a packed weight). float32 accumulation, one rounding.
+# i32 x i32 -> i32 (torch.matmul of int32 tensors: exact sums, wrapping modulo 2^32): the integer
+# product of a written-out w8a8 linear, which raise-quant makes an mla.quant_matmul of.
 
 matmul_rules = RuleSet()
 rule = matmul_rules.rule
 rule("MM-001", "x")(rank_at_least("x", 1))
-rule("MM-002", "x")(dtype_in("x", FLOAT_TYPES))
+rule("MM-002", "x")(dtype_in("x", FLOAT_TYPES + ("i32",)))
 rule("MM-003", "w")(rank_is("w", 2, " (K, N): the weight as (in, out)"))
 rule("MM-004", "w")(same_dtype("w", "x"))
 
@@ -257,7 +260,14 @@ def matmul_inner(op, s):
 
 
 rule("MM-006", "x")(nd_only("x"))
-rule("MM-007", "y")(result_is("y", lambda op, s: op.x.shape[:-1] + op.w.shape[1:], FLOAT_TYPES))
+
+
+@rule("MM-007", "y")
+def matmul_result(op, s):
+    integer = op.x.dtype == "i32"
+    return result_is("y", lambda op, s: op.x.shape[:-1] + op.w.shape[1:],
+                     ("i32",) if integer else FLOAT_TYPES)(op, s)
+
 
 Matmul = MLA.add(OpDef(
     "mla.matmul",
@@ -524,6 +534,26 @@ Mean = MLA.add(OpDef(
     rules=mean_rules,
     infer_results=lambda op, s: {"y": TensorInfo(op.x.shape[:-1] + (1,), op.x.dtype)},
     summary="mean over the last axis, kept as a dimension of 1, float32 sum, one rounding",
+))
+
+# mla.amax   y = max(x, last axis, keepdim): (..., H) -> (..., 1)          torch.amax(x, -1, True)
+# The row maximum of a written-out dynamic quant (max |x| / 127), until raise-quant makes one
+# mla.dynamic_quant of it (passes/raise_quant.py). Exact (no arithmetic), so no rounding but the
+# result type's.
+
+amax_rules = RuleSet()
+amax_rules.rule("AMAX-001", "x")(rank_at_least("x", 1, " (the reduced axis is the last one)"))
+amax_rules.rule("AMAX-002", "x")(dtype_in("x", FLOAT_TYPES))
+amax_rules.rule("AMAX-003", "x")(nd_only("x"))
+amax_rules.rule("AMAX-004", "y")(result_is("y", lambda op, s: op.x.shape[:-1] + (1,), FLOAT_TYPES))
+
+Amax = MLA.add(OpDef(
+    "mla.amax",
+    operands=[operand("x")],
+    results=["y"],
+    rules=amax_rules,
+    infer_results=lambda op, s: {"y": TensorInfo(op.x.shape[:-1] + (1,), op.x.dtype)},
+    summary="maximum over the last axis, kept as a dimension of 1",
 ))
 
 rsqrt_rules = RuleSet()
@@ -972,7 +1002,7 @@ NzCacheView = MLA.add(OpDef(
 ))
 
 # Ops without operand reads or writes beyond their results: a dead one may be erased (passes/cleanup.py).
-PURE = ("mla.rms_norm", "mla.mean", "mla.rsqrt", "mla.matmul", "mla.head_matmul", "mla.quant_matmul", "mla.rope",
+PURE = ("mla.rms_norm", "mla.mean", "mla.amax", "mla.rsqrt", "mla.matmul", "mla.head_matmul", "mla.quant_matmul", "mla.rope",
         "mla.dynamic_quant", "mla.quantize", "mla.add", "mla.mul", "mla.div", "mla.gather",
         "mla.format_cast", "mla.transpose", "mla.paged_attention", "mla.attention",
         "mla.causal_mask", "mla.nz_cache_view")

@@ -196,6 +196,17 @@ class GraphWriter:
         self._emit(f"{r.name} = {op} {v.name} : {type_text(v.type)} to {type_text(r.type)}")
         return r
 
+    def elementwise(self, op_name: str, values, t: TensorInfo, name="v") -> Value:
+        """An upstream elementwise op on tensors (math.absf, arith.maximumf, arith.fptosi...):
+        operands and result of one type are written `op %a, %b : T`, a cast `op %a : T to U`."""
+        r = Value(self._fresh(name), t)
+        operands = ", ".join(v.name for v in values)
+        if all(v.type == t for v in values):
+            self._emit(f"{r.name} = {op_name} {operands} : {type_text(t)}")
+        else:
+            self._emit(f"{r.name} = {op_name} {operands} : {type_text(values[0].type)} to {type_text(t)}")
+        return r
+
     def ret(self, *values: Value):
         self.results = list(values)
 

@@ -1,0 +1,154 @@
+"""raise-quant: written-out w8a8 quantization -> mla.dynamic_quant, mla.quant_matmul.
+
+PyTorch code that runs a w8a8 linear without torch_npu writes npu_dynamic_quant and
+npu_quant_matmul out (frontend/aten.py converts each ATen op on its own):
+
+    dynamic quant    z = x32 [* smooth]                          x32 = extf(x) or x, float32
+                     scale = amax(|z|, last axis) / 127
+                     y = fptosi(min(max(roundeven(z / scale), lo), 127))      lo = -128 or -127
+                     -> y, scale' = mla.dynamic_quant(x, smooth_scales = smooth), scale = view(scale')
+    quant matmul     sitofp(matmul(extsi(x8), extsi(w8))) * x_scale * w_scale      [-> truncf]
+                     -> mla.quant_matmul(x8, w8, x_scale, w_scale)        (w8: w with extsi taken
+                        off, through a transpose; a trailing truncf becomes its result type)
+
+Both are declarative patterns (passes/pattern.py) of the form torch_npu documents and the CPU
+kernels compute, in that order: the row maximum divided by 127, z divided by the scale, ties to
+even (npu_dynamic_quant); the exact int32 sum converted to float32, times the per-token scale,
+then the per-channel one (numerics.md 7). The raised ops therefore compute what the written-out
+form computes, bit for bit, except on an all-zero row: 0/0 makes the written-out form's values
+undefined, mla.dynamic_quant gives scale 0 and zeros. fuse-prolog (FQ scenarios) and the
+lowering then see the ops a hand-built w8a8 graph has (models/deepseek.py).
+
+A match is raised only if its intermediate values have no other users (Match.escapes) and the
+raised op passes its own verifier; otherwise the written-out form stays and runs as written.
+"""
+from __future__ import annotations
+
+import functools
+
+from mlir import ir
+
+from ..dialect.primitive import DynamicQuant, QuantMatmul, Transpose
+from ..dialect.types import TensorInfo
+from .pattern import Anchors, Pattern, match
+from .raise_primitives import producer, splat
+from .registry import UNCHANGED, register_pass
+from .rewrite import Builder, info, insertion_point, legality, replace
+
+
+def _second_is(*values):
+    """The op's second operand is a splat constant of one of `values`."""
+    return lambda op: splat(op.operands[1]) in values
+
+
+def _result_is(dtype):
+    return lambda op: info(op.results[0]).dtype == dtype
+
+
+# --- the patterns ----------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def dynamic_quant_pattern(smooth: bool) -> Pattern:
+    p = Pattern("mla.dynamic_quant" + (" smooth" if smooth else ""), root="to_int8")
+    x = p.input("x")
+    z = p.op("mla.mul", x=x, y=p.input("smooth_scales"), name="smooth") if smooth else x
+    row_max = p.op("mla.amax", x=p.op("math.absf", z))
+    scale = p.op("mla.div", x=row_max, y=p.input("c127"), where=_second_is(127.0), name="scale")
+    ratio = p.op("mla.div", x=z, y=scale)
+    low = p.op("arith.maximumf", p.op("math.roundeven", ratio), p.input("lo"), where=_second_is(-128.0, -127.0))
+    high = p.op("arith.minimumf", low, p.input("hi"), where=_second_is(127.0))
+    y = p.op("arith.fptosi", high, where=_result_is("i8"), name="to_int8")
+    p.output("y", y)
+    p.output("scale", scale)
+    return p
+
+
+@functools.lru_cache(maxsize=None)
+def quant_matmul_pattern(cast_first: bool) -> Pattern:
+    """cast_first: the weight widened, then transposed (w.to(int32).t()); else the reverse."""
+    p = Pattern("mla.quant_matmul", root="dequant")
+    w32 = p.op("arith.extsi", p.weight("w"), name="w32")
+    if cast_first:
+        w32 = p.op("mla.transpose", x=w32, name="wt")
+    acc = p.op("mla.matmul", x=p.op("arith.extsi", p.input("x"), name="x32"), w=w32, name="acc")
+    per_token = p.op("mla.mul", x=p.op("arith.sitofp", acc, where=_result_is("f32")), y=p.input("x_scale"))
+    p.output("y", p.op("mla.mul", x=per_token, y=p.input("w_scale"), name="dequant"))
+    return p
+
+
+# --- the rewrites ------------------------------------------------------------------------------------
+
+def _raise_dynamic_quant(m) -> bool:
+    z = m.op("to_int8")
+    x, smooth = m.value("x"), m.value("smooth_scales") if "smooth_scales" in m.pattern.inputs else None
+    if info(m.output("scale")).dtype != "f32" or info(x).dtype != "f32":
+        return False                 # the kernel's arithmetic is float32
+    cast = producer(x, "arith.extf")
+    inside = m.operations
+    if cast is not None and all(u.owner.operation in inside for u in x.uses):
+        x = cast.operands[0]         # the kernel widens x itself
+    else:
+        cast = None
+    t = info(x)
+    operands = {"x": t} | ({"smooth_scales": info(smooth)} if smooth is not None else {})
+    results = {"y": TensorInfo(t.shape, "i8"), "scale": TensorInfo(t.shape[:-1], "f32")}
+    if legality(DynamicQuant, operands, {"rounding": "half_even"}, results):
+        return False
+    ip = insertion_point([x] + ([smooth] if smooth is not None else []), m)
+    if ip is None:
+        return False
+    build = Builder(ip, z.location)
+    dq = build.op(DynamicQuant, {"x": x, "smooth_scales": smooth}, {"rounding": "half_even"},
+                  [results["y"], results["scale"]])
+    replace(m, {"y": dq.results[0], "scale": dq.results[1]}, build)
+    if cast is not None and not list(cast.results[0].uses):
+        cast.erase()
+    return True
+
+
+def _raise_quant_matmul(m) -> bool:
+    x8, w8 = m.value("x"), m.value("w")
+    x_scale, w_scale = m.value("x_scale"), m.value("w_scale")
+    if info(x8).dtype != "i8" or info(w8).dtype != "i8":
+        return False
+    y = m.output("y")
+    out = info(y)
+    users = [u.owner for u in y.uses]
+    truncf = users[0] if len(users) == 1 and users[0].name == "arith.truncf" else None
+    if truncf is not None:          # the kernel rounds its float32 value once, to this type
+        out = info(truncf.results[0])
+    transposed = "wt" in m.pattern_ops
+    wt = TensorInfo(info(m.op("acc").operands[1]).shape, "i8")          # (K, N), as the product reads it
+    operands = {"x": info(x8), "w": wt, "x_scale": info(x_scale), "w_scale": info(w_scale)}
+    if out.dtype not in ("bf16", "f16", "f32") or legality(QuantMatmul, operands, {}, {"y": out}):
+        return False
+    ip = insertion_point([x8, w8, x_scale, w_scale], m)
+    if ip is None:
+        return False
+    build = Builder(ip, m.op("dequant").location)
+    if transposed:                  # the int8 weight transposed as its int32 widening was
+        w8 = build.op(Transpose, {"x": w8}, {"permutation": list(m.op("wt").attributes["permutation"])}, [wt]).result
+    qmm = build.op(QuantMatmul, {"x": x8, "w": w8, "x_scale": x_scale, "w_scale": w_scale}, {}, [out]).result
+    if truncf is not None:
+        truncf.results[0].replace_all_uses_with(qmm)
+        truncf.operation.erase()
+    replace(m, {} if truncf is not None else {"y": qmm}, build)
+    return True
+
+
+@register_pass("raise-quant", "Make mla.dynamic_quant and mla.quant_matmul of written-out w8a8 quantization")
+def raise_quant(module):
+    changed = False
+    for pattern, anchor_name, rewrite in (
+            (dynamic_quant_pattern(True), "arith.fptosi", _raise_dynamic_quant),
+            (dynamic_quant_pattern(False), "arith.fptosi", _raise_dynamic_quant),
+            (quant_matmul_pattern(False), "mla.mul", _raise_quant_matmul),
+            (quant_matmul_pattern(True), "mla.mul", _raise_quant_matmul)):
+        anchors = Anchors(module, (anchor_name,))
+        for anchor in anchors:
+            m = match(pattern, anchor)
+            if m is None or m.escapes:
+                continue
+            anchors.erased(m.operations)
+            changed = rewrite(m) or changed
+    return None if changed else UNCHANGED
