@@ -31,7 +31,7 @@ from mlir import ir
 from ..dialect.primitive import DynamicQuant, QuantMatmul, Transpose
 from ..dialect.types import TensorInfo
 from .pattern import Anchors, Pattern, match
-from .raise_primitives import producer, splat
+from .raise_primitives import producer, splat, trailing_cast
 from .registry import UNCHANGED, register_pass
 from .rewrite import Builder, info, insertion_point, legality, replace
 
@@ -113,8 +113,7 @@ def _raise_quant_matmul(m) -> bool:
         return False
     y = m.output("y")
     out = info(y)
-    users = [u.owner for u in y.uses]
-    truncf = users[0] if len(users) == 1 and users[0].name == "arith.truncf" else None
+    truncf = trailing_cast(y)
     if truncf is not None:          # the kernel rounds its float32 value once, to this type
         out = info(truncf.results[0])
     transposed = "wt" in m.pattern_ops
@@ -131,7 +130,7 @@ def _raise_quant_matmul(m) -> bool:
     qmm = build.op(QuantMatmul, {"x": x8, "w": w8, "x_scale": x_scale, "w_scale": w_scale}, {}, [out]).result
     if truncf is not None:
         truncf.results[0].replace_all_uses_with(qmm)
-        truncf.operation.erase()
+        truncf.erase()
     replace(m, {} if truncf is not None else {"y": qmm}, build)
     return True
 
