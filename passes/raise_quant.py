@@ -67,7 +67,7 @@ def dynamic_quant_pattern(smooth: bool) -> Pattern:
 def quant_matmul_pattern(cast_first: bool) -> Pattern:
     """cast_first: the weight widened, then transposed (w.to(int32).t()); else the reverse."""
     p = Pattern("mla.quant_matmul", root="dequant")
-    w32 = p.op("arith.extsi", p.weight("w"), name="w32")
+    w32 = p.op("arith.extsi", p.input("w"), name="w32")
     if cast_first:
         w32 = p.op("mla.transpose", x=w32, name="wt")
     acc = p.op("mla.matmul", x=p.op("arith.extsi", p.input("x"), name="x32"), w=w32, name="acc")
