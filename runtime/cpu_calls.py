@@ -197,3 +197,19 @@ def fused_infer_attention_score_v4(call):
         "key_dequant_scale": a["keyAntiquantScaleOptional"]},
         {"scale_value": a["scaleValue"], "cache_mode": "PA_NZ" if nz else "PA_BSND"}, out)
     return {"attentionOut": y}
+
+
+def _elementwise(fn):
+    """An elementwise call of the written-out quant pieces (lowering/upstream.py): NumPy's
+    function, the result in the output's type (abs, rounding and max/min are exact)."""
+    def run(call):
+        operands = [np.asarray(call.args[n]) for n in ("self", "other") if n in call.args]
+        return {"out": fn(*operands).astype(numpy_dtype(call.types["out"].dtype))}
+    return run
+
+
+cpu_call("aclnnAbs")(_elementwise(np.abs))
+cpu_call("aclnnRound")(_elementwise(np.rint))            # half to even, as torch.round
+cpu_call("aclnnMaximum")(_elementwise(np.maximum))       # NaN propagates, as torch.maximum
+cpu_call("aclnnMinimum")(_elementwise(np.minimum))
+
