@@ -14,6 +14,7 @@ from ascend_mla.models.torch_mla import QuantLinear, dynamic_quant  # noqa: E402
 from test_deepseek_models import op_counts as counts       # noqa: E402
 from test_torch_frontend import run_both, zero_caches      # noqa: E402
 
+UNFUSED = "builtin.module(verify)"
 RAISE_QUANT_ONLY = "builtin.module(verify,raise-quant)"
 
 
@@ -57,16 +58,19 @@ def test_w8a8_compiled_equals_eager_over_decode_steps(w8a8):
     run_both(model, module, program, 3)
 
 
-def test_raising_the_quant_changes_no_bit(w8a8):
-    """With only raise-quant, the program is the module's arithmetic with its quant made
-    mla.dynamic_quant / mla.quant_matmul: the caches (written through the quantized kv
-    projection) equal eager's bit for bit at every step, and so does the output of the first
+@pytest.mark.parametrize("pipeline", [UNFUSED, RAISE_QUANT_ONLY], ids=["as-written", "raise-quant"])
+def test_unfused_and_raised_quant_change_no_bit(w8a8, pipeline):
+    """Without passes the program is the module's arithmetic op for op (the quant pieces lowered
+    to aclnnAbs, Amax, Round, ..., an int32 Matmul); with only raise-quant, its quant is
+    mla.dynamic_quant / mla.quant_matmul. Either way the caches (written through the quantized
+    kv projection) equal eager's bit for bit at every step, and so does the output of the first
     step, where attention over one key is exact; later steps differ only in the attention's
     summation order (bounded in run_both)."""
     model, module, _ = w8a8
     program = frontend.compile_module(module, frontend.torch_inputs(model, 0, zero_caches(model)),
-                                      pipeline=RAISE_QUANT_ONLY)
-    assert counts(program.ir)["quant_matmul"] == 4 and program.report()["fused"] == []
+                                      pipeline=pipeline)
+    assert counts(program.ir).get("quant_matmul", 0) == (4 if pipeline == RAISE_QUANT_ONLY else 0)
+    assert program.report()["fused"] == []
     eager_caches, compiled_caches = zero_caches(model), zero_caches(model)
     for step in range(2):
         with torch.no_grad():
@@ -122,16 +126,20 @@ def test_quant_helpers_compute_what_torch_npu_documents():
     assert q.abs().max().item() == 127
 
 
-def test_quant_left_written_out_is_a_clear_error():
-    """A quant the kernels do not compute (bf16 arithmetic: npu_dynamic_quant works in float32)
-    is not raised, and its pieces have no aclnn lowering: compile says which op, where."""
+def test_a_quant_the_kernels_do_not_compute_runs_as_written():
+    """bf16 arithmetic (npu_dynamic_quant works in float32) is not raised; its pieces lower to
+    aclnnAbs, Amax, Div, Round, Maximum, Minimum and Cast and compute what torch computes."""
     class Bf16Quant(torch.nn.Module):
         def forward(self, x):
             scale = x.abs().amax(-1, keepdim=True) / 127
             return torch.round(x / scale).clamp(-128, 127).to(torch.int8)
-    with pytest.raises(ascend_mla.CompileError, match=r"test_torch_quant.py:\d+:\d+: error: 'math.absf' op has no "
-                                                      "lowering to aclnn calls"):
-        frontend.compile_module(Bf16Quant(), (torch.ones(2, 8, dtype=torch.bfloat16),))
+    module = Bf16Quant()
+    x = torch.randn(3, 40, generator=torch.Generator().manual_seed(3)).to(torch.bfloat16)
+    program = frontend.compile_module(module, (x,))
+    assert "dynamic_quant" not in counts(program.ir) and counts(program.ir)["amax"] == 1
+    for name in ("aclnnAbs", "aclnnAmax", "aclnnRound", "aclnnMaximum", "aclnnMinimum", "aclnnCast"):
+        assert f'callee = "{name}"' in program.lowered_ir
+    assert torch.equal(program(x), module(x))
 
 
 def test_w8a8c8_is_refused_by_name():
