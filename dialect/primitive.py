@@ -514,47 +514,31 @@ Mul = _elementwise("mla.mul", "x * y")
 Div = _elementwise("mla.div", "x / y")
 
 
-# --- mla.mean, mla.rsqrt -----------------------------------------------------------------------
+# --- mla.mean, mla.rsqrt, mla.amax ------------------------------------------------------------
 # The two pieces of a written-out RmsNorm (Hugging Face's DeepseekV3RMSNorm: x * rsqrt(mean(x^2) +
 # eps)) that are not elementwise products: imported PyTorch code holds them until raise-rms-norm
 # makes one mla.rms_norm of the whole (passes/raise_primitives.py). float32, one rounding.
 #   mla.mean   y = mean(x, last axis, keepdim): (..., H) -> (..., 1)       torch.mean(x, -1, True)
 #   mla.rsqrt  y = 1 / sqrt(x)                                             torch.rsqrt
+#   mla.amax   y = max(x, last axis, keepdim): (..., H) -> (..., 1)        torch.amax(x, -1, True)
+# mla.amax is the row maximum of a written-out dynamic quant (max |x| / 127), until raise-quant
+# makes one mla.dynamic_quant of it (passes/raise_quant.py); exact, rounded only to its type.
 
-mean_rules = RuleSet()
-mean_rules.rule("MEAN-001", "x")(rank_at_least("x", 1, " (the reduced axis is the last one)"))
-mean_rules.rule("MEAN-002", "x")(dtype_in("x", FLOAT_TYPES))
-mean_rules.rule("MEAN-003", "x")(nd_only("x"))
-mean_rules.rule("MEAN-004", "y")(result_is("y", lambda op, s: op.x.shape[:-1] + (1,), FLOAT_TYPES))
+def _last_axis_reduction(name, prefix, summary):
+    rules = RuleSet()
+    rules.rule(f"{prefix}-001", "x")(rank_at_least("x", 1, " (the reduced axis is the last one)"))
+    rules.rule(f"{prefix}-002", "x")(dtype_in("x", FLOAT_TYPES))
+    rules.rule(f"{prefix}-003", "x")(nd_only("x"))
+    rules.rule(f"{prefix}-004", "y")(result_is("y", lambda op, s: op.x.shape[:-1] + (1,), FLOAT_TYPES))
+    return MLA.add(OpDef(
+        name, operands=[operand("x")], results=["y"], rules=rules,
+        infer_results=lambda op, s: {"y": TensorInfo(op.x.shape[:-1] + (1,), op.x.dtype)},
+        summary=summary))
 
-Mean = MLA.add(OpDef(
-    "mla.mean",
-    operands=[operand("x")],
-    results=["y"],
-    rules=mean_rules,
-    infer_results=lambda op, s: {"y": TensorInfo(op.x.shape[:-1] + (1,), op.x.dtype)},
-    summary="mean over the last axis, kept as a dimension of 1, float32 sum, one rounding",
-))
 
-# mla.amax   y = max(x, last axis, keepdim): (..., H) -> (..., 1)          torch.amax(x, -1, True)
-# The row maximum of a written-out dynamic quant (max |x| / 127), until raise-quant makes one
-# mla.dynamic_quant of it (passes/raise_quant.py). Exact (no arithmetic), so no rounding but the
-# result type's.
-
-amax_rules = RuleSet()
-amax_rules.rule("AMAX-001", "x")(rank_at_least("x", 1, " (the reduced axis is the last one)"))
-amax_rules.rule("AMAX-002", "x")(dtype_in("x", FLOAT_TYPES))
-amax_rules.rule("AMAX-003", "x")(nd_only("x"))
-amax_rules.rule("AMAX-004", "y")(result_is("y", lambda op, s: op.x.shape[:-1] + (1,), FLOAT_TYPES))
-
-Amax = MLA.add(OpDef(
-    "mla.amax",
-    operands=[operand("x")],
-    results=["y"],
-    rules=amax_rules,
-    infer_results=lambda op, s: {"y": TensorInfo(op.x.shape[:-1] + (1,), op.x.dtype)},
-    summary="maximum over the last axis, kept as a dimension of 1",
-))
+Mean = _last_axis_reduction("mla.mean", "MEAN",
+                            "mean over the last axis, kept as a dimension of 1, float32 sum, one rounding")
+Amax = _last_axis_reduction("mla.amax", "AMAX", "maximum over the last axis, kept as a dimension of 1")
 
 rsqrt_rules = RuleSet()
 rsqrt_rules.rule("RSQ-001", "x")(dtype_in("x", FLOAT_TYPES))
