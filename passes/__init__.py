@@ -5,6 +5,8 @@
     raise-rope       written-out RoPE (rotate-half, interleaved, complex) -> mla.rope (raise_primitives.py)
     raise-quant      written-out dynamic quant, int8 matmul x scales -> mla.dynamic_quant, mla.quant_matmul
                      (raise_quant.py)
+    interleave-rope  rotate-half RoPE of a constant projection -> interleaved RoPE, the
+                     projection's rope columns reordered (interleave_rope.py)
     fuse-prolog      MLA pre-processing -> mla.prolog_v2 (fuse_prolog.py)
     fuse-attention   attention primitives -> mla.fused_infer_attention_score (fuse_attention.py)
     select-layout    FRACTAL_NZ weights, no casts that cancel (select_layout.py)
@@ -15,7 +17,7 @@ The named pipeline "default" runs them in that order.
 """
 from .registry import (PASSES, PIPELINES, PassFailure, PassOption, build_pass_manager, parse_pipeline,
                        register_pass, run_pipeline)
-from . import constants, fuse_attention, fuse_prolog, raise_primitives, raise_quant, select_layout  # noqa: F401  (registration)
+from . import constants, fuse_attention, fuse_prolog, interleave_rope, raise_primitives, raise_quant, select_layout  # noqa: F401  (registration)
 
 __all__ = ["PASSES", "PIPELINES", "PassFailure", "PassOption", "build_pass_manager", "parse_pipeline",
            "register_pass", "run_pipeline"]
