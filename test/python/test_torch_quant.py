@@ -146,3 +146,13 @@ def test_w8a8c8_is_refused_by_name():
     model = deepseek.build("deepseek-v3", tp=16, batch=1, block_size=16, quant="w8a8c8")
     with pytest.raises(ValueError, match="quant: expected \"bf16\" or \"w8a8\""):
         deepseek.TorchMLA(model.config)
+
+
+def test_w8a8_with_the_rotate_half_rope_fuses_too():
+    """raise-quant runs before interleave-rope: the rope columns of the raised quant_matmul's
+    int8 weight and per-channel scale are reordered, and the prolog fuses (FQ-KVNQ)."""
+    model = deepseek.build("deepseek-v3", tp=16, batch=1, block_size=16, quant="w8a8", rope="half")
+    module = deepseek.TorchMLA(model.config, rope="half").load_weights(model.weights)
+    program = frontend.compile_module(module, frontend.torch_inputs(model, 0, zero_caches(model)))
+    assert [(f["op"], f["detail"]) for f in program.report()["fused"]] == [
+        ("mla.prolog_v2", "FQ-KVNQ"), ("mla.fused_infer_attention_score", "MLA mode")]
