@@ -51,10 +51,12 @@ def _result_is(dtype):
 def dynamic_quant_pattern(smooth: bool) -> Pattern:
     p = Pattern("mla.dynamic_quant" + (" smooth" if smooth else ""), root="to_int8")
     x = p.input("x")
-    z = p.op("mla.mul", x=x, y=p.input("smooth_scales"), name="smooth") if smooth else x
-    row_max = p.op("mla.amax", x=p.op("math.absf", z))
-    scale = p.op("mla.div", x=row_max, y=p.input("c127"), where=_second_is(127.0), name="scale")
-    ratio = p.op("mla.div", x=z, y=scale)
+    f32 = _result_is("f32")          # the kernel's arithmetic: every step float32
+    z = p.op("mla.mul", x=x, y=p.input("smooth_scales"), where=f32, name="smooth") if smooth else x
+    row_max = p.op("mla.amax", x=p.op("math.absf", z), where=f32)
+    scale = p.op("mla.div", x=row_max, y=p.input("c127"), where=lambda op: f32(op) and _second_is(127.0)(op),
+                 name="scale")
+    ratio = p.op("mla.div", x=z, y=scale, where=f32)
     low = p.op("arith.maximumf", p.op("math.roundeven", ratio), p.input("lo"), where=_second_is(-128.0, -127.0))
     high = p.op("arith.minimumf", low, p.input("hi"), where=_second_is(127.0))
     y = p.op("arith.fptosi", high, where=_result_is("i8"), name="to_int8")
@@ -71,7 +73,8 @@ def quant_matmul_pattern(cast_first: bool) -> Pattern:
     if cast_first:
         w32 = p.op("mla.transpose", x=w32, name="wt")
     acc = p.op("mla.matmul", x=p.op("arith.extsi", p.input("x"), name="x32"), w=w32, name="acc")
-    per_token = p.op("mla.mul", x=p.op("arith.sitofp", acc, where=_result_is("f32")), y=p.input("x_scale"))
+    f32 = _result_is("f32")
+    per_token = p.op("mla.mul", x=p.op("arith.sitofp", acc, where=f32), y=p.input("x_scale"), where=f32)
     p.output("y", p.op("mla.mul", x=per_token, y=p.input("w_scale"), name="dequant"))
     return p
 
@@ -81,8 +84,6 @@ def quant_matmul_pattern(cast_first: bool) -> Pattern:
 def _raise_dynamic_quant(m) -> bool:
     z = m.op("to_int8")
     x, smooth = m.value("x"), m.value("smooth_scales") if "smooth_scales" in m.pattern.inputs else None
-    if info(m.output("scale")).dtype != "f32" or info(x).dtype != "f32":
-        return False                 # the kernel's arithmetic is float32
     cast = producer(x, "arith.extf")
     inside = m.operations
     if cast is not None and all(u.owner.operation in inside for u in x.uses):

@@ -125,3 +125,25 @@ func.func @channel_scale_first(%xq: tensor<4x64xi8>, %w: tensor<64x32xi8>, %xs: 
   %o = "mla.mul"(%p, %xs) : (tensor<4x32xf32>, tensor<4x1xf32>) -> tensor<4x32xf32>
   return %o : tensor<4x32xf32>
 }
+
+// -----
+
+// The ratio rounded to bf16 before it is rounded to an integer: not npu_dynamic_quant's
+// float32 arithmetic, left as written.
+// CHECK-LABEL: func.func @bf16_ratio
+// CHECK-NOT:   mla.dynamic_quant
+// CHECK:       math.roundeven
+func.func @bf16_ratio(%x: tensor<4x64xf32>) -> tensor<4x64xi8> {
+  %a = math.absf %x : tensor<4x64xf32>
+  %m = "mla.amax"(%a) : (tensor<4x64xf32>) -> tensor<4x1xf32>
+  %c127 = arith.constant dense<127.0> : tensor<f32>
+  %scale = "mla.div"(%m, %c127) : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %ratio = "mla.div"(%x, %scale) : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xbf16>
+  %r = math.roundeven %ratio : tensor<4x64xbf16>
+  %lo = arith.constant dense<-128.0> : tensor<4x64xbf16>
+  %hi = arith.constant dense<127.0> : tensor<4x64xbf16>
+  %c1 = arith.maximumf %r, %lo : tensor<4x64xbf16>
+  %c2 = arith.minimumf %c1, %hi : tensor<4x64xbf16>
+  %y = arith.fptosi %c2 : tensor<4x64xbf16> to tensor<4x64xi8>
+  return %y : tensor<4x64xi8>
+}
