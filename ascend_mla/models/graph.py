@@ -172,7 +172,9 @@ class GraphWriter:
             return v
         r = Value(self._fresh(name), TensorInfo(shape, v.dtype))
         groups = reshape_groups(v.shape, shape)
-        if groups is None or len(shape) == len(v.shape):
+        if not shape or not v.shape:      # to or from a scalar: one element, no groups
+            groups = []
+        elif groups is None or len(shape) == len(v.shape):
             # Neither one split nor one merge per group: through the flat vector (still a view).
             size = 1
             for d in v.shape:

@@ -156,3 +156,17 @@ def test_w8a8_with_the_rotate_half_rope_fuses_too():
     program = frontend.compile_module(module, frontend.torch_inputs(model, 0, zero_caches(model)))
     assert [(f["op"], f["detail"]) for f in program.report()["fused"]] == [
         ("mla.prolog_v2", "FQ-KVNQ"), ("mla.fused_infer_attention_score", "MLA mode")]
+
+
+@pytest.mark.parametrize("forward, message", [
+    (lambda x: x.amax(0), r"aten.amax is not supported: amax over dims \[0\]"),
+    (lambda x: x.to(torch.int32).clamp(0, 5), r"aten.clamp is not supported: clamp of an integer tensor"),
+    (lambda x: x.to(torch.int32).to(torch.int8), r"aten._to_copy is not supported: a cast from i32 to i8"),
+], ids=["amax-dim0", "clamp-int", "int-narrowing"])
+def test_forms_the_quant_converters_do_not_take_name_the_op_and_line(forward, message):
+    class Module(torch.nn.Module):
+        def forward(self, x):
+            return forward(x)
+    with pytest.raises(frontend.UnsupportedOperatorError, match=message) as caught:
+        frontend.compile_module(Module(), (torch.ones(4, 8),))
+    assert "test_torch_quant.py" in str(caught.value)
