@@ -285,15 +285,19 @@ def clamp(cx, node):
     return y
 
 
-@converts(aten.amax.default)
+@converts(aten.amax.default, aten.max.dim)
 def amax(cx, node):
+    """amax(x, dims, keepdim), or max(x, dim, keepdim) whose values (not indices) are read."""
     x, dims = cx.value(node.args[0]), node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", [])
     keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
+    dims = [dims] if isinstance(dims, int) else dims
     if [_axis(d, len(x.shape)) for d in dims] != [len(x.shape) - 1]:
-        cx.fail(f"amax over dims {dims} (the maximum over the last axis is converted)")
-    t = cx.info(node)
-    y = cx.g.op(Amax, x=x, name=node.name, result={"y": TensorInfo(x.shape[:-1] + (1,), t.dtype)})
-    return y if keepdim else cx.reshape(y, t.shape, node.name + "_squeeze")
+        cx.fail(f"the maximum over dims {dims} (the maximum over the last axis is converted)")
+    values = node.meta["val"][0] if node.target == aten.max.dim else node.meta["val"]
+    shape, dtype = tuple(int(d) for d in values.shape), cx.info(node.args[0]).dtype
+    y = cx.g.op(Amax, x=x, name=node.name, result={"y": TensorInfo(x.shape[:-1] + (1,), dtype)})
+    y = y if keepdim else cx.reshape(y, shape, node.name + "_squeeze")
+    return [y, None] if node.target == aten.max.dim else y      # max.dim's indices: not converted
 
 
 @converts(aten.rms_norm.default)

@@ -113,6 +113,19 @@ def test_smooth_scales_and_the_other_weight_order_raise_bit_exact():
     assert torch.equal(program(x), module(x))
 
 
+def test_the_row_maximum_written_with_max_values_raises_too():
+    class MaxQuant(torch.nn.Module):
+        def forward(self, x):
+            x = x.float()
+            scale = x.abs().max(dim=-1, keepdim=True).values / 127
+            return torch.clamp(torch.round(x / scale), -128, 127).to(torch.int8), scale
+    x = torch.randn(6, 32, generator=torch.Generator().manual_seed(4)).to(torch.bfloat16)
+    program = frontend.compile_module(MaxQuant(), (x,))
+    assert counts(program.ir) == {"dynamic_quant": 1}
+    for got, expected in zip(program(x), MaxQuant()(x)):
+        assert torch.equal(got, expected)
+
+
 def test_quant_helpers_compute_what_torch_npu_documents():
     """dynamic_quant against the document's formula in float64 (scale = max|x| / 127, values
     round(x / scale) in [-127, 127]): the same codes, the scale within float32 rounding."""
@@ -159,10 +172,11 @@ def test_w8a8_with_the_rotate_half_rope_fuses_too():
 
 
 @pytest.mark.parametrize("forward, message", [
-    (lambda x: x.amax(0), r"aten.amax is not supported: amax over dims \[0\]"),
+    (lambda x: x.amax(0), r"aten.amax is not supported: the maximum over dims \[0\]"),
+    (lambda x: x.max(-1).indices.float(), r"aten._to_copy is not supported: the value of getitem_\d+ is used, but it has none"),
     (lambda x: x.to(torch.int32).clamp(0, 5), r"aten.clamp is not supported: clamp of an integer tensor"),
     (lambda x: x.to(torch.int32).to(torch.int8), r"aten._to_copy is not supported: a cast from i32 to i8"),
-], ids=["amax-dim0", "clamp-int", "int-narrowing"])
+], ids=["amax-dim0", "max-indices", "clamp-int", "int-narrowing"])
 def test_forms_the_quant_converters_do_not_take_name_the_op_and_line(forward, message):
     class Module(torch.nn.Module):
         def forward(self, x):
