@@ -144,7 +144,7 @@ def rope_complex(x, freqs_cis):
 
 
 class Attention(nn.Module):
-    def __init__(self, c: dict, rope: str, quant: str = "bf16"):
+    def __init__(self, c: dict, rope: str):
         super().__init__()
         he, n, lora = c["hidden_size"], c["heads"], c["kv_lora_rank"]
         self.heads, self.nope, self.dr, self.dv, self.lora = n, c["qk_nope_head_dim"], c["qk_rope_head_dim"], \
@@ -159,7 +159,7 @@ class Attention(nn.Module):
         self.kv_a_layernorm = RMSNorm(lora, c["rms_norm_eps"])
         self.kv_b_proj = nn.Linear(lora, n * (self.nope + self.dv), **linear)
         self.o_proj = nn.Linear(n * self.dv, he, **linear)
-        self.quant = quant == "w8a8"
+        self.quant = c.get("quant") == "w8a8"
         if self.quant:      # the projections deepseek.QUANTIZED: float32 out, o_proj bf16
             for name in ("q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "o_proj"):
                 proj = getattr(self, name)
@@ -181,8 +181,9 @@ class Attention(nn.Module):
         else:
             cos, sin = rotary.cos_cached[positions], rotary.sin_cached[positions]   # (B, S, Dr)
             rotate = rope_half if self.rope == "half" else rope_interleave
-            q_pe = rotate(q_pe, cos.unsqueeze(2), sin.unsqueeze(2)).to(bf16)
-            k_pe = rotate(k_pe, cos, sin).to(bf16)
+            q_pe = rotate(q_pe, cos.unsqueeze(2), sin.unsqueeze(2))
+            k_pe = rotate(k_pe, cos, sin)
+        q_pe, k_pe = q_pe.to(bf16), k_pe.to(bf16)
         # the paged latent cache: rows written at their slots (block * BlockSize + offset)
         slots = slot_mapping.reshape(-1)
         kv_cache.view(-1, self.lora).index_copy_(0, slots, c_kv.reshape(-1, self.lora))
@@ -200,20 +201,20 @@ class Attention(nn.Module):
 class DecoderLayer(nn.Module):
     """The attention half of a DeepseekV3DecoderLayer: input_layernorm, self_attn, residual."""
 
-    def __init__(self, c: dict, rope: str, quant: str = "bf16"):
+    def __init__(self, c: dict, rope: str):
         super().__init__()
         self.input_layernorm = RMSNorm(c["hidden_size"], c["rms_norm_eps"])
-        self.self_attn = Attention(c, rope, quant)
+        self.self_attn = Attention(c, rope)
 
     def forward(self, h, *args):
         return h + self.self_attn(self.input_layernorm(h), *args)
 
 
 class _Model(nn.Module):
-    def __init__(self, c: dict, rope: str, quant: str = "bf16"):
+    def __init__(self, c: dict, rope: str):
         super().__init__()
         self.rotary_emb = YarnRotaryEmbedding(c, c["max_positions"])
-        self.layers = nn.ModuleList(DecoderLayer(c, rope, quant) for _ in range(c["layers"]))
+        self.layers = nn.ModuleList(DecoderLayer(c, rope) for _ in range(c["layers"]))
 
 
 class TorchMLA(nn.Module):
@@ -247,8 +248,9 @@ class TorchMLA(nn.Module):
         if quant not in ("bf16", "w8a8"):
             raise ValueError(f"quant: expected \"bf16\" or \"w8a8\" (an int8 latent cache, w8a8c8, is not "
                              f"written in PyTorch here), got {quant!r}")
+        c["quant"] = quant
         self.config = c
-        self.model = _Model(c, rope, quant)
+        self.model = _Model(c, rope)
 
     def forward(self, hidden_states, positions, slot_mapping, block_table, seq_lengths, caches):
         h = hidden_states
