@@ -3,8 +3,8 @@
     verify           every documented rule of every mla op (registry.py)
     raise-rms-norm   written-out RmsNorm -> mla.rms_norm (raise_primitives.py)
     raise-rope       written-out RoPE (rotate-half, interleaved, complex) -> mla.rope (raise_primitives.py)
-    raise-quant      written-out dynamic quant, int8 matmul x scales -> mla.dynamic_quant, mla.quant_matmul
-                     (raise_quant.py)
+    raise-quant      written-out dynamic quant, static quant, int8 matmul x scales -> mla.dynamic_quant,
+                     mla.quantize, mla.quant_matmul (raise_quant.py)
     interleave-rope  rotate-half RoPE of a constant projection -> interleaved RoPE, the
                      projection's rope columns reordered (interleave_rope.py)
     fuse-prolog      MLA pre-processing -> mla.prolog_v2 (fuse_prolog.py)

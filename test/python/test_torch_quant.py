@@ -126,6 +126,25 @@ def test_the_row_maximum_written_with_max_values_raises_too():
         assert torch.equal(got, expected)
 
 
+def test_static_quant_raises_to_mla_quantize():
+    """npu_quantize written out (a per-channel scale multiplies, ties to even, saturation at
+    -128 and 127): one mla.quantize, the same codes as eager."""
+    class StaticQuant(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = torch.nn.Parameter(torch.rand(48, generator=torch.Generator().manual_seed(5)) * 200,
+                                            requires_grad=False)
+
+        def forward(self, x):
+            return torch.round(x.float() * self.scale).clamp(-128, 127).to(torch.int8)
+    module = StaticQuant()
+    x = torch.randn(5, 48, generator=torch.Generator().manual_seed(6)).to(torch.bfloat16)
+    program = frontend.compile_module(module, (x,))
+    assert counts(program.ir) == {"quantize": 1}
+    got = program(x)
+    assert torch.equal(got, module(x)) and {-128, 127} <= set(got.flatten().tolist())   # saturated
+
+
 def test_quant_helpers_compute_what_torch_npu_documents():
     """dynamic_quant against the document's formula in float64 (scale = max|x| / 127, values
     round(x / scale) in [-127, 127]): the same codes, the scale within float32 rounding."""

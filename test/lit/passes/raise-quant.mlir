@@ -147,3 +147,41 @@ func.func @bf16_ratio(%x: tensor<4x64xf32>) -> tensor<4x64xi8> {
   %y = arith.fptosi %c2 : tensor<4x64xbf16> to tensor<4x64xi8>
   return %y : tensor<4x64xi8>
 }
+
+// -----
+
+// npu_quantize written out: a bf16 x widened, times a per-channel scale, rounded, saturated to
+// [-128, 127]: one mla.quantize of the bf16 x (it widens x itself).
+// CHECK-LABEL: func.func @static_quant
+// CHECK-NEXT:  %[[Y:.*]] = "mla.quantize"(%arg0, %arg1) : (tensor<4x64xbf16>, tensor<64xf32>) -> tensor<4x64xi8>
+// CHECK-NOT:   math.
+// CHECK-NOT:   "mla.mul"
+// CHECK:       return %[[Y]]
+func.func @static_quant(%x: tensor<4x64xbf16>, %scale: tensor<64xf32>) -> tensor<4x64xi8> {
+  %z = arith.extf %x : tensor<4x64xbf16> to tensor<4x64xf32>
+  %s = "mla.mul"(%z, %scale) : (tensor<4x64xf32>, tensor<64xf32>) -> tensor<4x64xf32>
+  %r = math.roundeven %s : tensor<4x64xf32>
+  %lo = arith.constant dense<-128.0> : tensor<4x64xf32>
+  %hi = arith.constant dense<127.0> : tensor<4x64xf32>
+  %c1 = arith.maximumf %r, %lo : tensor<4x64xf32>
+  %c2 = arith.minimumf %c1, %hi : tensor<4x64xf32>
+  %y = arith.fptosi %c2 : tensor<4x64xf32> to tensor<4x64xi8>
+  return %y : tensor<4x64xi8>
+}
+
+// -----
+
+// Saturated to [-127, 127]: npu_quantize saturates to -128, so another op; left as written.
+// CHECK-LABEL: func.func @static_quant_symmetric_bounds
+// CHECK-NOT:   mla.quantize
+// CHECK:       arith.maximumf
+func.func @static_quant_symmetric_bounds(%x: tensor<4x64xf32>, %scale: tensor<64xf32>) -> tensor<4x64xi8> {
+  %s = "mla.mul"(%x, %scale) : (tensor<4x64xf32>, tensor<64xf32>) -> tensor<4x64xf32>
+  %r = math.roundeven %s : tensor<4x64xf32>
+  %lo = arith.constant dense<-127.0> : tensor<4x64xf32>
+  %hi = arith.constant dense<127.0> : tensor<4x64xf32>
+  %c1 = arith.maximumf %r, %lo : tensor<4x64xf32>
+  %c2 = arith.minimumf %c1, %hi : tensor<4x64xf32>
+  %y = arith.fptosi %c2 : tensor<4x64xf32> to tensor<4x64xi8>
+  return %y : tensor<4x64xi8>
+}
