@@ -78,7 +78,7 @@ def to_copy(cx, node):
         return cx.g.cast(x, t.dtype, node.name)
     op = INT_CASTS.get((x.dtype in floats, t.dtype in floats, x.dtype in INTS and t.dtype in INTS
                         and INTS.index(x.dtype) < INTS.index(t.dtype)))
-    if op is None:
+    if op is None or not {x.dtype, t.dtype} <= set(floats + INTS):       # no bool, no unsigned
         cx.fail(f"a cast from {x.dtype} to {t.dtype} (float casts, float <-> signed integer "
                 "and widening integer casts are converted)")
     return cx.g.elementwise(op, [x], t, node.name)
@@ -259,26 +259,31 @@ def mean(cx, node):
 
 # --- written-out int8 quantization: the pieces raise-quant recognises (passes/raise_quant.py) ---
 
+def _float_operand(cx, node):
+    x = cx.value(node.args[0])
+    if x.dtype not in ("bf16", "f16", "f32"):
+        cx.fail(f"{x.dtype} operands (float tensors are converted)")
+    return x
+
+
 @converts(aten.abs.default)
 def abs_(cx, node):
-    return cx.g.elementwise("math.absf", [cx.value(node.args[0])], cx.info(node), node.name)
+    return cx.g.elementwise("math.absf", [_float_operand(cx, node)], cx.info(node), node.name)
 
 
 @converts(aten.round.default)
 def round_(cx, node):
     """torch.round rounds half to even: math.roundeven."""
-    return cx.g.elementwise("math.roundeven", [cx.value(node.args[0])], cx.info(node), node.name)
+    return cx.g.elementwise("math.roundeven", [_float_operand(cx, node)], cx.info(node), node.name)
 
 
 @converts(aten.clamp.default)
 def clamp(cx, node):
     """clamp(x, lo, hi) with numbers: arith.maximumf(x, lo), then arith.minimumf(., hi) (both
     propagate NaN, as torch.clamp)."""
-    y, t = cx.value(node.args[0]), cx.info(node)
+    y, t = _float_operand(cx, node), cx.info(node)
     bounds = (list(node.args[1:3]) + [None, None])[:2]
     bounds = [node.kwargs.get(k, b) for k, b in zip(("min", "max"), bounds)]
-    if y.dtype not in ("bf16", "f16", "f32") or any(b is not None and not isinstance(b, (int, float)) for b in bounds):
-        cx.fail("clamp of an integer tensor or with tensor bounds (a float tensor between numbers is converted)")
     for op, bound in zip(("arith.maximumf", "arith.minimumf"), bounds):
         if bound is not None:
             y = cx.g.elementwise(op, [y, cx.g.constant(float(bound), t, "bound")], t, node.name)
