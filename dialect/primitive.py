@@ -8,7 +8,7 @@ weights are upstream `ml_program` globals. Guide: docs/dialect.md ("Primitive op
 
     op                    torch_npu / torch                      rule IDs
     mla.rms_norm          npu_rms_norm                           RMS-
-    mla.matmul            torch.matmul(x, w), w (K, N)           MM-
+    mla.matmul            torch.matmul(x, w), w (K, N); int32 too MM-
     mla.head_matmul       einsum("...hk,hkn->...hn")             HMM-
     mla.quant_matmul      npu_quant_matmul(pertoken_scale=)      QMM-
     mla.rope              npu_interleave_rope / rotate-half      ROPE-
@@ -20,6 +20,7 @@ weights are upstream `ml_program` globals. Guide: docs/dialect.md ("Primitive op
     mla.transpose         permute                                TR-
     mla.add/mul/div       torch add/mul/div (broadcasting)       EW-
     mla.mean, mla.rsqrt   torch.mean(x, -1, True), torch.rsqrt    MEAN-, RSQ-
+    mla.amax              torch.amax(x, -1, True)                AMAX-
     mla.paged_attention   _npu_paged_attention(_mla), GQA        PA-
     mla.attention         scaled_dot_product_attention           ATT-
     mla.causal_mask       triu(ones(S, S), 1)                    CM-
@@ -241,11 +242,13 @@ RmsNorm = MLA.add(OpDef(
 # --- mla.matmul --------------------------------------------------------------------------------
 # y[..., n] = sum_k x[..., k] w[k, n]: a linear layer with its weight as (in, out) = (K, N), i.e.
 # nn.Linear.weight.T. w may be FRACTAL_NZ (a packed weight). float32 accumulation, one rounding.
+# i32 x i32 -> i32 (torch.matmul of int32 tensors: exact sums, wrapping modulo 2^32): the integer
+# product of a written-out w8a8 linear, which raise-quant makes an mla.quant_matmul of.
 
 matmul_rules = RuleSet()
 rule = matmul_rules.rule
 rule("MM-001", "x")(rank_at_least("x", 1))
-rule("MM-002", "x")(dtype_in("x", FLOAT_TYPES))
+rule("MM-002", "x")(dtype_in("x", FLOAT_TYPES + ("i32",)))
 rule("MM-003", "w")(rank_is("w", 2, " (K, N): the weight as (in, out)"))
 rule("MM-004", "w")(same_dtype("w", "x"))
 
@@ -257,7 +260,14 @@ def matmul_inner(op, s):
 
 
 rule("MM-006", "x")(nd_only("x"))
-rule("MM-007", "y")(result_is("y", lambda op, s: op.x.shape[:-1] + op.w.shape[1:], FLOAT_TYPES))
+
+
+@rule("MM-007", "y")
+def matmul_result(op, s):
+    integer = op.x.dtype == "i32"
+    return result_is("y", lambda op, s: op.x.shape[:-1] + op.w.shape[1:],
+                     ("i32",) if integer else FLOAT_TYPES)(op, s)
+
 
 Matmul = MLA.add(OpDef(
     "mla.matmul",
@@ -504,27 +514,31 @@ Mul = _elementwise("mla.mul", "x * y")
 Div = _elementwise("mla.div", "x / y")
 
 
-# --- mla.mean, mla.rsqrt -----------------------------------------------------------------------
+# --- mla.mean, mla.rsqrt, mla.amax ------------------------------------------------------------
 # The two pieces of a written-out RmsNorm (Hugging Face's DeepseekV3RMSNorm: x * rsqrt(mean(x^2) +
 # eps)) that are not elementwise products: imported PyTorch code holds them until raise-rms-norm
 # makes one mla.rms_norm of the whole (passes/raise_primitives.py). float32, one rounding.
 #   mla.mean   y = mean(x, last axis, keepdim): (..., H) -> (..., 1)       torch.mean(x, -1, True)
 #   mla.rsqrt  y = 1 / sqrt(x)                                             torch.rsqrt
+#   mla.amax   y = max(x, last axis, keepdim): (..., H) -> (..., 1)        torch.amax(x, -1, True)
+# mla.amax is the row maximum of a written-out dynamic quant (max |x| / 127), until raise-quant
+# makes one mla.dynamic_quant of it (passes/raise_quant.py); exact, rounded only to its type.
 
-mean_rules = RuleSet()
-mean_rules.rule("MEAN-001", "x")(rank_at_least("x", 1, " (the reduced axis is the last one)"))
-mean_rules.rule("MEAN-002", "x")(dtype_in("x", FLOAT_TYPES))
-mean_rules.rule("MEAN-003", "x")(nd_only("x"))
-mean_rules.rule("MEAN-004", "y")(result_is("y", lambda op, s: op.x.shape[:-1] + (1,), FLOAT_TYPES))
+def _last_axis_reduction(name, prefix, summary):
+    rules = RuleSet()
+    rules.rule(f"{prefix}-001", "x")(rank_at_least("x", 1, " (the reduced axis is the last one)"))
+    rules.rule(f"{prefix}-002", "x")(dtype_in("x", FLOAT_TYPES))
+    rules.rule(f"{prefix}-003", "x")(nd_only("x"))
+    rules.rule(f"{prefix}-004", "y")(result_is("y", lambda op, s: op.x.shape[:-1] + (1,), FLOAT_TYPES))
+    return MLA.add(OpDef(
+        name, operands=[operand("x")], results=["y"], rules=rules,
+        infer_results=lambda op, s: {"y": TensorInfo(op.x.shape[:-1] + (1,), op.x.dtype)},
+        summary=summary))
 
-Mean = MLA.add(OpDef(
-    "mla.mean",
-    operands=[operand("x")],
-    results=["y"],
-    rules=mean_rules,
-    infer_results=lambda op, s: {"y": TensorInfo(op.x.shape[:-1] + (1,), op.x.dtype)},
-    summary="mean over the last axis, kept as a dimension of 1, float32 sum, one rounding",
-))
+
+Mean = _last_axis_reduction("mla.mean", "MEAN",
+                            "mean over the last axis, kept as a dimension of 1, float32 sum, one rounding")
+Amax = _last_axis_reduction("mla.amax", "AMAX", "maximum over the last axis, kept as a dimension of 1")
 
 rsqrt_rules = RuleSet()
 rsqrt_rules.rule("RSQ-001", "x")(dtype_in("x", FLOAT_TYPES))
@@ -972,7 +986,7 @@ NzCacheView = MLA.add(OpDef(
 ))
 
 # Ops without operand reads or writes beyond their results: a dead one may be erased (passes/cleanup.py).
-PURE = ("mla.rms_norm", "mla.mean", "mla.rsqrt", "mla.matmul", "mla.head_matmul", "mla.quant_matmul", "mla.rope",
+PURE = ("mla.rms_norm", "mla.mean", "mla.amax", "mla.rsqrt", "mla.matmul", "mla.head_matmul", "mla.quant_matmul", "mla.rope",
         "mla.dynamic_quant", "mla.quantize", "mla.add", "mla.mul", "mla.div", "mla.gather",
         "mla.format_cast", "mla.transpose", "mla.paged_attention", "mla.attention",
         "mla.causal_mask", "mla.nz_cache_view")

@@ -22,7 +22,7 @@ from typing import Callable
 
 import torch
 
-from ..dialect.primitive import (Add, Gather, HeadMatmul, Matmul, Mean, Mul, Div, PagedAttention,
+from ..dialect.primitive import (Add, Amax, Gather, HeadMatmul, Matmul, Mean, Mul, Div, PagedAttention,
                                  RmsNorm, Rsqrt, ScatterCache, Transpose)
 from ..dialect.types import TensorInfo
 
@@ -74,9 +74,21 @@ def to_copy(cx, node):
     if x.dtype == t.dtype:
         return x
     floats = ("bf16", "f16", "f32", "f64")
-    if x.dtype not in floats or t.dtype not in floats:
-        cx.fail(f"a cast from {x.dtype} to {t.dtype} (the mla dialect casts between float types)")
-    return cx.g.cast(x, t.dtype, node.name)
+    if x.dtype in floats and t.dtype in floats:
+        return cx.g.cast(x, t.dtype, node.name)
+    op = INT_CASTS.get((x.dtype in floats, t.dtype in floats, x.dtype in INTS and t.dtype in INTS
+                        and INTS.index(x.dtype) < INTS.index(t.dtype)))
+    if op is None or not {x.dtype, t.dtype} <= set(floats + INTS):       # no bool, no unsigned
+        cx.fail(f"a cast from {x.dtype} to {t.dtype} (float casts, float <-> signed integer "
+                "and widening integer casts are converted)")
+    return cx.g.elementwise(op, [x], t, node.name)
+
+
+# The casts of written-out int8 quantization (torch: float -> int truncates toward zero, as
+# fptosi; quantized values are whole numbers by then): (from float, to float, widening) -> op.
+INTS = ("i8", "i32", "i64")
+INT_CASTS = {(True, False, False): "arith.fptosi", (False, True, False): "arith.sitofp",
+             (False, False, True): "arith.extsi"}
 
 
 # --- shapes -------------------------------------------------------------------------------------
@@ -243,6 +255,54 @@ def mean(cx, node):
     t = cx.info(node)
     y = cx.g.op(Mean, x=x, name=node.name, result={"y": TensorInfo(x.shape[:-1] + (1,), t.dtype)})
     return y if keepdim else cx.reshape(y, t.shape, node.name + "_squeeze")
+
+
+# --- written-out int8 quantization: the pieces raise-quant recognises (passes/raise_quant.py) ---
+
+def _float_operand(cx, node):
+    x = cx.value(node.args[0])
+    if x.dtype not in ("bf16", "f16", "f32"):
+        cx.fail(f"{x.dtype} operands (float tensors are converted)")
+    return x
+
+
+@converts(aten.abs.default)
+def abs_(cx, node):
+    return cx.g.elementwise("math.absf", [_float_operand(cx, node)], cx.info(node), node.name)
+
+
+@converts(aten.round.default)
+def round_(cx, node):
+    """torch.round rounds half to even: math.roundeven."""
+    return cx.g.elementwise("math.roundeven", [_float_operand(cx, node)], cx.info(node), node.name)
+
+
+@converts(aten.clamp.default)
+def clamp(cx, node):
+    """clamp(x, lo, hi) with numbers: arith.maximumf(x, lo), then arith.minimumf(., hi) (both
+    propagate NaN, as torch.clamp)."""
+    y, t = _float_operand(cx, node), cx.info(node)
+    bounds = (list(node.args[1:3]) + [None, None])[:2]
+    bounds = [node.kwargs.get(k, b) for k, b in zip(("min", "max"), bounds)]
+    for op, bound in zip(("arith.maximumf", "arith.minimumf"), bounds):
+        if bound is not None:
+            y = cx.g.elementwise(op, [y, cx.g.constant(float(bound), t, "bound")], t, node.name)
+    return y
+
+
+@converts(aten.amax.default, aten.max.dim)
+def amax(cx, node):
+    """amax(x, dims, keepdim), or max(x, dim, keepdim) whose values (not indices) are read."""
+    x, dims = cx.value(node.args[0]), node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", [])
+    keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
+    dims = [dims] if isinstance(dims, int) else dims
+    if [_axis(d, len(x.shape)) for d in dims] != [len(x.shape) - 1]:
+        cx.fail(f"the maximum over dims {dims} (the maximum over the last axis is converted)")
+    values = node.meta["val"][0] if node.target == aten.max.dim else node.meta["val"]
+    shape, dtype = tuple(int(d) for d in values.shape), cx.info(node.args[0]).dtype
+    y = cx.g.op(Amax, x=x, name=node.name, result={"y": TensorInfo(x.shape[:-1] + (1,), dtype)})
+    y = y if keepdim else cx.reshape(y, shape, node.name + "_squeeze")
+    return [y, None] if node.target == aten.max.dim else y      # max.dim's indices: not converted
 
 
 @converts(aten.rms_norm.default)

@@ -340,7 +340,7 @@ def torch_inputs(model, step: int, caches: list) -> tuple:
 
 def deepseek_example(name: str = "deepseek-v3", *, tp: int = 16, layers: int = 1, batch: int = 2,
                      seq: int = 1, steps: int = 3, block_size: int = 16, rope: str = "interleave",
-                     seed: int = 0, pipeline: str = "default", target: str = "auto") -> dict:
+                     seed: int = 0, pipeline: str = "default", target: str = "auto", quant: str = "bf16") -> dict:
     """The PyTorch path end to end: the reference module TorchMLA with a built model's (random)
     weights, compiled by compile_module, run for `steps` decode steps of `seq` tokens next to
     the eager module, each with its own caches. Returns {"program", "report", "steps": [{"max_error",
@@ -349,7 +349,8 @@ def deepseek_example(name: str = "deepseek-v3", *, tp: int = 16, layers: int = 1
     attention's contribution, what the error is relative to)."""
     import time
     from ..models import deepseek
-    model = deepseek.build(name, tp=tp, layers=layers, batch=batch, seq=seq, block_size=block_size, seed=seed)
+    model = deepseek.build(name, tp=tp, layers=layers, batch=batch, seq=seq, block_size=block_size, seed=seed,
+                           quant=quant)
     module = deepseek.TorchMLA(model.config, rope=rope).load_weights(model.weights)
     eager_caches = [torch.zeros_like(t) for t in cache_tensors(model)]
     compiled_caches = [t.clone() for t in eager_caches]

@@ -262,3 +262,26 @@ RSQRT = ACLNN.add(Function(
     "aclnnRsqrt",
     (tensor("self", "x"), out("out", "y", _OUT)),
     kernel="mla.rsqrt", source="NON-SEED: public CANN aclnnRsqrt", strided=True))
+
+# The pieces of a written-out dynamic quant that raise-quant did not raise (passes/raise_quant.py).
+AMAX = ACLNN.add(Function(
+    "aclnnAmax",
+    (tensor("self", "x"), int_array("dim", ctype="const aclIntArray *"), boolean("keepDim"),
+     out("out", "y", _OUT)),
+    kernel="mla.amax", source="NON-SEED: public CANN aclnnAmax", strided=True))
+
+ABS = ACLNN.add(Function(
+    "aclnnAbs", (tensor("self"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnAbs", strided=True))
+
+ROUND = ACLNN.add(Function(
+    "aclnnRound", (tensor("self"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnRound", strided=True))
+
+MAXIMUM = ACLNN.add(Function(
+    "aclnnMaximum", (tensor("self"), tensor("other"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnMaximum", strided=True))
+
+MINIMUM = ACLNN.add(Function(
+    "aclnnMinimum", (tensor("self"), tensor("other"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnMinimum", strided=True))

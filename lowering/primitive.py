@@ -23,7 +23,7 @@ from .convert import LoweringError, info, lowers
 from .imports import (ADD, ASCEND_QUANT_V3, DIV, DYNAMIC_QUANT, EMBEDDING, INPLACE_ONE,
                       INTERLEAVE_ROPE, MATMUL, MATMUL_WEIGHT_NZ, MUL, NPU_FORMAT_CAST, PERMUTE,
                       QUANT_MATMUL_V4, QUANT_MATMUL_WEIGHT_NZ, RMS_NORM, ROTARY_POSITION_EMBEDDING,
-                      SCATTER_PA_KV_CACHE, TRIU, MEAN, RSQRT)
+                      SCATTER_PA_KV_CACHE, TRIU, MEAN, RSQRT, AMAX)
 
 KEEP_DTYPE = 0          # cubeMathType: compute in the inputs' type (float32 accumulation)
 ACL_INT8 = 2            # aclDataType of AscendQuantV3's dstType
@@ -49,7 +49,9 @@ def rms_norm(op, b):
 def matmul(op, b):
     """torch.matmul(x, w) -> aclnnMatmul(self, mat2, out, cubeMathType), or
     aclnnMatmulWeightNz when w is FRACTAL_NZ (MatmulKernelNpuOpApi.cpp, is_nd_nz_format).
-    x is passed as the (T, K) matrix torch folds its leading dimensions into."""
+    x is passed as the (T, K) matrix torch folds its leading dimensions into. The device
+    documents float types: an int32 product (a written-out w8a8 linear raise-quant did not
+    raise) is the CPU's."""
     x, w = b.adaptor.x, b.adaptor.w
     y = info(op.results[0])
     out = b.alloc(TensorInfo((math.prod(y.shape[:-1]), y.shape[-1]), y.dtype))
@@ -204,6 +206,13 @@ def mean(op, b):
     y = info(op.results[0])
     return b.call_bound(MEAN, given={"dim": b.host(A.INT_ARRAY, [-1]), "keepDim": b.host(A.BOOL, True),
                                      "dtype": b.host(A.DTYPE, y.dtype)})
+
+
+@lowers("mla.amax")
+def amax(op, b):
+    """torch.amax(x, -1, keepdim=True) -> aclnnAmax(self, dim = [-1], keepDim = true, out)
+    (op-plugin AmaxKernelNpuOpApi.cpp: EXEC_NPU_CMD(aclnnAmax, self, dimArray, keepdim, out))."""
+    return b.call_bound(AMAX, given={"dim": b.host(A.INT_ARRAY, [-1]), "keepDim": b.host(A.BOOL, True)})
 
 
 @lowers("mla.rsqrt")

@@ -1,15 +1,21 @@
-"""Conversions of the upstream ops that compute: concatenation and float casts.
+"""Conversions of the upstream ops that compute: concatenation, casts, and the elementwise
+pieces of a written-out dynamic quant (what raise-quant left as written).
 
     tensor.concat            -> aclnnCat(tensors, dim, out)        torch.cat (op-plugin CatKernelNpuOpApi)
     arith.truncf / arith.extf -> aclnnCast(self, dtype, out)       tensor.to(dtype) (op-plugin CastKernelNpuOpApi)
+    arith.fptosi / sitofp / extsi -> aclnnCast                      tensor.to(int8 / float32 / int32)
+    math.absf                -> aclnnAbs(self, out)                torch.abs
+    math.roundeven           -> aclnnRound(self, out)              torch.round (half to even)
+    arith.maximumf / minimumf -> aclnnMaximum / aclnnMinimum(self, other, out)   torch.clamp's bounds
 
-aclnnCast rounds to nearest even, as arith.truncf's default and the CPU step do.
+aclnnCast rounds to nearest even, as arith.truncf's default and the CPU step do. Float to integer
+truncates toward zero (arith.fptosi, torch's .to(int8)); the quant pieces cast whole numbers.
 """
 from __future__ import annotations
 
 from ..lowering import aclnn as A
 from .convert import info, lowers
-from .imports import CAST, CAT
+from .imports import ABS, CAST, CAT, MAXIMUM, MINIMUM, ROUND
 
 
 @lowers("tensor.concat")
@@ -29,3 +35,20 @@ def _cast(op, b):
 
 lowers("arith.truncf")(_cast)
 lowers("arith.extf")(_cast)
+for _name in ("arith.fptosi", "arith.sitofp", "arith.extsi"):
+    lowers(_name)(_cast)
+
+
+def _elementwise(function):
+    def lower(op, b):
+        out = b.alloc(op.results[0].type)
+        operands = dict(zip(("self", "other"), op.operands))
+        b.call(function, {**operands, "out": out})
+        return [out]
+    return lower
+
+
+lowers("math.absf")(_elementwise(ABS))
+lowers("math.roundeven")(_elementwise(ROUND))
+lowers("arith.maximumf")(_elementwise(MAXIMUM))
+lowers("arith.minimumf")(_elementwise(MINIMUM))

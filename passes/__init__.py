@@ -3,6 +3,8 @@
     verify           every documented rule of every mla op (registry.py)
     raise-rms-norm   written-out RmsNorm -> mla.rms_norm (raise_primitives.py)
     raise-rope       written-out RoPE (rotate-half, interleaved, complex) -> mla.rope (raise_primitives.py)
+    raise-quant      written-out dynamic quant, static quant, int8 matmul x scales -> mla.dynamic_quant,
+                     mla.quantize, mla.quant_matmul (raise_quant.py)
     interleave-rope  rotate-half RoPE of a constant projection -> interleaved RoPE, the
                      projection's rope columns reordered (interleave_rope.py)
     fuse-prolog      MLA pre-processing -> mla.prolog_v2 (fuse_prolog.py)
@@ -15,7 +17,7 @@ The named pipeline "default" runs them in that order.
 """
 from .registry import (PASSES, PIPELINES, PassFailure, PassOption, build_pass_manager, parse_pipeline,
                        register_pass, run_pipeline)
-from . import constants, fuse_attention, fuse_prolog, interleave_rope, raise_primitives, select_layout  # noqa: F401  (registration)
+from . import constants, fuse_attention, fuse_prolog, interleave_rope, raise_primitives, raise_quant, select_layout  # noqa: F401  (registration)
 
 __all__ = ["PASSES", "PIPELINES", "PassFailure", "PassOption", "build_pass_manager", "parse_pipeline",
            "register_pass", "run_pipeline"]

@@ -36,6 +36,7 @@ from mlir import ir
 from ..dialect.dialect import opdef_of
 
 VIEW_OPS = ("tensor.expand_shape", "tensor.collapse_shape")
+UPSTREAM = ("tensor.", "arith.", "math.")      # upstream ops: operands by position, one result
 CONSTANT_OPS = ("ml_program.global_load_const", "mla.causal_mask", "arith.constant")
 ABSENT = object()            # the binding of an optional operand that is not there
 
@@ -125,7 +126,7 @@ class Pattern:
                 v = v.results[0]
             uses.append(Use(key, v, through))
         pop = POp(op_name, uses, name or f"{op_name}#{len(self.ops)}", where, role, rule)
-        count = 1 if op_name.startswith(("tensor.", "arith.")) else len(opdef_of_name(op_name).result_names)
+        count = 1 if op_name.startswith(UPSTREAM) else len(opdef_of_name(op_name).result_names)
         pop.results = [PValue("result", producer=pop, index=i) for i in range(count)]
         self.ops.append(pop)
         return pop
@@ -219,7 +220,7 @@ def side_effect_free(op) -> bool:
     """An op that only computes its results (the mla primitives, tensor and arith ops, constant
     loads): erasable when unused, evaluable at compile time when its operands are constants."""
     from ..dialect.primitive import PURE
-    return op.name in PURE or op.name.startswith(("tensor.", "arith.")) or op.name in CONSTANT_OPS
+    return op.name in PURE or op.name.startswith(UPSTREAM) or op.name in CONSTANT_OPS
 
 
 def is_constant(value, memo: dict | None = None) -> bool:
@@ -412,7 +413,7 @@ class _State:
 def _unnamed_operands_absent(pop: POp, op) -> bool:
     """An mla op's operands the pattern does not name must be absent: a pattern that leaves out
     an optional operand (a quant scale...) does not describe an op that has it."""
-    if pop.op_name.startswith(("tensor.", "arith.")):
+    if pop.op_name.startswith(UPSTREAM):
         return True
     opdef = opdef_of(op)
     named = {u.key for u in pop.uses}

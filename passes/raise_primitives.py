@@ -21,7 +21,9 @@ fusion code.
                         complex form keeps the pairs interleaved, mla.rope writes them apart
 
 The raised op rounds once (float32 inside) where the written-out form rounds after each op it
-was written with: the values differ by bf16 rounding, never more (docs/frontend.md).
+was written with: the values differ by bf16 rounding, never more (docs/frontend.md). A float32
+result followed by its one arith.truncf is raised with the cast's type (the w8a8 module's f32
+RmsNorm and RoPE, rounded to bf16 for the cache): the same one rounding.
 
 A chain is raised only if its intermediate values have no other users: the pass then erases it.
 """
@@ -72,6 +74,14 @@ def only_users(value, allowed) -> bool:
 def is_slice(op, start: int, size: int) -> bool:
     """`op` slices [start, start + size) of its source's last axis."""
     return last_axis_slice(op) == (start, size)
+
+
+def trailing_cast(value):
+    """The arith.truncf that is the one user of `value`, else None. A raised op computes in
+    float32 and rounds once to its result type, so a float32 result rounded by a cast is the
+    op with the cast's type, bit for bit: the raise passes take the cast in."""
+    users = [u.owner for u in value.uses]
+    return users[0].operation if len(users) == 1 and users[0].name == "arith.truncf" else None
 
 
 def erase_chain(ops):
@@ -131,6 +141,10 @@ def _rms_norm_at(rsqrt):
             gamma = other[0]
             chain.append(users[0])
             y = users[0].results[0]
+    cast = trailing_cast(y)
+    if cast is not None:
+        chain.append(cast)
+        y = cast.results[0]
     inside = {op.operation for op in chain}
     for op in chain[:5] + chain[6:]:          # the epsilon constant may be shared
         for r in op.results:
@@ -312,6 +326,9 @@ def raise_rope(module):
 
 def _rope_from_rotate_half(add, chain, x, cos, sin, mode):
     y = add.results[0]
+    cast = trailing_cast(y)
+    if cast is not None:
+        chain, y = chain + [cast], cast.results[0]
     build = Builder(ir.InsertionPoint(add), add.location)
     rope = build.op(Rope, {"x": x, "cos": cos, "sin": sin}, {"mode": mode}, [info(y)]).result
     y.replace_all_uses_with(rope)

@@ -225,3 +225,19 @@ def _fia_v4(call):
     results = dict(zip(opdef.result_names, call.run(opdef.name, operands, attributes, types)))
     return {p.c_name: results[p.binds] for p in FIA_V4.params
             if p.binds in types}
+
+
+def _elementwise(fn):
+    """An elementwise call of the written-out quant pieces (lowering/upstream.py): NumPy's
+    function, the result in the output's type (abs, rounding and max/min are exact)."""
+    def run(call):
+        operands = [np.asarray(call.args[n]) for n in ("self", "other") if n in call.args]
+        return {"out": fn(*operands).astype(numpy_dtype(call.types["out"].dtype))}
+    return run
+
+
+cpu_call("aclnnAbs")(_elementwise(np.abs))
+cpu_call("aclnnRound")(_elementwise(np.rint))            # half to even, as torch.round
+cpu_call("aclnnMaximum")(_elementwise(np.maximum))       # NaN propagates, as torch.maximum
+cpu_call("aclnnMinimum")(_elementwise(np.minimum))
+

@@ -172,7 +172,9 @@ class GraphWriter:
             return v
         r = Value(self._fresh(name), TensorInfo(shape, v.dtype))
         groups = reshape_groups(v.shape, shape)
-        if groups is None or len(shape) == len(v.shape):
+        if not shape or not v.shape:      # to or from a scalar: one element, no groups
+            groups = []
+        elif groups is None or len(shape) == len(v.shape):
             # Neither one split nor one merge per group: through the flat vector (still a view).
             size = 1
             for d in v.shape:
@@ -194,6 +196,17 @@ class GraphWriter:
             raise ValueError(f"no float cast between {v.dtype} and {dtype} of the same width")
         op = "arith.truncf" if widths[dtype] < widths[v.dtype] else "arith.extf"
         self._emit(f"{r.name} = {op} {v.name} : {type_text(v.type)} to {type_text(r.type)}")
+        return r
+
+    def elementwise(self, op_name: str, values, t: TensorInfo, name="v") -> Value:
+        """An upstream elementwise op on tensors (math.absf, arith.maximumf, arith.fptosi...):
+        operands and result of one type are written `op %a, %b : T`, a cast `op %a : T to U`."""
+        r = Value(self._fresh(name), t)
+        operands = ", ".join(v.name for v in values)
+        if all(v.type == t for v in values):
+            self._emit(f"{r.name} = {op_name} {operands} : {type_text(t)}")
+        else:
+            self._emit(f"{r.name} = {op_name} {operands} : {type_text(values[0].type)} to {type_text(t)}")
         return r
 
     def ret(self, *values: Value):

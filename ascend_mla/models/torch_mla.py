@@ -28,6 +28,10 @@ rope cache holds another order (the fused prolog writes the de-interleaved one).
 is the plain rotate-half RoPE of Llama-style code (x * cos + rotate_half(x) * sin, no
 de-interleave): another model (it rotates (x[i], x[i + Dr/2])), which the compiler fuses by
 reordering the projection's rope columns (passes/interleave_rope.py).
+
+`quant="w8a8"` writes the int8 projections out in PyTorch (`dynamic_quant`, `QuantLinear`: abs,
+amax, round, clamp, an int32 matmul, the scales) as torch_npu's npu_dynamic_quant and
+npu_quant_matmul compute them; raise-quant makes those two ops of them again.
 """
 from __future__ import annotations
 
@@ -52,6 +56,32 @@ class RMSNorm(nn.Module):
         variance = hidden_states.pow(2).mean(-1, keepdim=True)
         hidden_states = hidden_states * torch.rsqrt(variance + self.variance_epsilon)
         return self.weight * hidden_states.to(input_dtype)
+
+
+def dynamic_quant(x):
+    """Per-token symmetric int8 quantization, as torch_npu.npu_dynamic_quant computes it:
+    scale = max|x| / 127 over the last axis (float32), y = round(x / scale), ties to even."""
+    x = x.float()
+    scale = x.abs().amax(dim=-1, keepdim=True) / 127
+    return torch.round(x / scale).clamp(-128, 127).to(torch.int8), scale
+
+
+class QuantLinear(nn.Module):
+    """A w8a8 linear (npu_quant_matmul with a per-token scale) written in PyTorch: int8 weight
+    (out, in) and its per-output-channel `weight_scale` (out, 1), the names and layout of
+    `deepseek.build(quant="w8a8")`. Takes activations (quantized here) or (int8 x, its scale):
+    the exact int32 product, converted to float32, times the token's scale, then the channel's."""
+
+    def __init__(self, in_features: int, out_features: int, out_dtype=torch.float32):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(out_features, in_features, dtype=torch.int8), requires_grad=False)
+        self.weight_scale = nn.Parameter(torch.ones(out_features, 1), requires_grad=False)
+        self.out_dtype = out_dtype
+
+    def forward(self, x):
+        xq, scale = x if isinstance(x, tuple) else dynamic_quant(x)
+        acc = torch.matmul(xq.to(torch.int32), self.weight.t().to(torch.int32))
+        return (acc.float() * scale * self.weight_scale.view(-1)).to(self.out_dtype)
 
 
 def _yarn_get_mscale(scale: float, mscale: float) -> float:
@@ -129,13 +159,22 @@ class Attention(nn.Module):
         self.kv_a_layernorm = RMSNorm(lora, c["rms_norm_eps"])
         self.kv_b_proj = nn.Linear(lora, n * (self.nope + self.dv), **linear)
         self.o_proj = nn.Linear(n * self.dv, he, **linear)
+        self.quant = c.get("quant") == "w8a8"
+        if self.quant:      # the projections deepseek.QUANTIZED: float32 out, o_proj bf16
+            for name in ("q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "o_proj"):
+                proj = getattr(self, name)
+                setattr(self, name, QuantLinear(proj.in_features, proj.out_features,
+                                                torch.bfloat16 if name == "o_proj" else torch.float32))
 
     def forward(self, x, rotary, positions, slot_mapping, block_table, seq_lengths, kv_cache, kr_cache):
         b, s, _ = x.shape
+        bf16 = torch.bfloat16       # w8a8: the float32 projections rounded where bf16 is read
+        x = dynamic_quant(x) if self.quant else x       # one quantization for both down-projections
         q = self.q_b_proj(self.q_a_layernorm(self.q_a_proj(x))).view(b, s, self.heads, self.nope + self.dr)
         q_nope, q_pe = torch.split(q, [self.nope, self.dr], dim=-1)
+        q_nope = q_nope.to(bf16)
         c_kv, k_pe = torch.split(self.kv_a_proj_with_mqa(x), [self.lora, self.dr], dim=-1)
-        c_kv = self.kv_a_layernorm(c_kv)
+        c_kv = self.kv_a_layernorm(c_kv).to(bf16)
         if self.rope == "complex":
             freqs = rotary.freqs_cis[positions]                          # (B, S, Dr/2)
             q_pe, k_pe = rope_complex(q_pe, freqs.unsqueeze(2)), rope_complex(k_pe, freqs)
@@ -144,6 +183,7 @@ class Attention(nn.Module):
             rotate = rope_half if self.rope == "half" else rope_interleave
             q_pe = rotate(q_pe, cos.unsqueeze(2), sin.unsqueeze(2))
             k_pe = rotate(k_pe, cos, sin)
+        q_pe, k_pe = q_pe.to(bf16), k_pe.to(bf16)
         # the paged latent cache: rows written at their slots (block * BlockSize + offset)
         slots = slot_mapping.reshape(-1)
         kv_cache.view(-1, self.lora).index_copy_(0, slots, c_kv.reshape(-1, self.lora))
@@ -182,10 +222,14 @@ class TorchMLA(nn.Module):
 
     `config`: a built model's `config` (`deepseek.build(...).config`: its tp slice, layer count
     and max_positions), or a preset name of `deepseek.CONFIGS` (then tp, layers, max_positions
-    from the keywords). Weights start as zeros/ones: load them (`load_state_dict`)."""
+    from the keywords). Weights start as zeros/ones: load them (`load_state_dict`).
+    `quant`: "bf16" or "w8a8" (default: the config's, as `deepseek.build(..., quant=)` sets it):
+    w8a8 makes q_a_proj, q_b_proj, kv_a_proj_with_mqa and o_proj QuantLinears (int8 weight and
+    weight_scale) with the activations quantized per token (`dynamic_quant`), as the w8a8 graph
+    of `deepseek.build` computes them."""
 
     def __init__(self, config, *, tp: int = 1, layers: int = 1, max_positions: int = 256,
-                 rope: str = "interleave"):
+                 rope: str = "interleave", quant: str | None = None):
         super().__init__()
         if isinstance(config, str):
             if config not in deepseek.CONFIGS:
@@ -200,6 +244,11 @@ class TorchMLA(nn.Module):
             raise ValueError("config: q_lora_rank is required (the model has a query down-projection)")
         if rope not in ("interleave", "complex", "half"):
             raise ValueError(f"rope: expected \"interleave\", \"complex\" or \"half\", got {rope!r}")
+        quant = c.get("quant", "bf16") if quant is None else quant
+        if quant not in ("bf16", "w8a8"):
+            raise ValueError(f"quant: expected \"bf16\" or \"w8a8\" (an int8 latent cache, w8a8c8, is not "
+                             f"written in PyTorch here), got {quant!r}")
+        c["quant"] = quant
         self.config = c
         self.model = _Model(c, rope)
 

@@ -381,22 +381,23 @@ class Run:
     # --- the PyTorch path ------------------------------------------------------------------
     def from_torch(self) -> int:
         a = self.args
-        if a.quant != "bf16" or a.cache_mode != "PA_BSND":
-            raise Usage("--from-torch: the PyTorch reference module is bf16 with PA_BSND caches "
-                        "(drop --quant/--cache-mode)")
+        if a.quant not in ("bf16", "w8a8") or a.cache_mode != "PA_BSND":
+            raise Usage("--from-torch: the PyTorch reference module is bf16 or w8a8 with PA_BSND caches "
+                        "(drop --cache-mode; --quant bf16 or w8a8)")
         try:
             from ..frontend import torch as frontend
         except ImportError:
             raise Failure("--from-torch needs PyTorch: pip install 'ascend-mla[torch]'") from None
         target, backend = self.resolve_target()
         self.say(f"ascend-mla run --from-torch: {a.model} TorchMLA (PyTorch), tp {a.tp}, {a.layers} "
-                 f"layer{'s' * (a.layers > 1)}, batch {a.batch}, seq {a.seq}, {_plural(a.steps, 'decode step')}")
+                 f"layer{'s' * (a.layers > 1)}, batch {a.batch}, seq {a.seq}, {a.quant}, "
+                 f"{_plural(a.steps, 'decode step')}")
         self.say(f"backend: {backend}")
         with self.progress(1):
             self.stage("torch.export, import, compile, run against eager PyTorch")
             try:
                 result = frontend.deepseek_example(a.model, tp=a.tp, layers=a.layers, batch=a.batch,
-                                                   seq=a.seq, steps=a.steps, target=target)
+                                                   seq=a.seq, steps=a.steps, target=target, quant=a.quant)
             except ValueError as e:
                 if str(e).split(":")[0] in ("tp", "layers", "batch", "seq", "name"):
                     raise Usage(f"--{e}") from None
@@ -415,7 +416,7 @@ class Run:
         self.say(_times({"compiled": [s["compiled_seconds"] for s in steps],
                          "eager PyTorch": [s["eager_seconds"] for s in steps]}))
         error = max(s["max_error"] for s in steps)
-        tolerance = TOLERANCE["bf16"]
+        tolerance = TOLERANCE["bf16"]        # w8a8 too: test_torch_quant.py says why
         self.say(f"max error: compiled vs eager PyTorch {error:.3g} = {_ratio(error, result['scale'])} of "
                  f"max|attention| {result['scale']:.3g} (tolerance {tolerance:.2%})")
         if a.report:

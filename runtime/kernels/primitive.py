@@ -31,6 +31,9 @@ def rms_norm(x, gamma, epsilon=1e-5, result_types=None):
 @kernel("mla.matmul")
 def matmul(x, w, result_types=None):
     out = _out(result_types, "y", x.dtype)
+    if x.dtype == np.int32:                 # torch.matmul of int32: exact, wrapping modulo 2^32
+        rows = x.reshape(-1, x.shape[-1]).astype(np.int64)
+        return ((rows @ np.asarray(w, np.int64)).astype(np.int32).reshape(*x.shape[:-1], w.shape[1]),)
     rows = x.reshape(-1, x.shape[-1])
     y = float_matmul(rows, w, rounds_to_bf16=out == bfloat16 and x.dtype == out)
     return (y.astype(out).reshape(*x.shape[:-1], w.shape[1]),)
@@ -97,6 +100,11 @@ _elementwise("mla.div", np.divide)
 @kernel("mla.mean")
 def mean(x, result_types=None):
     return (np.mean(f32(x), axis=-1, keepdims=True, dtype=np.float32).astype(_out(result_types, "y", x.dtype)),)
+
+
+@kernel("mla.amax")
+def amax(x, result_types=None):
+    return (np.max(x, axis=-1, keepdims=True).astype(_out(result_types, "y", x.dtype)),)
 
 
 @kernel("mla.rsqrt")

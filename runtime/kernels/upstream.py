@@ -1,6 +1,7 @@
 """The upstream MLIR ops a program of the mla dialect may contain, as CPU steps: slices,
-reshapes and concatenations (`tensor`), float casts (`arith.truncf`/`arith.extf`) and constant
-loads (`ml_program.global_load_const`).
+reshapes and concatenations (`tensor`), casts (`arith.truncf`/`extf`/`fptosi`/`sitofp`/`extsi`),
+the elementwise pieces of a written-out quant (`math.absf`, `math.roundeven`,
+`arith.maximumf`/`minimumf`) and constant loads (`ml_program.global_load_const`).
 
 Their meaning is in their attributes, so each is prepared once from the op: `prepare(op,
 globals)` returns a function from operand values to result values. On the device slices and
@@ -88,8 +89,22 @@ def _cast(op, globals_):
     return lambda x: (np.asarray(x).astype(dtype),)   # round to nearest even (truncf's default)
 
 
-upstream("arith.truncf")(_cast)
-upstream("arith.extf")(_cast)
+for _name in ("arith.truncf", "arith.extf", "arith.fptosi", "arith.sitofp", "arith.extsi"):
+    upstream(_name)(_cast)          # float -> int truncates toward zero, as fptosi
+
+
+def _elementwise(fn):
+    def prepare_op(op, globals_):
+        _nd_operand(op)
+        dtype = numpy_dtype(str(op.results[0].type.element_type))
+        return lambda *xs: (fn(*xs).astype(dtype),)
+    return prepare_op
+
+
+upstream("math.absf")(_elementwise(np.abs))
+upstream("math.roundeven")(_elementwise(np.rint))
+upstream("arith.maximumf")(_elementwise(np.maximum))      # NaN propagates, as maximumf
+upstream("arith.minimumf")(_elementwise(np.minimum))
 
 
 @upstream("arith.constant")

@@ -71,7 +71,7 @@ def test_a_small_run_prints_fusions_calls_memory_times_errors_and_writes_ir_and_
     (["run", "--cache-mode", "NZ"], "argument --cache-mode: invalid choice: 'NZ'"),
     (["run", "--target", "gpu"], "argument --target: invalid choice: 'gpu'"),
     (["run", "--frobnicate"], "unrecognized arguments: --frobnicate"),
-    (["run", "--from-torch", "--quant", "w8a8"], "--from-torch: the PyTorch reference module is bf16"),
+    (["run", "--from-torch", "--quant", "w8a8c8"], "--from-torch: the PyTorch reference module is bf16 or w8a8"),
     (["run", "--tp", "1", "--layers", "61"], "this run needs about"),
 ], ids=["no-command", "unknown-command", "tp-not-a-number", "tp-zero", "tp-not-a-divisor", "too-many-layers",
         "negative-steps", "unknown-model", "unknown-quant", "unknown-cache-mode", "unknown-target",

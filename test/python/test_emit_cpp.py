@@ -69,17 +69,15 @@ def run_python_backend(program, inputs, log: Path):
                 os.environ[k] = v
 
 
-@pytest.mark.parametrize("pipeline", ["default", pytest.param(UNFUSED, marks=pytest.mark.slow)],
-                         ids=["fused", "unfused"])
-def test_the_cpp_program_makes_the_python_backends_calls(pipeline, toolchain, tmp_path, monkeypatch):
+def same_calls(program, inputs, toolchain, tmp_path, monkeypatch) -> list:
+    """Build the C++ program of `program`, run it and the Python NPU backend on `inputs`, both
+    against the recording double; assert they make the same calls. Returns the launched aclnn
+    functions."""
     include, root = toolchain
-    m = model()
-    program = ascend_mla.compile(m, pipeline=pipeline)
     source = tmp_path / "layer.cpp"
     source.write_text(cpp_of(program))
     built = acl_double.compile_cpp(source, include, root, tmp_path / "layer")
     assert built.returncode == 0, built.stderr[-3000:]
-    inputs = m.inputs(0)
     data_files(tmp_path / "data", program, inputs)
 
     monkeypatch.setenv("ASCEND_HOME_PATH", str(root))
@@ -93,12 +91,55 @@ def test_the_cpp_program_makes_the_python_backends_calls(pipeline, toolchain, tm
     cpp_calls = acl_double.program_calls(acl_double.read_log(cpp_log))
     assert [c["fn"] for c in cpp_calls] == [c["fn"] for c in python_calls]
     assert cpp_calls == python_calls
-    launches = [c["fn"] for c in cpp_calls if c["fn"].startswith("aclnn") and "GetWorkspaceSize" not in c["fn"]]
+    return [c["fn"] for c in cpp_calls if c["fn"].startswith("aclnn") and "GetWorkspaceSize" not in c["fn"]]
+
+
+@pytest.mark.parametrize("pipeline", ["default", pytest.param(UNFUSED, marks=pytest.mark.slow)],
+                         ids=["fused", "unfused"])
+def test_the_cpp_program_makes_the_python_backends_calls(pipeline, toolchain, tmp_path, monkeypatch):
+    m = model()
+    program = ascend_mla.compile(m, pipeline=pipeline)
+    launches = same_calls(program, m.inputs(0), toolchain, tmp_path, monkeypatch)
     expected = {"default": {"aclnnMlaPrologV2WeightNz", "aclnnFusedInferAttentionScoreV3"},
                 UNFUSED: {"aclnnScatterPaKvCache", "aclnnFusedInferAttentionScoreV4", "aclnnInterleaveRope"}}
     assert expected[pipeline] <= set(launches)
     # the results came back: the double copies each launch's first input into its outputs
     assert (tmp_path / "result0.bin").stat().st_size == 2 * 1 * 7168 * 2
+
+
+WRITTEN_OUT = """
+func.func @f(%x: tensor<4x64xf32> {mla.name = "x"}, %w: tensor<64x32xi8> {mla.name = "w"})
+    -> (tensor<4x1xf32>, tensor<4x64xi8>, tensor<4x32xf32>) {
+  %sq = "mla.mul"(%x, %x) : (tensor<4x64xf32>, tensor<4x64xf32>) -> tensor<4x64xf32>
+  %mean = "mla.mean"(%sq) : (tensor<4x64xf32>) -> tensor<4x1xf32>
+  %r = "mla.rsqrt"(%mean) : (tensor<4x1xf32>) -> tensor<4x1xf32>
+  %a = math.absf %x : tensor<4x64xf32>
+  %m = "mla.amax"(%a) : (tensor<4x64xf32>) -> tensor<4x1xf32>
+  %ratio = "mla.div"(%x, %m) : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
+  %rounded = math.roundeven %ratio : tensor<4x64xf32>
+  %lo = arith.constant dense<-128.0> : tensor<4x64xf32>
+  %clamped = arith.maximumf %rounded, %lo : tensor<4x64xf32>
+  %hi = arith.constant dense<127.0> : tensor<4x64xf32>
+  %c = arith.minimumf %clamped, %hi : tensor<4x64xf32>
+  %y = arith.fptosi %c : tensor<4x64xf32> to tensor<4x64xi8>
+  %x32 = arith.extsi %y : tensor<4x64xi8> to tensor<4x64xi32>
+  %w32 = arith.extsi %w : tensor<64x32xi8> to tensor<64x32xi32>
+  %acc = "mla.matmul"(%x32, %w32) : (tensor<4x64xi32>, tensor<64x32xi32>) -> tensor<4x32xi32>
+  %f = arith.sitofp %acc : tensor<4x32xi32> to tensor<4x32xf32>
+  return %r, %y, %f : tensor<4x1xf32>, tensor<4x64xi8>, tensor<4x32xf32>
+}"""
+
+
+def test_the_written_out_rms_norm_and_quant_pieces_make_the_same_calls(toolchain, tmp_path, monkeypatch):
+    """An imported program the raise passes did not touch: aclnnMean, aclnnRsqrt and the quant
+    pieces (Abs, Amax, Round, Maximum, Minimum, Cast, an int32 Matmul) through the C++ emitter."""
+    program = ascend_mla.compile(WRITTEN_OUT, pipeline=UNFUSED)
+    rng = np.random.default_rng(0)
+    inputs = {"x": rng.standard_normal((4, 64)).astype(np.float32),
+              "w": rng.integers(-127, 128, (64, 32)).astype(np.int8)}
+    launches = same_calls(program, inputs, toolchain, tmp_path, monkeypatch)
+    assert {"aclnnMean", "aclnnRsqrt", "aclnnAbs", "aclnnAmax", "aclnnRound", "aclnnMaximum", "aclnnMinimum",
+            "aclnnCast", "aclnnMatmul"} <= set(launches)
 
 
 def test_generated_code_checks_every_status_and_compiles_against_the_real_headers(toolchain, tmp_path):

@@ -2,6 +2,8 @@
 quant scenario, both cache modes) give the bits the kernels give op by op on the mla-level IR;
 everything a call is checked for happens before the first kernel writes; host lists re-run
 phase one only when they change; caches come back as the caller's objects."""
+from pathlib import Path
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -151,3 +153,33 @@ def test_casts_concatenation_masks_mean_rsqrt_run_lowered_as_the_kernels_do():
         assert f'callee = "{name}"' in program.lowered_ir
     for got, expected in zip(program(*inputs), run_ops(UPSTREAM, inputs)):
         assert np.array_equal(bits(got), bits(expected))
+
+
+WRITTEN_OUT_QUANT = Path(__file__).parents[1] / "lit" / "passes" / "raise-quant.mlir"
+
+
+def test_written_out_quant_runs_lowered_and_raised_alike():
+    """The dynamic quant and int8 product of raise-quant's lit test, run three ways: lowered as
+    written (aclnnAbs, Amax, Round, Maximum, Minimum, Cast, an int32 Matmul), raised and
+    lowered (aclnnDynamicQuant, aclnnQuantMatmulV4), and op by op. All equal the float64
+    formula of npu_dynamic_quant / npu_quant_matmul (codes exactly; the bf16 product within its
+    one rounding) and each other bit for bit."""
+    text = WRITTEN_OUT_QUANT.read_text().split("// -----")[1]
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 64)).astype(np.float32)
+    smooth = rng.uniform(0.5, 1.5, 64).astype(np.float32)
+    w = rng.integers(-127, 128, (32, 64)).astype(np.int8)
+    w_scale = rng.uniform(1e-3, 1e-2, (32, 1)).astype(np.float32)
+    written = ascend_mla.compile(text, pipeline=UNFUSED)
+    raised = ascend_mla.compile(text, pipeline="builtin.module(verify,raise-quant)")
+    assert 'callee = "aclnnAmax"' in written.lowered_ir and 'callee = "aclnnDynamicQuant"' in raised.lowered_ir
+    (got,) = written(x, smooth, w, w_scale)
+    (walked,) = run_ops(text, [x, smooth, w, w_scale])
+    (fused,) = raised(x, smooth, w, w_scale)
+    assert np.array_equal(bits(got), bits(walked)) and np.array_equal(bits(got), bits(fused))
+    z = x.astype(np.float64) * smooth
+    scale = np.abs(z).max(-1, keepdims=True) / 127
+    codes = np.rint(z / scale)
+    expected = (codes @ w.T.astype(np.float64)) * scale * w_scale.reshape(-1)
+    # bf16 keeps 8 significant bits: one rounding of the float64 value, plus float32 steps
+    assert np.allclose(got.astype(np.float64), expected, rtol=2 ** -8, atol=0)

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import ascend_mla
-from ascend_mla.dialect.primitive import (Add, Attention, CausalMask, Div, DynamicQuant,
+from ascend_mla.dialect.primitive import (Add, Amax, Attention, CausalMask, Div, DynamicQuant,
                                           FormatCast, Gather, HeadMatmul, Matmul, Mul,
                                           PagedAttention, QuantMatmul, Quantize, Rope,
                                           ScatterCache, Transpose)
@@ -93,6 +93,28 @@ def test_matmul_f32_result_is_not_rounded():
     bound = 256 * 2.0**-24 * (np.abs(x.astype(np.float64)) @ np.abs(w.astype(np.float64)))
     assert y.dtype == np.float32 and np.all(np.abs(y - reference) <= bound)
     assert np.any(y != y.astype(BF16).astype(np.float32))          # not bf16 values in disguise
+
+
+def test_matmul_of_int32_is_exact_and_wraps_as_torch():
+    """int32 x int32 -> int32 (torch.matmul of int32 tensors): exact sums; a sum beyond 2^31
+    wraps modulo 2^32, as torch's."""
+    rng = np.random.default_rng(9)
+    x, w = rng.integers(-128, 128, (3, 7168)).astype(np.int32), rng.integers(-128, 128, (7168, 5)).astype(np.int32)
+    big = np.full((1, 2), 2 ** 30, np.int32), np.full((2, 1), 2, np.int32)     # 2^32: wraps to 0
+    (y,) = run(Matmul, dict(x=x, w=w))
+    assert y.dtype == np.int32 and np.array_equal(y, (x.astype(np.int64) @ w.astype(np.int64)))
+    (wrapped,) = run(Matmul, dict(x=big[0], w=big[1]))
+    assert wrapped.tolist() == [[0]]
+
+
+def test_amax_over_the_last_axis_is_exact():
+    rng = np.random.default_rng(10)
+    x = randn(rng, (2, 3, 50), np.float32)
+    x[1, 2] = -7.0                                        # a row whose largest value is negative
+    (y,) = run(Amax, dict(x=x))
+    assert y.shape == (2, 3, 1) and np.array_equal(y[..., 0], x.max(axis=-1))
+    (b,) = run(Amax, dict(x=np.abs(x).astype(BF16)), result={"y": TensorInfo((2, 3, 1), "f32")})
+    assert np.array_equal(b[..., 0], np.abs(x).astype(BF16).astype(np.float32).max(axis=-1))
 
 
 def test_matmul_nz_weight_is_the_same_product():

@@ -236,3 +236,14 @@ def test_rotate_half_rope_form():
     assert 'mode = "half"' not in program.stages["interleave-rope"]
     assert [f["op"] for f in program.report()["fused"]] == ["mla.prolog_v2", "mla.fused_infer_attention_score"]
     run_both(model, module, program, 2)
+
+
+def test_an_element_selected_to_a_scalar_is_a_view():
+    """x[0, 1] is two selects down to rank 0: a collapse with no groups (it recursed forever)."""
+    class Scaled(torch.nn.Module):
+        def forward(self, x):
+            return x * x[0, 1]
+    x = torch.randn(4, 8, generator=torch.Generator().manual_seed(0))
+    program = frontend.compile_module(Scaled(), (x,))
+    assert "tensor.collapse_shape" in program.stages["input"]
+    assert torch.equal(program(x), Scaled()(x))

@@ -10,9 +10,9 @@ func.func @x_rank(%x: tensor<bf16>, %w: tensor<16x32xbf16>) {
 
 // -----
 
-// an integer x belongs to mla.quant_matmul
+// an int8 x belongs to mla.quant_matmul (int32 is torch.matmul of int32 tensors)
 func.func @x_int(%x: tensor<4x16xi8>, %w: tensor<16x32xi8>) {
-  // expected-error @+1 {{x: expected element type bf16, f16 or f32, got i8 [MM-002]}}
+  // expected-error @+1 {{x: expected element type bf16, f16, f32 or i32, got i8 [MM-002]}}
   %0 = "mla.matmul"(%x, %w) : (tensor<4x16xi8>, tensor<16x32xi8>) -> tensor<4x32xbf16>
   return
 }
@@ -68,5 +68,14 @@ func.func @y_shape(%x: tensor<4x16xbf16>, %w: tensor<16x32xbf16>) {
 func.func @y_dtype(%x: tensor<4x16xbf16>, %w: tensor<16x32xbf16>) {
   // expected-error @+1 {{y: expected element type bf16, f16 or f32, got i32 [MM-007]}}
   %0 = "mla.matmul"(%x, %w) : (tensor<4x16xbf16>, tensor<16x32xbf16>) -> tensor<4x32xi32>
+  return
+}
+
+// -----
+
+// an integer product is an integer
+func.func @y_int_dtype(%x: tensor<4x16xi32>, %w: tensor<16x32xi32>) {
+  // expected-error @+1 {{y: expected element type i32, got f32 [MM-007]}}
+  %0 = "mla.matmul"(%x, %w) : (tensor<4x16xi32>, tensor<16x32xi32>) -> tensor<4x32xf32>
   return
 }

@@ -74,3 +74,44 @@ func.func @constants(%x: tensor<2x64xbf16>) -> (tensor<2x32xbf16>, tensor<2x64xb
   %z = "mla.add"(%x, %one) : (tensor<2x64xbf16>, tensor<2x64xbf16>) -> tensor<2x64xbf16>
   return %y, %z : tensor<2x32xbf16>, tensor<2x64xbf16>
 }
+
+// -----
+
+// A dynamic quant and int8 product written out (what raise-quant leaves when it does not
+// match): math.absf -> aclnnAbs, mla.amax -> aclnnAmax(self, dim = [-1], keepDim, out),
+// math.roundeven -> aclnnRound, arith.maximumf/minimumf -> aclnnMaximum/aclnnMinimum,
+// arith.fptosi/extsi/sitofp -> aclnnCast, the int32 mla.matmul -> aclnnMatmul.
+// CHECK-LABEL: func.func @written_out_quant
+// CHECK:      %[[A:.*]] = "aclnn.alloc"() : () -> tensor<4x64xf32>
+// CHECK:      "aclnn.abs_get_workspace_size"(%arg0, %[[A]]) {callee = "aclnnAbsGetWorkspaceSize"}
+// CHECK:      %[[DIM:.*]] = "aclnn.create_int_array"() {value = array<i64: -1>}
+// CHECK:      %[[KEEP:.*]] = arith.constant true
+// CHECK:      %[[M:.*]] = "aclnn.alloc"() : () -> tensor<4x1xf32>
+// CHECK:      "aclnn.amax_get_workspace_size"(%[[A]], %[[DIM]], %[[KEEP]], %[[M]]) {callee = "aclnnAmaxGetWorkspaceSize"}
+// CHECK:      "aclnn.round_get_workspace_size"
+// CHECK:      "aclnn.maximum_get_workspace_size"
+// CHECK:      "aclnn.minimum_get_workspace_size"
+// CHECK:      %[[Y:.*]] = "aclnn.alloc"() : () -> tensor<4x64xi8>
+// CHECK:      %[[I8:.*]] = "aclnn.dtype"() {type = i8}
+// CHECK:      "aclnn.cast_get_workspace_size"(%{{.*}}, %[[I8]], %[[Y]]) {callee = "aclnnCastGetWorkspaceSize"}
+// CHECK:      "aclnn.matmul_get_workspace_size"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {callee = "aclnnMatmulGetWorkspaceSize"} : (tensor<4x64xi32>, tensor<64x32xi32>, tensor<4x32xi32>, i8)
+// CHECK:      %[[F32:.*]] = "aclnn.dtype"() {type = f32}
+// CHECK:      "aclnn.cast_get_workspace_size"(%{{.*}}, %[[F32]], %{{.*}}) {callee = "aclnnCastGetWorkspaceSize"} : (tensor<4x32xi32>
+func.func @written_out_quant(%x: tensor<4x64xf32>, %w: tensor<64x32xi8>) -> (tensor<4x64xi8>, tensor<4x32xf32>) {
+  %a = math.absf %x : tensor<4x64xf32>
+  %m = "mla.amax"(%a) : (tensor<4x64xf32>) -> tensor<4x1xf32>
+  %c127 = arith.constant dense<127.0> : tensor<f32>
+  %scale = "mla.div"(%m, %c127) : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %ratio = "mla.div"(%x, %scale) : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
+  %r = math.roundeven %ratio : tensor<4x64xf32>
+  %lo = arith.constant dense<-128.0> : tensor<4x64xf32>
+  %hi = arith.constant dense<127.0> : tensor<4x64xf32>
+  %c1 = arith.maximumf %r, %lo : tensor<4x64xf32>
+  %c2 = arith.minimumf %c1, %hi : tensor<4x64xf32>
+  %y = arith.fptosi %c2 : tensor<4x64xf32> to tensor<4x64xi8>
+  %x32 = arith.extsi %y : tensor<4x64xi8> to tensor<4x64xi32>
+  %w32 = arith.extsi %w : tensor<64x32xi8> to tensor<64x32xi32>
+  %acc = "mla.matmul"(%x32, %w32) : (tensor<4x64xi32>, tensor<64x32xi32>) -> tensor<4x32xi32>
+  %f = arith.sitofp %acc : tensor<4x32xi32> to tensor<4x32xf32>
+  return %y, %f : tensor<4x64xi8>, tensor<4x32xf32>
+}

@@ -49,3 +49,22 @@ func.func @shared(%x: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x1xf32>) {
   %y = "mla.mul"(%x, %r) : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
   return %y, %mean : tensor<4x64xf32>, tensor<4x1xf32>
 }
+
+// -----
+
+// float32 x, float32 result times a bf16 weight, then rounded to bf16 once (the w8a8 module's
+// kv_a_layernorm before the cache): the cast is the raised op's result type.
+// CHECK-LABEL: func.func @f32_then_bf16
+// CHECK-NEXT: %[[Y:.*]] = "mla.rms_norm"(%arg0, %arg1) {epsilon = 9.9999999999999995E-7 : f64} : (tensor<2x512xf32>, tensor<512xbf16>) -> tensor<2x512xbf16>
+// CHECK-NEXT: return %[[Y]]
+func.func @f32_then_bf16(%x: tensor<2x512xf32>, %gamma: tensor<512xbf16>) -> tensor<2x512xbf16> {
+  %sq = "mla.mul"(%x, %x) : (tensor<2x512xf32>, tensor<2x512xf32>) -> tensor<2x512xf32>
+  %mean = "mla.mean"(%sq) : (tensor<2x512xf32>) -> tensor<2x1xf32>
+  %eps = arith.constant dense<1.0e-06> : tensor<f32>
+  %var = "mla.add"(%mean, %eps) : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %r = "mla.rsqrt"(%var) : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  %n = "mla.mul"(%x, %r) : (tensor<2x512xf32>, tensor<2x1xf32>) -> tensor<2x512xf32>
+  %y = "mla.mul"(%gamma, %n) : (tensor<512xbf16>, tensor<2x512xf32>) -> tensor<2x512xf32>
+  %yb = arith.truncf %y : tensor<2x512xf32> to tensor<2x512xbf16>
+  return %yb : tensor<2x512xbf16>
+}

@@ -80,3 +80,23 @@ func.func @not_rope(%x: tensor<3x8xf32>, %cos: tensor<3x8xf32>, %sin: tensor<3x8
   %y = "mla.add"(%a, %b) : (tensor<3x8xf32>, tensor<3x8xf32>) -> tensor<3x8xf32>
   return %y : tensor<3x8xf32>
 }
+
+// -----
+
+// float32 x and float32 arithmetic, the result rounded to bf16 once (the w8a8 module's RoPE of
+// a float32 projection): the cast is the raised op's result type, the same one rounding.
+// CHECK-LABEL: func.func @f32_then_bf16
+// CHECK-NEXT: %[[Y:.*]] = "mla.rope"(%arg0, %arg1, %arg2) {mode = "half"} : (tensor<2x8xf32>, tensor<2x8xbf16>, tensor<2x8xbf16>) -> tensor<2x8xbf16>
+// CHECK-NEXT: return %[[Y]]
+func.func @f32_then_bf16(%x: tensor<2x8xf32>, %cos: tensor<2x8xbf16>, %sin: tensor<2x8xbf16>) -> tensor<2x8xbf16> {
+  %a = "mla.mul"(%x, %cos) : (tensor<2x8xf32>, tensor<2x8xbf16>) -> tensor<2x8xf32>
+  %lo = tensor.extract_slice %x[0, 0] [2, 4] [1, 1] : tensor<2x8xf32> to tensor<2x4xf32>
+  %hi = tensor.extract_slice %x[0, 4] [2, 4] [1, 1] : tensor<2x8xf32> to tensor<2x4xf32>
+  %m1 = arith.constant dense<-1.0> : tensor<f32>
+  %neg = "mla.mul"(%hi, %m1) : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %rot = tensor.concat dim(1) %neg, %lo : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x8xf32>
+  %b = "mla.mul"(%rot, %sin) : (tensor<2x8xf32>, tensor<2x8xbf16>) -> tensor<2x8xf32>
+  %y = "mla.add"(%a, %b) : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %yb = arith.truncf %y : tensor<2x8xf32> to tensor<2x8xbf16>
+  return %yb : tensor<2x8xbf16>
+}
