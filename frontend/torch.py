@@ -193,7 +193,7 @@ class Importer:
                 self.values[node] = self.g.arg(node.name, t)
                 inputs.append(("user", spec.arg.name))
             elif spec.kind == InputKind.BUFFER and spec.target in mutated_buffers:
-                self.values[node] = self.g.arg(spec.target, t)     # program-owned state
+                self.values[node] = self.g.arg(spec.target, t, "mla.buffer")     # program-owned state
                 inputs.append(("buffer", spec.target))
             elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
                 tensor = self.ep.state_dict[spec.target] if spec.target in self.ep.state_dict \

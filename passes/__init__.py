@@ -3,6 +3,8 @@
     verify           every documented rule of every mla op (registry.py)
     raise-rms-norm   written-out RmsNorm -> mla.rms_norm (raise_primitives.py)
     raise-rope       written-out RoPE (rotate-half, interleaved, complex) -> mla.rope (raise_primitives.py)
+    absorb-kv        naive MLA attention over a module's K/V cache -> absorbed, over a latent
+                     cache the program owns (absorb_kv.py)
     fuse-prolog      MLA pre-processing -> mla.prolog_v2 (fuse_prolog.py)
     fuse-attention   attention primitives -> mla.fused_infer_attention_score (fuse_attention.py)
     select-layout    FRACTAL_NZ weights, no casts that cancel (select_layout.py)
@@ -13,7 +15,7 @@ The named pipeline "default" runs them in that order.
 """
 from .registry import (PASSES, PIPELINES, PassFailure, PassOption, build_pass_manager, parse_pipeline,
                        register_pass, run_pipeline)
-from . import constants, fuse_attention, fuse_prolog, raise_primitives, select_layout  # noqa: F401  (registration)
+from . import absorb_kv, constants, fuse_attention, fuse_prolog, raise_primitives, select_layout  # noqa: F401  (registration)
 
 __all__ = ["PASSES", "PIPELINES", "PassFailure", "PassOption", "build_pass_manager", "parse_pipeline",
            "register_pass", "run_pipeline"]
