@@ -96,6 +96,13 @@ def _arg_attributes(fn) -> list:
     return [ir.DictAttr.get({}) for _ in block.arguments]
 
 
+def _argument_name(value) -> str:
+    if not isinstance(value, ir.BlockArgument):
+        return "(a computed value)"
+    attrs = _arg_attributes(value.owner.owner)[value.arg_number]
+    return f'"{ir.StringAttr(attrs["mla.name"]).value}"' if "mla.name" in attrs else f"%arg{value.arg_number}"
+
+
 def module_buffer(value) -> str | None:
     """The name of the module buffer `value` is (an argument marked mla.buffer), else None."""
     if not isinstance(value, ir.BlockArgument):
@@ -124,10 +131,11 @@ def add_state(fn, name: str, t: TensorInfo) -> ir.Value:
 
 def _problem(m) -> str | None:
     """Why the matched graph is not the naive form this pass rewrites, or None."""
-    for name in ("k_cache", "v_cache"):
+    for which, name in (("K", "k_cache"), ("V", "v_cache")):
         if module_buffer(m.value(name)) is None:
-            return (f"the {name.replace('_', ' ')} is an input of the program, not a buffer of the module: "
-                    f"its caller may read it, so it cannot become a latent cache [{EXTERNAL}]")
+            return (f"the {which} cache {_argument_name(m.value(name))} is not a buffer of the module (an input "
+                    f"of the program, or computed in it): its users may read it, so it cannot be replaced by a "
+                    f"latent cache [{EXTERNAL}]")
     if m.escapes:
         names = ", ".join(sorted({e.owner.name for e in m.escapes}))
         return f"intermediate results ({names}) also feed ops outside the naive attention [FUSE-003]"

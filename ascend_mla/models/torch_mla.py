@@ -161,9 +161,11 @@ class NaiveAttention(Attention):
         self.register_buffer("v_cache", torch.zeros(batch, max_len, n, self.dv, dtype=torch.bfloat16),
                              persistent=False)
 
-    def forward(self, x, rotary, positions, cache_rows, seq_lengths):
+    def forward(self, x, rotary, positions, cache_rows, seq_lengths, k_cache=None, v_cache=None):
         b, s, _ = x.shape
         n, dk = self.heads, self.nope + self.dr
+        k_cache = self.k_cache if k_cache is None else k_cache
+        v_cache = self.v_cache if v_cache is None else v_cache
         q = self.q_b_proj(self.q_a_layernorm(self.q_a_proj(x))).view(b, s, n, dk)
         q_nope, q_pe = torch.split(q, [self.nope, self.dr], dim=-1)
         c_kv, k_pe = torch.split(self.kv_a_proj_with_mqa(x), [self.lora, self.dr], dim=-1)
@@ -175,9 +177,9 @@ class NaiveAttention(Attention):
         query = torch.cat([q_nope, q_pe], dim=-1)
         key = torch.cat([k_nope, k_pe.unsqueeze(2).expand(b, s, n, self.dr)], dim=-1)
         rows = cache_rows.reshape(-1)
-        self.k_cache.view(-1, n, dk).index_copy_(0, rows, key.reshape(-1, n, dk))
-        self.v_cache.view(-1, n, self.dv).index_copy_(0, rows, value.reshape(-1, n, self.dv))
-        o = torch.ops.ascend_mla.attention(query, self.k_cache, self.v_cache, seq_lengths, self.softmax_scale)
+        k_cache.view(-1, n, dk).index_copy_(0, rows, key.reshape(-1, n, dk))
+        v_cache.view(-1, n, self.dv).index_copy_(0, rows, value.reshape(-1, n, self.dv))
+        o = torch.ops.ascend_mla.attention(query, k_cache, v_cache, seq_lengths, self.softmax_scale)
         return self.o_proj(o.reshape(b, s, n * self.dv))
 
 
@@ -274,7 +276,9 @@ class TorchMLANaive(nn.Module):
     `forward(hidden_states, positions, cache_rows, seq_lengths)`: cache_rows (B, S) are the rows
     of the flat cache the tokens go to, b * max_len + position (`cache_rows(positions)`; a
     module-side computation would need integer arithmetic the mla dialect does not have);
-    seq_lengths (B,) the kv lengths after this step. The attention is one call,
+    seq_lengths (B,) the kv lengths after this step; `caches` ([k_cache.0, v_cache.0, ...], the
+    buffers' shapes) replaces the module's own buffers by the caller's (then the compiled program
+    cannot absorb them: absorb-kv refuses). The attention is one call,
     `torch.ops.ascend_mla.attention` (frontend/torch_ops.py), as serving code calls FIA with
     actual_seq_lengths_kv. Weight names as TorchMLA's (`load_weights(model.weights)`)."""
 
@@ -290,10 +294,11 @@ class TorchMLANaive(nn.Module):
         self.config, self.batch, self.max_len = c, batch, max_len
         self.model = _Model(c, lambda: NaiveAttention(c, batch, max_len))
 
-    def forward(self, hidden_states, positions, cache_rows, seq_lengths):
+    def forward(self, hidden_states, positions, cache_rows, seq_lengths, caches=None):
         h = hidden_states
-        for layer in self.model.layers:
-            h = layer(h, self.model.rotary_emb, positions, cache_rows, seq_lengths)
+        for i, layer in enumerate(self.model.layers):
+            given = () if caches is None else (caches[2 * i], caches[2 * i + 1])
+            h = layer(h, self.model.rotary_emb, positions, cache_rows, seq_lengths, *given)
         return h
 
     def cache_rows(self, positions: torch.Tensor) -> torch.Tensor:
