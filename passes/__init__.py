@@ -3,6 +3,8 @@
     verify           every documented rule of every mla op (registry.py)
     raise-rms-norm   written-out RmsNorm -> mla.rms_norm (raise_primitives.py)
     raise-rope       written-out RoPE (rotate-half, interleaved, complex) -> mla.rope (raise_primitives.py)
+    interleave-rope  rotate-half RoPE of a constant projection -> interleaved RoPE, the
+                     projection's rope columns reordered (interleave_rope.py)
     absorb-kv        naive MLA attention over a module's K/V cache -> absorbed, over a latent
                      cache the program owns (absorb_kv.py)
     fuse-prolog      MLA pre-processing -> mla.prolog_v2 (fuse_prolog.py)
@@ -15,7 +17,8 @@ The named pipeline "default" runs them in that order.
 """
 from .registry import (PASSES, PIPELINES, PassFailure, PassOption, build_pass_manager, parse_pipeline,
                        register_pass, run_pipeline)
-from . import absorb_kv, constants, fuse_attention, fuse_prolog, raise_primitives, select_layout  # noqa: F401  (registration)
+from . import (absorb_kv, constants, fuse_attention, fuse_prolog, interleave_rope, raise_primitives,  # noqa: F401
+               select_layout)                                                                     # (registration)
 
 __all__ = ["PASSES", "PIPELINES", "PassFailure", "PassOption", "build_pass_manager", "parse_pipeline",
            "register_pass", "run_pipeline"]

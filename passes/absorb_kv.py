@@ -181,17 +181,6 @@ def _erase_dead_views(value):
                 op.erase()
 
 
-def _slice(build, value, offsets, sizes):
-    t = info(value)
-    return ir.Operation.create(
-        "tensor.extract_slice", results=[tensor_type(tuple(sizes), t.dtype)], operands=[value],
-        attributes={"static_offsets": ir.DenseI64ArrayAttr.get(list(offsets)),
-                    "static_sizes": ir.DenseI64ArrayAttr.get(list(sizes)),
-                    "static_strides": ir.DenseI64ArrayAttr.get([1] * len(sizes)),
-                    "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0, 0, 0])},
-        loc=build.loc, ip=build.ip).result
-
-
 def _rewrite(m):
     attention = m.op("attention")
     fn = attention.parent
@@ -221,10 +210,10 @@ def _rewrite(m):
     # W_kvb (Hckv, N * (D + Dv)) -> W_uk (N, D, Hckv) and W_uv (N, Hckv, Dv): constants
     w = build.reshape(m.value("weight_kv_b"), (hckv, n, d + dv))
     dtype = info(w).dtype
-    w_heads = build.op(Transpose, {"x": w}, {"permutation": [1, 2, 0]}, [TensorInfo((n, d + dv, hckv), dtype)]).result
-    w_uk = _slice(build, w_heads, (0, 0, 0), (n, d, hckv))
-    w_latent = build.op(Transpose, {"x": w}, {"permutation": [1, 0, 2]}, [TensorInfo((n, hckv, d + dv), dtype)]).result
-    w_uv = _slice(build, w_latent, (0, 0, d), (n, hckv, dv))
+    w_uk = build.op(Transpose, {"x": build.last_axis_slice(w, 0, d)}, {"permutation": [1, 2, 0]},
+                    [TensorInfo((n, d, hckv), dtype)]).result
+    w_uv = build.op(Transpose, {"x": build.last_axis_slice(w, d, dv)}, {"permutation": [1, 0, 2]},
+                    [TensorInfo((n, hckv, dv), dtype)]).result
     query = build.op(HeadMatmul, {"x": m.value("q_nope"), "w": w_uk}, {},
                      [TensorInfo((batch, s_len, n, hckv), q_nope.dtype)]).result
     table = np.arange(blocks, dtype=np.int32).reshape(batch, length // block_size)

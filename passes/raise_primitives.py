@@ -93,13 +93,6 @@ def erase_chain(ops):
             c.erase()
 
 
-def concat_op(builder, values, axis, t: TensorInfo):
-    from ..dialect.types import tensor_type
-    return ir.Operation.create("tensor.concat", results=[tensor_type(t.shape, t.dtype)], operands=values,
-                               attributes={"dim": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), axis)},
-                               loc=builder.loc, ip=builder.ip).result
-
-
 # --- raise-rms-norm ------------------------------------------------------------------------------
 
 def _rms_norm_at(rsqrt):
@@ -335,7 +328,7 @@ def _rope_from_complex(cat, chain, x, cos_slice, sin_slice):
     def table(slice_op):          # c (..., k, 1) -> [c, c] (..., 2k): the table per output
         half = build.reshape(slice_op.results[0], info(slice_op.results[0]).shape[:-2] + (k,))
         t = info(half)
-        return concat_op(build, [half, half], t.rank - 1, TensorInfo(t.shape[:-1] + (2 * k,), t.dtype))
+        return build.concat([half, half], t.rank - 1)
     cos, sin = table(cos_slice), table(sin_slice)
     rope = build.op(Rope, {"x": flat, "cos": cos, "sin": sin}, {"mode": "interleave"},
                     [TensorInfo(out.shape[:-2] + (2 * k,), out.dtype)]).result

@@ -121,6 +121,25 @@ class Builder:
             return flat if len(shape) == 1 else self._reshape_op(flat, shape, [list(range(len(shape)))])
         return self._reshape_op(value, shape, groups)
 
+    def last_axis_slice(self, value, start: int, size: int) -> ir.Value:
+        """value[..., start:start + size] (tensor.extract_slice)."""
+        t = info(value)
+        i64 = lambda values: ir.DenseI64ArrayAttr.get(list(values))
+        attributes = {"static_offsets": i64([0] * (t.rank - 1) + [start]),
+                      "static_sizes": i64(t.shape[:-1] + (size,)), "static_strides": i64([1] * t.rank),
+                      "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0, 0, 0])}
+        return ir.Operation.create("tensor.extract_slice", results=[tensor_type(t.shape[:-1] + (size,), t.dtype)],
+                                   operands=[value], attributes=attributes, loc=self.loc, ip=self.ip).result
+
+    def concat(self, values, axis: int) -> ir.Value:
+        """tensor.concat of `values` along `axis`."""
+        t = info(values[0])
+        shape = list(t.shape)
+        shape[axis] = sum(info(v).shape[axis] for v in values)
+        return ir.Operation.create("tensor.concat", results=[tensor_type(tuple(shape), t.dtype)], operands=values,
+                                   attributes={"dim": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), axis)},
+                                   loc=self.loc, ip=self.ip).result
+
     def _reshape_op(self, value, shape, groups):
         t = info(value)
         attributes = {"reassociation": ir.ArrayAttr.get([_index_array(g) for g in groups])}

@@ -389,9 +389,11 @@ def npu_backend() -> NpuBackend:
     missing = [n for n in LIBRARIES if n not in found]
     try:
         if missing:
-            where = ", ".join(str(d) for d in library_dirs()) or "no directory: ASCEND_HOME_PATH, ASCEND_TOOLKIT_HOME and LD_LIBRARY_PATH are unset"
+            dirs = ", ".join(str(d) for d in library_dirs())
+            where = f"found in {dirs}" if dirs else \
+                "found: ASCEND_HOME_PATH, ASCEND_TOOLKIT_HOME and LD_LIBRARY_PATH are unset"
             raise BackendUnavailable(f"backend 'npu': the CANN runtime is missing ({', '.join(missing)} not "
-                                     f"found in {where}); install the CANN toolkit and source its set_env.sh")
+                                     f"{where}); install the CANN toolkit and source its set_env.sh")
         try:
             _backend = NpuBackend(found, int(os.environ.get("ASCEND_MLA_DEVICE", "0")))
         except AclError as e:

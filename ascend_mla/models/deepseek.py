@@ -180,7 +180,7 @@ class Model:
 def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int = 1, seq: int = 1,
           quant: str = "bf16", cache_mode: str = "PA_BSND", block_size: int = 128, seed: int = 0,
           max_positions: int | None = None, weights: dict | None = None,
-          config: dict | None = None) -> Model:
+          config: dict | None = None, rope: str = "interleave") -> Model:
     """The attention block of `layers` layers of model `name` at tensor-parallel slice `tp`.
 
     Weights are random (seeded) unless `weights` gives a checkpoint's (HF names, full size: the
@@ -203,11 +203,13 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
         raise ValueError(f"quant: expected one of {', '.join(QUANTS)}, got {quant!r}")
     if cache_mode not in CACHE_MODES:
         raise ValueError(f"cache_mode: expected PA_BSND or PA_NZ, got {cache_mode!r}")
+    if rope not in ("interleave", "half"):
+        raise ValueError(f"rope: expected \"interleave\" or \"half\", got {rope!r}")
     if max_positions is None:
         max_positions = block_size * max(2, -(-32 * seq // block_size))
     blocks_per_row = -(-max_positions // block_size)
     c.update(name=name, tp=tp, heads=heads // tp, layers=layers, batch=batch, seq=seq, quant=quant,
-             cache_mode=cache_mode, block_size=block_size, seed=seed, max_positions=max_positions,
+             cache_mode=cache_mode, block_size=block_size, seed=seed, max_positions=max_positions, rope=rope,
              softmax_scale=softmax_scale(c))
     rng = np.random.default_rng(seed)
     num_blocks = batch * blocks_per_row + 1                  # one spare block nobody uses
@@ -364,6 +366,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
     n, nope, dr, dv, lora = c["heads"], c["qk_nope_head_dim"], c["qk_rope_head_dim"], c["v_head_dim"], c["kv_lora_rank"]
     quant, kv_int8 = c["quant"], c["quant"] == "w8a8c8"
     eps = c["rms_norm_eps"]
+    rope_mode = {} if c.get("rope", "interleave") == "interleave" else {"mode": c["rope"]}
 
     def t(shape, dtype):
         return TensorInfo(tuple(shape), dtype)
@@ -420,7 +423,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
         w_uk = g.extract_slice(kv_b, (0, 0, 0), (n, nope, lora), f"l{i}_w_uk")
         query = g.op(HeadMatmul, x=q_nope, w=w_uk, name=f"l{i}_query")
         q_pe = g.extract_slice(heads, (0, 0, 0, nope), (b, s, n, dr), f"l{i}_q_pe")
-        query_rope = g.op(Rope, x=q_pe, cos=cos_heads, sin=sin_heads, name=f"l{i}_query_rope",
+        query_rope = g.op(Rope, x=q_pe, cos=cos_heads, sin=sin_heads, **rope_mode, name=f"l{i}_query_rope",
                           result={"y": t(q_pe.shape, "bf16")})
         # key path
         kv = linear(xq, _attn(i, "kv_a_proj_with_mqa"), xs, f32_or_bf16, f"l{i}_kv")
@@ -428,7 +431,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
         k_pe = g.extract_slice(kv, (0, 0, lora), (b, s, dr), f"l{i}_k_pe")
         kv_norm = g.op(RmsNorm, x=c_kv, gamma=w(_attn(i, "kv_a_layernorm.weight")), epsilon=eps,
                        name=f"l{i}_kv_norm", result={"y": t(c_kv.shape, "f32" if kv_int8 else "bf16")})
-        k_rope = g.op(Rope, x=k_pe, cos=cos, sin=sin, name=f"l{i}_k_rope", result={"y": t(k_pe.shape, "bf16")})
+        k_rope = g.op(Rope, x=k_pe, cos=cos, sin=sin, **rope_mode, name=f"l{i}_k_rope", result={"y": t(k_pe.shape, "bf16")})
         attention_extra = {}
         if kv_int8:
             kv_scale = g.extract_slice(w(_attn(i, "kv_scale")), (0, 0), (1, 1), f"l{i}_kv_scale")

@@ -34,8 +34,14 @@ def _yarn_inv_freq(config):
     return inv_freq * keep + inv_freq / factor * (1 - keep), mscale(scaling["mscale"]) / mscale(scaling["mscale_all_dim"])
 
 
-def _rope_interleaved(x, positions, config):
-    """Rotate pairs (x[..., 2i], x[..., 2i+1]) by positions * inv_freq[i] (times YaRN's mscale)."""
+def _rope(x, positions, config):
+    """Rotate pairs (x[..., 2i], x[..., 2i+1]) by positions * inv_freq[i] (times YaRN's mscale);
+    with config["rope"] == "half" the pairs are (x[..., i], x[..., i + Dr/2]) (rotate-half)."""
+    if config.get("rope") == "half":           # the same rotation of the other pairs, in place
+        h = x.shape[-1] // 2
+        pairs = np.stack([x[..., :h], x[..., h:]], axis=-1).reshape(x.shape)
+        out = _rope(pairs, positions, dict(config, rope="interleave"))
+        return np.concatenate([out[..., 0::2], out[..., 1::2]], axis=-1)
     inv_freq, m = _yarn_inv_freq(config)
     theta = positions[:, None] * inv_freq[None, :]                     # (P, Dr/2)
     c, s = np.cos(theta) * m, np.sin(theta) * m
@@ -83,8 +89,8 @@ def attention_block(config, weights, hidden):
         q = q.reshape(len(h), n, nope + dr)
         kv = _linear(f, f"{a}.kv_a_proj_with_mqa", x)
         c_kv = _rms(kv[:, :lora], g[f"{a}.kv_a_layernorm.weight"], eps)
-        k_pe = _rope_interleaved(kv[:, lora:], positions, c)                      # shared by all heads
-        q_pe = _rope_interleaved(q[..., nope:], positions, c)
+        k_pe = _rope(kv[:, lora:], positions, c)                      # shared by all heads
+        q_pe = _rope(q[..., nope:], positions, c)
         kv_b = f[f"{a}.kv_b_proj.weight"].astype(np.float64).reshape(n, nope + dv, lora)
         k_nope = np.einsum("hdc,pc->phd", kv_b[:, :nope], c_kv)                   # (P, N, nope)
         v = np.einsum("hdc,pc->phd", kv_b[:, nope:], c_kv)                        # (P, N, dv)

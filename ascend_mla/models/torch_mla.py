@@ -24,7 +24,10 @@ eps), rounded, times the weight). `rope="interleave"` is Hugging Face's rope_int
 (de-interleave the pairs by view/transpose, then x * cos + rotate_half(x) * sin, bf16 tables
 cos_cached/sin_cached); `rope="complex"` is DeepSeek's own form (view_as_complex(x) *
 freqs_cis, float32): the same rotation, but its output keeps the pairs interleaved, so the
-rope cache holds another order (the fused prolog writes the de-interleaved one).
+rope cache holds another order (the fused prolog writes the de-interleaved one). `rope="half"`
+is the plain rotate-half RoPE of Llama-style code (x * cos + rotate_half(x) * sin, no
+de-interleave): another model (it rotates (x[i], x[i + Dr/2])), which the compiler fuses by
+reordering the projection's rope columns (passes/interleave_rope.py).
 """
 from __future__ import annotations
 
@@ -98,6 +101,11 @@ def rope_interleave(x, cos, sin):
     return (x * cos) + (rotate_half(x) * sin)
 
 
+def rope_half(x, cos, sin):
+    """The rotate-half RoPE (Llama, NeoX): pairs (x[i], x[i + d/2])."""
+    return (x * cos) + (rotate_half(x) * sin)
+
+
 def rope_complex(x, freqs_cis):
     """DeepSeek's apply_rotary_emb: pairs as complex numbers times e^{i theta}, float32."""
     dtype = x.dtype
@@ -133,8 +141,9 @@ class Attention(nn.Module):
             q_pe, k_pe = rope_complex(q_pe, freqs.unsqueeze(2)), rope_complex(k_pe, freqs)
         else:
             cos, sin = rotary.cos_cached[positions], rotary.sin_cached[positions]   # (B, S, Dr)
-            q_pe = rope_interleave(q_pe, cos.unsqueeze(2), sin.unsqueeze(2))
-            k_pe = rope_interleave(k_pe, cos, sin)
+            rotate = rope_half if self.rope == "half" else rope_interleave
+            q_pe = rotate(q_pe, cos.unsqueeze(2), sin.unsqueeze(2))
+            k_pe = rotate(k_pe, cos, sin)
         # the paged latent cache: rows written at their slots (block * BlockSize + offset)
         slots = slot_mapping.reshape(-1)
         kv_cache.view(-1, self.lora).index_copy_(0, slots, c_kv.reshape(-1, self.lora))
@@ -241,8 +250,8 @@ class TorchMLA(nn.Module):
                  rope: str = "interleave"):
         super().__init__()
         c = _config(config, tp, layers, max_positions)
-        if rope not in ("interleave", "complex"):
-            raise ValueError(f"rope: expected \"interleave\" or \"complex\", got {rope!r}")
+        if rope not in ("interleave", "complex", "half"):
+            raise ValueError(f"rope: expected \"interleave\", \"complex\" or \"half\", got {rope!r}")
         self.config = c
         self.model = _Model(c, lambda: Attention(c, rope))
 

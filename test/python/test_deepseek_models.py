@@ -110,9 +110,9 @@ ALL_CASES = [(n, q, c, s) for n in deepseek.CONFIGS for q in deepseek.QUANTS
              for c in deepseek.CACHE_MODES for s in (1, 3)]
 
 
-def _equivalence(name, quant, cache_mode, seq, steps=3):
+def _equivalence(name, quant, cache_mode, seq, steps=3, rope="interleave"):
     model = deepseek.build(name, tp=TP.get(name, 16), layers=2, batch=2, seq=seq, block_size=16,
-                           quant=quant, cache_mode=cache_mode)
+                           quant=quant, cache_mode=cache_mode, rope=rope)
     fused = ascend_mla.compile(model)
     unfused = ascend_mla.compile(model, pipeline="builtin.module(verify)")
     assert op_counts(unfused.ir)["prolog_v2"] == 0
@@ -135,6 +135,24 @@ def test_fused_and_unfused_agree_with_each_other_and_the_float64_reference(name,
     assert op_counts(fused.ir)["prolog_v2"] == expected
     # an int8 latent cache has no fused attention (FIA's MLA mode takes f16/bf16)
     assert op_counts(fused.ir)["fused_infer_attention_score"] == (0 if quant == "w8a8c8" else 2)
+
+
+@pytest.mark.parametrize("quant,cache_mode,seq", [("bf16", "PA_BSND", 1), ("w8a8", "PA_NZ", 3)])
+def test_rotate_half_rope_fuses_by_reordering_the_rope_columns(quant, cache_mode, seq):
+    """rope="half" is another model (pairs (x[i], x[i + 32]), checked against the float64
+    reference with that rotation): interleave-rope reorders the rope columns of the two
+    projections so the fused prolog's interleaved RoPE computes it, and every layer fuses."""
+    fused = _equivalence("deepseek-v3", quant, cache_mode, seq, rope="half")
+    assert 'mode = "half"' in fused.stages["raise-rope"] and 'mode = "half"' not in fused.stages["interleave-rope"]
+    assert op_counts(fused.ir)["prolog_v2"] == 2 and op_counts(fused.ir)["fused_infer_attention_score"] == 2
+    # not the interleaved model under another name: the two rotations give other outputs
+    model = deepseek.build("deepseek-v3", tp=16, layers=2, batch=2, seq=seq, block_size=16, quant=quant,
+                           cache_mode=cache_mode)
+    half = deepseek.build("deepseek-v3", tp=16, layers=2, batch=2, seq=seq, block_size=16, quant=quant,
+                          cache_mode=cache_mode, rope="half")
+    a = run_steps(model, ascend_mla.compile(model), 2, model.new_caches())[-1][1][0]
+    b = run_steps(half, fused, 2, half.new_caches())[-1][1][0]
+    assert not np.array_equal(a, b)
 
 
 @pytest.mark.slow

@@ -224,3 +224,15 @@ def test_deepseek_module_imports_without_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("ImportError")
+
+
+def test_rotate_half_rope_form():
+    """The plain rotate-half RoPE (Llama style) is another model: raise-rope makes mla.rope in
+    mode "half", interleave-rope reorders the rope columns of q_b_proj and kv_a_proj_with_mqa
+    so the fused prolog's interleaved RoPE computes it, and both ops fuse."""
+    model, module = reference(rope="half")
+    program = frontend.compile_module(module, frontend.torch_inputs(model, 0, zero_caches(model)))
+    assert program.stages["raise-rope"].count('mode = "half"') == 2
+    assert 'mode = "half"' not in program.stages["interleave-rope"]
+    assert [f["op"] for f in program.report()["fused"]] == ["mla.prolog_v2", "mla.fused_infer_attention_score"]
+    run_both(model, module, program, 2)

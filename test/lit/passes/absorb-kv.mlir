@@ -14,10 +14,11 @@
 // CHECK-NOT: tensor.concat
 // CHECK:     %[[KV:.*]] = "mla.scatter_cache"(%arg8, %arg6, %arg2)
 // CHECK:     %[[KR:.*]] = "mla.scatter_cache"(%arg9, %arg6, %arg3)
-// CHECK:     %[[WT:.*]] = "mla.transpose"(%{{.*}}) {permutation = array<i64: 1, 2, 0>} : (tensor<8x2x8xbf16>) -> tensor<2x8x8xbf16>
-// CHECK:     %[[WUK:.*]] = tensor.extract_slice %[[WT]][0, 0, 0] [2, 4, 8] [1, 1, 1]
-// CHECK:     %[[WL:.*]] = "mla.transpose"(%{{.*}}) {permutation = array<i64: 1, 0, 2>} : (tensor<8x2x8xbf16>) -> tensor<2x8x8xbf16>
-// CHECK:     %[[WUV:.*]] = tensor.extract_slice %[[WL]][0, 0, 4] [2, 8, 4] [1, 1, 1]
+// CHECK:     %[[W:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [8, 2, 8] : tensor<8x16xbf16> into tensor<8x2x8xbf16>
+// CHECK:     %[[WK:.*]] = tensor.extract_slice %[[W]][0, 0, 0] [8, 2, 4] [1, 1, 1]
+// CHECK:     %[[WUK:.*]] = "mla.transpose"(%[[WK]]) {permutation = array<i64: 1, 2, 0>} : (tensor<8x2x4xbf16>) -> tensor<2x4x8xbf16>
+// CHECK:     %[[WV:.*]] = tensor.extract_slice %[[W]][0, 0, 4] [8, 2, 4] [1, 1, 1]
+// CHECK:     %[[WUV:.*]] = "mla.transpose"(%[[WV]]) {permutation = array<i64: 1, 0, 2>} : (tensor<8x2x4xbf16>) -> tensor<2x8x4xbf16>
 // CHECK:     %[[Q:.*]] = "mla.head_matmul"(%arg4, %[[WUK]]) : (tensor<2x1x2x4xbf16>, tensor<2x4x8xbf16>) -> tensor<2x1x2x8xbf16>
 // CHECK:     %[[T:.*]] = arith.constant dense<{{\[\[}}0], [1]]> : tensor<2x1xi32>
 // CHECK:     %[[L:.*]] = "mla.paged_attention"(%[[Q]], %[[KV]], %[[KV]], %[[T]], %arg7, %arg5, %[[KR]])
