@@ -130,8 +130,9 @@ class Program:
                 fn = find_function(self.module, function)
                 name = symbol_name(fn)
                 lowered = load_lowered(fn, constants=self.weights)
+                owned = state_arguments(fn)
                 states = {i: np.zeros(t.shape, numpy_dtype(t.dtype)) for i, t in enumerate(lowered.arg_types)
-                          if i in _state_arguments(fn)}
+                          if i in owned}
                 self._functions[function] = (lowered, self._data_checks(name), _argument_names(fn), states)
         return self._functions[function]
 
@@ -192,7 +193,7 @@ def find_function(module: ir.Module, name: str | None):
     raise ExecutionError(f"no function @{name} in the module")
 
 
-def _state_arguments(fn) -> set:
+def state_arguments(fn) -> set:
     """The indices of the arguments marked `mla.state` (buffers the program owns)."""
     if "arg_attrs" not in fn.attributes:
         return set()
