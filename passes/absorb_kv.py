@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
+from ..dialect.dialect import opdef_of
 from ..dialect.primitive import HeadMatmul, PagedAttention, ScatterCache, Transpose
 from ..dialect.types import TensorInfo, tensor_type
 from .fuse_prolog import leading, trailing
@@ -157,6 +158,10 @@ def _problem(m) -> str | None:
     if not any(cache.shape[1] % b == 0 for b in BLOCK_SIZES):
         return (f"the cache length {cache.shape[1]} is not a multiple of a block size the fused ops take "
                 f"({' or '.join(map(str, BLOCK_SIZES))}) [{BLOCKS}]")
+    dtypes = {n: info(m.value(n)).dtype for n in ("q_nope", "q_rope", "c_kv", "k_rope", "weight_kv_b", "k_cache")}
+    if len(set(dtypes.values())) != 1 or dtypes["k_cache"] not in ("bf16", "f16"):
+        return (f"the absorbed form computes in one element type (bf16 or f16), the graph has "
+                f"{', '.join(f'{k} {v}' for k, v in dtypes.items())} [FUSE-001]")
     table = m.value("block_table")
     if not _is_rows_table(table, batch):
         return "the attention does not read row b of the caches for batch b (block table [[0], [1], ...]) [FUSE-001]"
@@ -220,11 +225,11 @@ def _rewrite(m):
     table_type = tensor_type(table.shape, "i32")
     block_table = ir.Operation.create("arith.constant", results=[table_type], attributes={
         "value": ir.DenseElementsAttr.get(table, type=table_type)}, loc=build.loc, ip=build.ip).result
-    scale = attention.attributes["scale_value"]
+    scale = opdef_of(attention).snapshot(attention).attributes["scale_value"]
     latent = build.op(PagedAttention, {"query": query, "key_cache": kv_store, "value_cache": kv_store,
                                        "block_table": block_table, "seq_lengths": m.value("seq_lengths"),
                                        "query_rope": m.value("q_rope"), "key_rope_cache": kr_store},
-                      {"scale_value": ir.FloatAttr(scale).value},
+                      {"scale_value": scale},
                       [TensorInfo((batch, s_len, n, hckv), info(m.output("attention_out")).dtype)]).result
     out = build.op(HeadMatmul, {"x": latent, "w": w_uv}, {}, [info(m.output("attention_out"))]).result
     where = attention.location
