@@ -15,7 +15,8 @@ Three steps:
 2. import: a walk over the FX graph. Parameters and constant buffers become `ml_program`
    extern globals named by their state-dict names (the Hugging Face names); the user's tensor
    inputs and the buffers the module mutates become function arguments (`mla.name` = the
-   placeholder name, or the buffer's name); each `call_function` node goes through its
+   placeholder name, or the buffer's name; a buffer's is also marked `mla.buffer`: the module's
+   own state, not the caller's input, which absorb-kv may replace by a latent cache); each `call_function` node goes through its
    converter (frontend/aten.py), with the module's source line as its location. The function
    returns the user outputs, then the new value of every mutated input or buffer.
 3. compile: `ascend_mla.compile(text, weights=...)` with the default pipeline, whose first
