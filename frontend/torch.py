@@ -346,8 +346,8 @@ def deepseek_example(name: str = "deepseek-v3", *, tp: int = 16, layers: int = 1
     TorchMLANaive (form "naive": Hugging Face's naive attention over a static K/V cache, which
     absorb-kv rewrites) with a built model's (random) weights, compiled by compile_module, run
     for `steps` decode steps of `seq` tokens next to the eager module, each with its own caches.
-    Returns {"program", "report", "steps": [{"max_error", "cache_max_error", "eager_seconds",
-    "compiled_seconds"}], "compile_seconds", "scale"} where max_error is max|compiled - eager| of
+    Returns {"program", "module" (the compiled one), "report", "steps": [{"max_error",
+    "cache_max_error", "eager_seconds", "compiled_seconds"}], "compile_seconds", "scale"} where max_error is max|compiled - eager| of
     the block's output, scale max|eager - input| (the attention's contribution, what the error
     is relative to) and cache_max_error that of the caches (None for the naive form: its
     program keeps latent caches instead of the module's K/V cache)."""
@@ -373,8 +373,8 @@ def deepseek_example(name: str = "deepseek-v3", *, tp: int = 16, layers: int = 1
     start = time.perf_counter()
     example = inputs(0, None if compiled_caches is None else [t.clone() for t in compiled_caches])
     program = compile_module(module, example, pipeline=pipeline, target=target)
-    result = {"program": program, "report": program.report(), "compile_seconds": time.perf_counter() - start,
-              "steps": [], "scale": 0.0}
+    result = {"program": program, "module": module, "report": program.report(),
+              "compile_seconds": time.perf_counter() - start, "steps": [], "scale": 0.0}
     for step in range(steps):
         start = time.perf_counter()
         with torch.no_grad():

@@ -417,6 +417,12 @@ class Run:
         self.say(f"kernel calls per step: {calls} ({calls / layers:g} per layer)")
         plan = program.memory_plan()
         self.say(f"memory plan: {_size(plan.peak_bytes)} of device buffers at peak, {len(plan.buffers)} buffers")
+        if a.naive:
+            kv = sum(b.nbytes for n, b in result["module"].named_buffers() if n.endswith(("k_cache", "v_cache")))
+            latent = sum(s.nbytes for s in program.states().values())
+            self.say(f"caches: {_size(latent)} of latent caches owned by the program "
+                     f"({len(program.states())}), for {_size(kv)} of the module's K/V buffers"
+                     f"{', no longer written' if program.states() else ''}")
         steps = result["steps"]
         self.say(_times({"compiled": [s["compiled_seconds"] for s in steps],
                          "eager PyTorch": [s["eager_seconds"] for s in steps]}))
