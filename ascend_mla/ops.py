@@ -98,17 +98,25 @@ def npu_fused_infer_attention_score(
     batch row); value may be the very array given as key (the MLA latent cache). `scale` is an
     alias of `scale_value`. A PA_NZ cache is passed as an NZTensor (docs/attention.md).
     softmax_lse is float32 (B, N, Q_S, 1) ((T, N, 1) in TND) with softmax_lse_flag, else a (1,)
-    zero tensor. key_rope_antiquant_scale is torch_npu's reserved keyword: ignored (warning)."""
+    zero tensor. key_rope_antiquant_scale is torch_npu's reserved keyword (every document:
+    "reserved, no effect"): ignored with a warning [FIA-API-1]. The MLA full-quant mode has no
+    keywords here (dequant_scale_query is npu_fused_infer_attention_score_v2's)."""
     _reserved({"key_rope_antiquant_scale": key_rope_antiquant_scale})
     if scale is not None:
         if not _same(scale_value, 1.0) and not _same(scale_value, scale):
             raise TypeError("npu_fused_infer_attention_score: got both scale_value and its alias "
                             "scale; give one")
         scale_value = scale     # its kind is checked with the other arguments (ARG-004)
-    arguments = locals()
-    operands = {o.name: arguments[o.name] for o in FusedInferAttentionScore.kernel_operands}
-    operands["key"], operands["value"] = _tensor_list(key), _tensor_list(value)
-    attributes = {a.name: arguments[a.name] for a in FusedInferAttentionScore.attributes}
+    return _fia(locals())
+
+
+def _fia(arguments: dict):
+    """Call the op with the parameters named in `arguments` (the others: absent / default)."""
+    operands = {o.name: arguments.get(o.name) for o in FusedInferAttentionScore.kernel_operands}
+    operands["key"] = _tensor_list(arguments["key"])
+    operands["value"] = _tensor_list(arguments["value"])
+    attributes = {a.name: arguments.get(a.name, a.default)
+                  for a in FusedInferAttentionScore.attributes}
     return call(FusedInferAttentionScore, operands,
                 _torch_style_ints(FusedInferAttentionScore, attributes), profile="PT")
 
@@ -132,10 +140,11 @@ def npu_fused_infer_attention_score_v2(
     actual_seq_kvlen are the lists actual_seq_lengths / actual_seq_lengths_kv). Returns
     (attention_out, softmax_lse); a rejected call names the v2 keyword the caller passed.
 
-    What the op does not model is rejected [FIA-API-2]: the MLA full-quant mode of aclnn V4
-    (dequant_scale_query, query_quant_mode), learnable_sink, out_dtype. The reserved keywords
-    (dequant_scale_key_rope, quant_scale_p, the *_dtype ones) are ignored with a warning
-    [FIA-API-1]."""
+    The MLA full-quant mode (an int8 query and latent cache: dequant_scale_query with
+    query_quant_mode 3, dequant_scale_key / dequant_scale_value per tensor) is the op's
+    (FIA-MLAQ-*, docs/attention.md). What the op does not model is rejected [FIA-API-2]:
+    learnable_sink, out_dtype. The reserved keywords (dequant_scale_key_rope, quant_scale_p,
+    the *_dtype ones) are ignored with a warning [FIA-API-1]."""
     arguments = locals()
     _reserved({name: arguments[name] for name in V2_RESERVED})
     for name, why in V2_NOT_MODELLED.items():
@@ -146,7 +155,7 @@ def npu_fused_infer_attention_score_v2(
     mapped = {V2_NAMES.get(name, name): value for name, value in arguments.items()
               if name not in V2_RESERVED and name not in V2_NOT_MODELLED}
     try:
-        return npu_fused_infer_attention_score(**mapped)
+        return _fia(mapped)
     except VerificationError as error:
         raise VerificationError(_v2_spelling(str(error)), error.findings) from None
 
@@ -166,13 +175,9 @@ V2_RESERVED = ("dequant_scale_key_rope", "quant_scale_p", "query_dtype", "key_dt
                "value_shared_prefix_dtype", "dequant_scale_query_dtype", "dequant_scale_key_dtype",
                "dequant_scale_value_dtype", "dequant_scale_key_rope_dtype")
 V2_NOT_MODELLED = {
-    "dequant_scale_query": "the per-token-per-head query dequant of the MLA full-quant mode "
-                           "(int8 latent cache, aclnn V4) is not part of the op",
-    "query_quant_mode": "the query quant mode belongs to the MLA full-quant mode (aclnn V4), "
-                        "which the op does not model",
     "learnable_sink": "the op has no sink operand (aclnn V4's learnable sink)",
-    "out_dtype": "the output dtype follows the inputs (int8 with quant_scale_out, float16 for "
-                 "an int8 query, else the query's)"}
+    "out_dtype": "the output dtype follows the inputs (int8 with quant_scale_out, bfloat16 "
+                 "in the MLA full-quant mode, float16 for another int8 query, else the query's)"}
 
 
 _V2_DEFAULTS = {p.name: p.default for p in

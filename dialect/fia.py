@@ -80,14 +80,16 @@ Documented choices (register section 9 "Recommended" unless said otherwise):
   - Contiguity (FIA-014) has no IR meaning: a call-time rule on the eager arrays.
 
 MLA mode (query_rope and key_rope given). The numerics.md constraints, plus the structure the
-mode defines, are FIA-MLA-1..19: query (.., D = 512) f16/bf16 with query_rope (.., 64) of the same
-layout; key = value = the paged latent cache (KV_N = 1, D = 512; may be the same SSA value),
-key_rope the paged rope cache (D = 64); N in {1, 2, 4, .., 128}; Q_S in 1..16; page attention
-with block_size 16 or 128; sparse_mode 0 without a mask when Q_S = 1, sparse_mode 3 with the
-2048x2048 mask when Q_S > 1; no pse_shift, left padding or quantization (the later API's MLA
-mode has none). In that mode FIA-028 (G <= 64) and FIA-166 (prompt block_size 128..512) give way
-to FIA-MLA-8/-12, the incre sparse_mode matters (the seed: sparse_mode is ignored "when Q_S is 1
-and there is no rope input", L727), and FIA-231's BnNBsD advice is not given.
+mode defines, are FIA-MLA-1, 3..19: query (.., D = 512) f16/bf16 with query_rope (.., 64) of the
+same layout (FIA-MLA-2, "a float query", retired when the full-quant mode came: FIA-005 now
+says all there is to say about the query's type); key = value = the paged latent cache
+(KV_N = 1, D = 512; may be the same SSA value), key_rope the paged rope cache (D = 64); N in
+{1, 2, 4, .., 128}; Q_S in 1..16; page attention with block_size 16 or 128; sparse_mode 0
+without a mask when Q_S = 1, sparse_mode 3 with the 2048x2048 mask when Q_S > 1; no pse_shift,
+left padding or quantization but the full-quant mode below. In that mode FIA-028 (G <= 64) and
+FIA-166 (prompt block_size 128..512) give way to FIA-MLA-8/-12, the incre sparse_mode matters
+(the seed: sparse_mode is ignored "when Q_S is 1 and there is no rope input", L727), and
+FIA-231's BnNBsD advice is not given.
 Paged caches accepted in MLA mode, exactly what mla.prolog_v2 writes:
   - PA_BSND: (block_num, block_size, 1, D) ND (the "BnBsND" form, BnBsH memory), or the
     (block_num, block_size, D) BnBsH reshape of it;
@@ -99,6 +101,15 @@ Paged caches accepted in MLA mode, exactly what mla.prolog_v2 writes:
     moves no data. In an eager call it is passed as an NZTensor over the same array (the
     `ascend_mla.nz_cache_view`; docs/attention.md).
 V2 mode stays as the seed writes it: ND caches of rank 3 (BnBsH) or BnNBsD.
+
+MLA full-quant mode (an i8 query in MLA mode; FIA-MLAQ-1..9, the sources at the rules): the
+i8 query with dequant_scale_query (the query's shape without D), the i8 latent cache in
+FRACTAL_NZ with block_size 128 and per-tensor f32 (1,) key/value scales in key_antiquant_scale /
+value_antiquant_scale (modes 0), bf16 rope parts, bf16 output, query_quant_mode 3, no
+softmax_lse. Not in the seed, which has no rope: an extension like the MLA mode, rejecting
+nothing the seed allows. The seed's int8 and antiquant rules (FIA-091..093, 097, 100, 113,
+127..160, 178) are about V2's modes and run outside MLA mode only; in MLA mode FIA-MLA-18 and
+the FIA-MLAQ rules say which quantization parameters exist.
 """
 from __future__ import annotations
 
@@ -321,6 +332,8 @@ SYMBOLS = {
     "incre": lambda op, s: s.Q_S == 1,
     "paged": lambda op, s: op.block_table is not None,
     "mla": lambda op, s: op.query_rope is not None or op.key_rope is not None,
+    # the MLA full-quant mode (aclnn V4, torch_npu v2): an int8 query over int8 latent caches
+    "mla_quant": lambda op, s: s.mla and op.query.dtype == "i8",
     "is_list": lambda op, s: len(op.key) > 1,
     "cache_form": _cache_form,
     "kv_lengths": _kv_lengths,
@@ -463,7 +476,7 @@ def mask_kind(op, s):
         return f"expected rank 2, 3 or 4, got {mask}"
 
 
-@rule("FIA-015", OPTIONAL_TENSORS + ("query_rope",))
+@rule("FIA-015", OPTIONAL_TENSORS + ("query_rope", "dequant_scale_query"))
 def optional_formats(op, s, name):
     """Every optional tensor is ND (parameter table); key_rope follows key (FIA-MLA-7)."""
     t = getattr(op, name)
@@ -486,7 +499,8 @@ def contiguous(op, s, name):
                     f"(the operator does not support non-contiguous tensors)")
 
 
-@rule("FIA-STATIC", ("query", "key", "value") + OPTIONAL_TENSORS + ("query_rope", "key_rope"))
+@rule("FIA-STATIC", ("query", "key", "value") + OPTIONAL_TENSORS
+      + ("query_rope", "key_rope", "dequant_scale_query"))
 def static_shapes(op, s, name):
     """Every operand has a static shape: the seed's rules are about sizes. The one exception is
     the S axis of a tensor list's elements: IRDL gives every value of a variadic operand one
@@ -549,17 +563,11 @@ def rope_pair(op, s, name):
         return f"required with {other} (the MLA mode needs both), got none"
 
 
-@rule("FIA-MLA-2", "query", mla=True)
-def mla_query_dtype(op, s):
-    if op.query.dtype not in FLOATS:
-        return f"expected element type f16 or bf16 in MLA mode, got {op.query.dtype}"
-
-
 @rule("FIA-MLA-3", "key", mla=True)
 def mla_key_dtype(op, s):
     if op.key[0].dtype != op.query.dtype:
-        return (f"expected the query's element type {op.query.dtype} (the latent cache is not "
-                f"quantized in MLA mode), got {op.key[0].dtype}")
+        return (f"expected the query's element type {op.query.dtype} (float: the latent cache is "
+                f"not quantized; i8: the full-quant mode quantizes both), got {op.key[0].dtype}")
 
 
 @rule("FIA-MLA-11", "block_table", mla=True)
@@ -582,8 +590,104 @@ def mla_no_left_padding(op, s, name):
 
 @rule("FIA-MLA-18", QUANT_OPERANDS + ANTIQUANT_OPERANDS, mla=True)
 def mla_no_quant(op, s, name):
-    if op.present(name):
-        return "quantization is not supported in MLA mode"
+    """No quantization in MLA mode but the full-quant mode, whose key/value dequant scales are
+    key_antiquant_scale / value_antiquant_scale (FIA-MLAQ-3)."""
+    if not op.present(name):
+        return None
+    if not s.mla_quant:
+        return "quantization is not supported in MLA mode (with a float query)"
+    if name not in ("key_antiquant_scale", "value_antiquant_scale"):
+        return ("not supported in the MLA full-quant mode (its scales are dequant_scale_query, "
+                "key_antiquant_scale and value_antiquant_scale)")
+
+
+# --- MLA full-quant mode --------------------------------------------------------------------
+# An int8 query (.., 512) with its per-(token, head) dequant scale, int8 latent caches in NZ with
+# per-tensor key/value dequant scales, bf16 rope parts, bf16 output. Not in the seed (V2 has
+# neither rope nor dequant_scale_query): an extension from the later documents, as the MLA mode
+# itself. Sources: torch_npu npu_fused_infer_attention_score_v2 (op-plugin
+# docs/zh/custom_APIs/torch_npu/torch_npu-npu_fused_infer_attention_score_v2.md, "MLA场景约束":
+# query/key/value int8, query_rope/key_rope bf16, output bf16; dequant_scale_query/key/value
+# all given, float32; query_quant_mode 3 (per-token per-head), key/value modes per-tensor; no
+# offsets or post-quant; NZ caches [blockNum, KV_N, D/32, blockSize, 32]) and
+# aclnnFusedInferAttentionScoreV4 (ops-transformer attention/fused_infer_attention_score/docs,
+# the MLA table's 全量化 rows: key/value/key_rope five-dimensional (NZ) only, blockSize 128,
+# page attention required, no SoftMaxLse). Shapes of the scales: the device's tiling checks
+# (incre_flash_attention_tiling.cpp CheckQueryQuantParam4FullQuant / CheckKVQuantParam4FullQuant:
+# dequant_scale_query is the query's shape without D -- (B, S, N) for BSH --, key/value (1,)).
+
+def _query_scale_shape(op, s):
+    """dequant_scale_query: one scale per token and head, the query's shape without D."""
+    q = op.query.shape
+    return (q[0], q[1], s.N) if op.input_layout == "BSH" else q[:-1]
+
+
+@rule("FIA-MLAQ-1", "dequant_scale_query")
+def mla_query_scale(op, s):
+    t = op.dequant_scale_query
+    if (t is not None) != s.mla_quant:
+        return ("required for an i8 query in MLA mode (its per-token per-head dequant scale), "
+                "got none" if t is None else
+                "only for an i8 query in MLA mode (the MLA full-quant mode), got one")
+    want = None if t is None else _query_scale_shape(op, s)
+    if t is not None and (t.dtype != "f32" or t.shape != want):
+        return f"expected an f32 tensor {dims(want)} (the query's shape without D), got {t}"
+
+
+@rule("FIA-MLAQ-2", "query_quant_mode")
+def mla_query_quant_mode(op, s):
+    want = 3 if s.mla_quant else 0
+    if op.query_quant_mode != want:
+        return (f"expected {want} (3: per-token per-head, the MLA full-quant mode's only mode; "
+                f"0 otherwise), got {op.query_quant_mode}")
+
+
+@rule("FIA-MLAQ-3", ("key_antiquant_scale", "value_antiquant_scale"), mla=True)
+def mla_kv_scales(op, s, name):
+    if not s.mla_quant:
+        return None
+    t = getattr(op, name)
+    if t is None or t.dtype != "f32" or t.shape != (1,):
+        return (f"expected an f32 tensor (1,) (the per-tensor dequant scale of the int8 latent "
+                f"cache, MLA full-quant mode), got {t if t is not None else 'none'}")
+
+
+@rule("FIA-MLAQ-4", ("key_antiquant_mode", "value_antiquant_mode"), mla=True)
+def mla_kv_quant_modes(op, s, name):
+    if s.mla_quant and getattr(op, name) != 0:
+        return f"expected 0 (per-tensor) in the MLA full-quant mode, got {getattr(op, name)}"
+
+
+@rule("FIA-MLAQ-5", "key", mla=True)
+def mla_quant_nz(op, s):
+    if s.mla_quant and not op.key[0].is_nz:
+        return (f"expected a FRACTAL_NZ latent cache in the MLA full-quant mode (the int8 "
+                f"[blockNum, 1, D/32, blockSize, 32] form), got {op.key[0]}")
+
+
+@rule("FIA-MLAQ-6", "block_size", mla=True)
+def mla_quant_block_size(op, s):
+    if s.mla_quant and op.block_size != 128:
+        return f"expected 128 in the MLA full-quant mode, got {op.block_size}"
+
+
+@rule("FIA-MLAQ-7", "input_layout", mla=True)
+def mla_quant_layout(op, s):
+    if s.mla_quant and op.input_layout in ("BNSD", "BNSD_BSND"):
+        return (f"BNSD layouts are not supported in the MLA full-quant mode (NZ caches), got "
+                f"{op.input_layout!r}")
+
+
+@rule("FIA-MLAQ-8", "softmax_lse_flag", mla=True)
+def mla_quant_no_lse(op, s):
+    if s.mla_quant and op.softmax_lse_flag:
+        return "softmax_lse is not supported in the MLA full-quant mode"
+
+
+@rule("FIA-MLAQ-9", "attention_out", mla=True)
+def mla_quant_out(op, s):
+    if s.mla_quant and op.attention_out.dtype != "bf16":
+        return f"expected bf16 in the MLA full-quant mode, got {op.attention_out.dtype}"
 
 
 # =============================================================================================
@@ -1045,7 +1149,7 @@ def paged_no_prefix(op, s):
         return "a shared prefix is not supported with page attention"
 
 
-@rule("FIA-178", "key", branch="prompt")
+@rule("FIA-178", "key", branch="prompt", mla=False)
 def prompt_paged_dtypes(op, s):
     k = op.key[0].dtype
     if s.paged and not (k in FLOATS or k == "i8" and op.query.dtype in FLOATS):
@@ -1140,8 +1244,9 @@ def _with_head_dim(op, s, t, d, kv):
 def mla_query_rope(op, s):
     qr = op.query_rope
     want = _with_head_dim(op, s, op.query, MLA_ROPE_D, kv=False)
-    if qr.dtype != op.query.dtype or qr.shape != want:
-        return (f"expected {dims(want)} of {op.query.dtype} (the query's layout with head dim "
+    dtype = "bf16" if s.mla_quant else op.query.dtype
+    if qr.dtype != dtype or qr.shape != want:
+        return (f"expected {dims(want)} of {dtype} (the query's layout with head dim "
                 f"{MLA_ROPE_D}), got {qr}")
 
 
@@ -1156,9 +1261,10 @@ def mla_value_is_latent(op, s):
 def mla_key_rope(op, s):
     kr, k = op.key_rope, op.key[0]
     want = _with_head_dim(op, s, k, MLA_ROPE_D, kv=True)
-    if kr.dtype != k.dtype or kr.format != k.format or kr.shape != want:
+    dtype = "bf16" if s.mla_quant else k.dtype          # full quant: an int8 cache, bf16 rope
+    if kr.dtype != dtype or kr.format != k.format or kr.shape != want:
         fmt = f", {FRACTAL_NZ}" if k.is_nz else ""
-        return (f"expected the rope cache {dims(want)} of {k.dtype}{fmt} (the key cache with "
+        return (f"expected the rope cache {dims(want)} of {dtype}{fmt} (the key cache with "
                 f"head dim {MLA_ROPE_D}), got {kr}")
 
 
@@ -1808,25 +1914,25 @@ def quant_scale2_elements(op, s):
                 f"got {qs.numel} in {qs}")
 
 
-@rule("FIA-113", "query", branch="prompt")
+@rule("FIA-113", "query", branch="prompt", mla=False)
 def paged_no_int8_query(op, s):
     if s.paged and op.query.dtype == "i8":
         return "an i8 query (full quant) is not supported with page attention"
 
 
-@rule("FIA-091", ("dequant_scale1", "quant_scale1", "dequant_scale2", "quant_scale2"))
+@rule("FIA-091", ("dequant_scale1", "quant_scale1", "dequant_scale2", "quant_scale2"), mla=False)
 def full_quant_int8_out(op, s, name):
     if op.query.dtype == "i8" and getattr(op, name) is None and _int8_out(op):
         return "required for an int8 query with int8 output (full quant), got none"
 
 
-@rule("FIA-092", ("dequant_scale1", "quant_scale1", "dequant_scale2"))
+@rule("FIA-092", ("dequant_scale1", "quant_scale1", "dequant_scale2"), mla=False)
 def full_quant_f16_out(op, s, name):
     if op.query.dtype == "i8" and getattr(op, name) is None and op.attention_out.dtype == "f16":
         return "required for an int8 query with f16 output (full quant), got none"
 
 
-@rule("FIA-093", "quant_scale2")
+@rule("FIA-093", "quant_scale2", mla=False)
 def full_quant_f16_out_no_post_quant(op, s):
     if op.query.dtype == "i8" and op.quant_scale2 is not None and op.attention_out.dtype == "f16":
         return "not allowed for an int8 query with f16 output: the output is not quantized"
@@ -1853,7 +1959,7 @@ def float_no_quant(op, s, name):
                 f"uses no quantization")
 
 
-@rule("FIA-097", "attention_out")
+@rule("FIA-097", "attention_out", mla=False)
 def int8_query_out(op, s):
     if op.query.dtype == "i8" and op.attention_out.dtype not in ("i8", "f16"):
         return f"expected i8 or f16 for an i8 query, got {op.attention_out.dtype}"
@@ -1877,7 +1983,7 @@ def query_key_dtypes(op, s):
         return f"expected the query's element type {q} (or an integer key with antiquant), got {k}"
 
 
-@rule("FIA-100", "query", branch="incre")
+@rule("FIA-100", "query", branch="incre", mla=False)
 def incre_not_all_int8(op, s):
     if op.query.dtype == op.key[0].dtype == op.value[0].dtype == "i8":
         return "int8 query, key and value together are not supported with Q_S = 1"
@@ -1932,57 +2038,57 @@ def incre_kv_padding_int4(op, s):
 # 6.L / 6.K which antiquant parameters are present, and for which key
 # =============================================================================================
 
-@rule("FIA-128", ("key_antiquant_scale", "value_antiquant_scale"))
+@rule("FIA-128", ("key_antiquant_scale", "value_antiquant_scale"), mla=False)
 def separate_scales_paired(op, s, name):
     return _paired(op, name)
 
 
-@rule("FIA-129", ("key_antiquant_offset", "value_antiquant_offset"))
+@rule("FIA-129", ("key_antiquant_offset", "value_antiquant_offset"), mla=False)
 def separate_offsets_paired(op, s, name):
     return _paired(op, name)
 
 
-@rule("FIA-130", "key_antiquant_offset")
+@rule("FIA-130", "key_antiquant_offset", mla=False)
 def separate_offset_needs_scale(op, s):
     if op.key_antiquant_offset is not None and op.key_antiquant_scale is None:
         return "needs key_antiquant_scale, got none"
 
 
-@rule("FIA-131", "key_antiquant_offset")
+@rule("FIA-131", "key_antiquant_offset", mla=False)
 def key_offset_like_scale(op, s):
     off, sc = op.key_antiquant_offset, op.key_antiquant_scale
     if off is not None and (off.shape != sc.shape or off.dtype != sc.dtype):
         return f"expected the type of key_antiquant_scale {sc}, got {off}"
 
 
-@rule("FIA-132", "value_antiquant_offset")
+@rule("FIA-132", "value_antiquant_offset", mla=False)
 def value_offset_like_scale(op, s):
     off, sc = op.value_antiquant_offset, op.value_antiquant_scale
     if off is not None and (off.shape != sc.shape or off.dtype != sc.dtype):
         return f"expected the type of value_antiquant_scale {sc}, got {off}"
 
 
-@rule("FIA-133", ANTIQUANT_OPERANDS[2:])
+@rule("FIA-133", ANTIQUANT_OPERANDS[2:], mla=False)
 def separate_dtypes(op, s, name):
     t = getattr(op, name)
     if t is not None and t.dtype not in SCALE_TYPES:
         return f"expected element type f16, bf16 or f32, got {t.dtype}"
 
 
-@rule("FIA-134", "key_antiquant_scale")
+@rule("FIA-134", "key_antiquant_scale", mla=False)
 def separate_integer_key(op, s):
     if s.separate and op.key[0].dtype not in ("i8",) + INT4:
         return f"separate antiquant parameters need an i8 or INT4 key, got {op.key[0].dtype}"
 
 
-@rule("FIA-127", "key")
+@rule("FIA-127", "key", mla=False)
 def float_key_no_antiquant(op, s):
     if op.key[0].dtype in FLOATS and present(op, *ANTIQUANT_OPERANDS):
         return (f"a {op.key[0].dtype} key takes no antiquant parameters, got "
                 f"{', '.join(present(op, *ANTIQUANT_OPERANDS))}")
 
 
-@rule("FIA-156", "key_antiquant_scale", branch="incre")
+@rule("FIA-156", "key_antiquant_scale", branch="incre", mla=False)
 def incre_int4_separate(op, s):
     if is_int4(op.key[0]) and not s.separate:
         return (f"an INT4 ({op.key[0].dtype}) key needs the separate key/value antiquant "
@@ -2128,33 +2234,33 @@ MODES = ("key_antiquant_mode", "value_antiquant_mode")
 SEPARATE_SCALES = ("key_antiquant_scale", "value_antiquant_scale")
 
 
-@rule("FIA-160", MODES)
+@rule("FIA-160", MODES, mla=False)
 def no_token_group_mode(op, s, name):
     if s.separate and getattr(op, name) == 6:
         return "6 (per-token-group) is not supported"
 
 
-@rule("FIA-135", "value_antiquant_mode", branch="incre")
+@rule("FIA-135", "value_antiquant_mode", branch="incre", mla=False)
 def incre_modes_agree(op, s):
     km, vm = op.key_antiquant_mode, op.value_antiquant_mode
     if s.separate and km != vm and (km, vm) != (0, 1):
         return f"expected key_antiquant_mode ({km}), or 1 with key mode 0, got {vm}"
 
 
-@rule("FIA-136", "value_antiquant_mode", branch="prompt")
+@rule("FIA-136", "value_antiquant_mode", branch="prompt", mla=False)
 def prompt_modes_equal(op, s):
     if s.separate and op.key_antiquant_mode != op.value_antiquant_mode:
         return (f"expected key_antiquant_mode ({op.key_antiquant_mode}) with Q_S > 1, "
                 f"got {op.value_antiquant_mode}")
 
 
-@rule("FIA-137", MODES, branch="prompt")
+@rule("FIA-137", MODES, branch="prompt", mla=False)
 def prompt_mode_range(op, s, name):
     if s.separate and getattr(op, name) not in (0, 1):
         return f"expected 0 (per-channel) or 1 (per-token) with Q_S > 1, got {getattr(op, name)}"
 
 
-@rule("FIA-138", MODES, branch="incre")
+@rule("FIA-138", MODES, branch="incre", mla=False)
 def incre_mode_range(op, s, name):
     if s.separate and getattr(op, name) not in range(6):
         return f"expected 0..5 with Q_S = 1, got {getattr(op, name)}"
@@ -2166,12 +2272,12 @@ def _same_shape_as_key(op, name):
         return f"expected the shape of {_partner(name)} {dims(k.shape)}, got {v}"
 
 
-@rule("FIA-140", ("value_antiquant_scale", "value_antiquant_offset"), branch="prompt")
+@rule("FIA-140", ("value_antiquant_scale", "value_antiquant_offset"), branch="prompt", mla=False)
 def prompt_separate_same_shapes(op, s, name):
     return _same_shape_as_key(op, name)
 
 
-@rule("FIA-141", ("value_antiquant_scale", "value_antiquant_offset"), branch="incre")
+@rule("FIA-141", ("value_antiquant_scale", "value_antiquant_offset"), branch="incre", mla=False)
 def incre_separate_same_shapes(op, s, name):
     if (op.key_antiquant_mode, op.value_antiquant_mode) != (0, 1):
         return _same_shape_as_key(op, name)
@@ -2183,13 +2289,13 @@ def _channel_shapes(s, lead):
     return [lead + f for f in forms]
 
 
-@rule("FIA-144", "query", branch="prompt")
+@rule("FIA-144", "query", branch="prompt", mla=False)
 def prompt_separate_short_query(op, s):
     if s.separate and s.Q_S > 16:
         return f"separate key/value antiquant needs Q_S <= 16, got {s.Q_S}"
 
 
-@rule("FIA-145", "key_antiquant_scale", branch="prompt")
+@rule("FIA-145", "key_antiquant_scale", branch="prompt", mla=False)
 def prompt_separate_types(op, s):
     if not s.separate:
         return None
@@ -2199,7 +2305,7 @@ def prompt_separate_types(op, s):
                 f"output, got {', '.join(types)}")
 
 
-@rule("FIA-146", "key_antiquant_scale", branch="prompt")
+@rule("FIA-146", "key_antiquant_scale", branch="prompt", mla=False)
 def prompt_separate_exclusions(op, s):
     if not s.separate:
         return None
@@ -2209,7 +2315,7 @@ def prompt_separate_exclusions(op, s):
             return f"separate key/value antiquant with Q_S > 1 does not support {feature}"
 
 
-@rule("FIA-142", SEPARATE_SCALES, branch="prompt")
+@rule("FIA-142", SEPARATE_SCALES, branch="prompt", mla=False)
 def prompt_separate_token(op, s, name):
     t = getattr(op, name)
     if not s.separate or op.key_antiquant_mode != 1:
@@ -2218,7 +2324,7 @@ def prompt_separate_token(op, s, name):
         return f"per-token (mode 1) expects f32 (B = {s.B}, S' >= KV_S = {s.KV_S}), got {t}"
 
 
-@rule("FIA-143", SEPARATE_SCALES, branch="prompt")
+@rule("FIA-143", SEPARATE_SCALES, branch="prompt", mla=False)
 def prompt_separate_channel(op, s, name):
     t = getattr(op, name)
     if not s.separate or op.key_antiquant_mode != 0:
@@ -2228,7 +2334,7 @@ def prompt_separate_channel(op, s, name):
         return f"per-channel (mode 0) expects bf16 {', '.join(map(dims, forms))}, got {t}"
 
 
-@rule("FIA-157", "key_antiquant_mode", branch="incre")
+@rule("FIA-157", "key_antiquant_mode", branch="incre", mla=False)
 def incre_int4_modes(op, s):
     if not is_int4(op.key[0]) or not s.separate:
         return None
@@ -2249,7 +2355,7 @@ def _incre_mode(op, s, name):
     return modes[0] if name.startswith("key") else modes[1]
 
 
-@rule("FIA-147", SEPARATE_SCALES, branch="incre")
+@rule("FIA-147", SEPARATE_SCALES, branch="incre", mla=False)
 def incre_per_tensor(op, s, name):
     t = getattr(op, name)
     if _incre_mode(op, s, name) != 0 or t.shape != (1,):
@@ -2265,7 +2371,7 @@ def _channel_check(op, s, t):
         return f"per-channel expects {op.query.dtype} {', '.join(map(dims, forms))}, got {t}"
 
 
-@rule("FIA-148", SEPARATE_SCALES, branch="incre")
+@rule("FIA-148", SEPARATE_SCALES, branch="incre", mla=False)
 def incre_per_channel(op, s, name):
     t = getattr(op, name)
     if _incre_mode(op, s, name) == 0 and t.shape != (1,):
@@ -2277,13 +2383,13 @@ def _token_check(op, s, t):
         return f"per-token expects f32 (1, B = {s.B}, S'), got {t}"
 
 
-@rule("FIA-149", SEPARATE_SCALES, branch="incre")
+@rule("FIA-149", SEPARATE_SCALES, branch="incre", mla=False)
 def incre_per_token(op, s, name):
     if _incre_mode(op, s, name) == 1:
         return _token_check(op, s, getattr(op, name))
 
 
-@rule("FIA-150", SEPARATE_SCALES, branch="incre")
+@rule("FIA-150", SEPARATE_SCALES, branch="incre", mla=False)
 def incre_per_tensor_head(op, s, name):
     t = getattr(op, name)
     if _incre_mode(op, s, name) != 2:
@@ -2293,7 +2399,7 @@ def incre_per_tensor_head(op, s, name):
                 f"an i8 key, got {t} with an {op.key[0].dtype} key")
 
 
-@rule("FIA-151", SEPARATE_SCALES, branch="incre")
+@rule("FIA-151", SEPARATE_SCALES, branch="incre", mla=False)
 def incre_per_token_head(op, s, name):
     t = getattr(op, name)
     if _incre_mode(op, s, name) != 3:
@@ -2310,14 +2416,14 @@ def _paged_scale_check(op, s, t, mode, want, what):
         return f"mode {mode} expects f32 {what} = {dims(want)}, got {t}"
 
 
-@rule("FIA-152", SEPARATE_SCALES, branch="incre")
+@rule("FIA-152", SEPARATE_SCALES, branch="incre", mla=False)
 def incre_paged_token(op, s, name):
     if _incre_mode(op, s, name) == 4:
         want = (op.key[0].shape[0], op.block_size)
         return _paged_scale_check(op, s, getattr(op, name), 4, want, "(block_num, block_size)")
 
 
-@rule("FIA-153", SEPARATE_SCALES, branch="incre")
+@rule("FIA-153", SEPARATE_SCALES, branch="incre", mla=False)
 def incre_paged_token_head(op, s, name):
     if _incre_mode(op, s, name) == 5:
         want = (op.key[0].shape[0], s.KV_N, op.block_size)
@@ -2325,7 +2431,7 @@ def incre_paged_token_head(op, s, name):
                                   "(block_num, KV_N, block_size)")
 
 
-@rule("FIA-154", SEPARATE_SCALES, branch="incre")
+@rule("FIA-154", SEPARATE_SCALES, branch="incre", mla=False)
 def incre_key_channel_value_token(op, s, name):
     """key per-channel (mode 0) with value per-token (mode 1)."""
     if not s.separate or (op.key_antiquant_mode, op.value_antiquant_mode) != (0, 1):
@@ -2334,7 +2440,7 @@ def incre_key_channel_value_token(op, s, name):
     return check(op, s, getattr(op, name))
 
 
-@rule("FIA-155", "query", branch="incre")
+@rule("FIA-155", "query", branch="incre", mla=False)
 def incre_key_channel_value_token_f16(op, s):
     if not s.separate or (op.key_antiquant_mode, op.value_antiquant_mode) != (0, 1):
         return None
@@ -2343,7 +2449,7 @@ def incre_key_channel_value_token_f16(op, s):
                 f"got {op.query.dtype} and {op.attention_out.dtype}")
 
 
-@rule("FIA-158", SEPARATE_SCALES, branch="incre")
+@rule("FIA-158", SEPARATE_SCALES, branch="incre", mla=False)
 def incre_token_length(op, s, name):
     """Per-token scales (mode 1, mode 3, the value side of key 0 + value 1) cover KV."""
     if not s.separate:
@@ -2511,6 +2617,8 @@ def infer_results(op, s):
     TND) f32 with the flag, else tensor<1xf32>."""
     if op.quant_scale2 is not None:
         dtype = "i8"
+    elif s.mla_quant:
+        dtype = "bf16"
     else:
         dtype = "f16" if op.query.dtype == "i8" else op.query.dtype
     lse = _lse_shape(op, s) if op.softmax_lse_flag else (1,)
@@ -2522,7 +2630,7 @@ FusedInferAttentionScore = MLA.add(OpDef(
     OP_NAME,
     operands=[operand("query"), variadic("key"), variadic("value"),
               *[optional(name) for name in OPTIONAL_TENSORS],
-              optional("query_rope"), optional("key_rope")],
+              optional("query_rope"), optional("key_rope"), optional("dequant_scale_query")],
     attributes=[
         # The tensor forms (operands actual_seq_qlen / actual_seq_kvlen, after key_rope) carry
         # the same lists as host i64 tensors read at call time: a compiled decode step takes
@@ -2536,7 +2644,7 @@ FusedInferAttentionScore = MLA.add(OpDef(
         i64("sparse_mode", default=0), i64("inner_precise", default=0),
         i64("block_size", default=0), i64("antiquant_mode", default=0),
         i1("softmax_lse_flag", default=False), i64("key_antiquant_mode", default=0),
-        i64("value_antiquant_mode", default=0)],
+        i64("value_antiquant_mode", default=0), i64("query_quant_mode", default=0)],
     results=["attention_out", "softmax_lse"],
     rules=rules,
     symbols=SYMBOLS,

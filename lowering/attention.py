@@ -10,8 +10,11 @@ from .imports import FIA_V2, FIA_V3, FIA_V4, NSA
 
 @lowers("mla.fused_infer_attention_score")
 def fused_infer_attention_score(op, b):
-    # The MLA mode (query_rope/key_rope) is V3's; everything else is V2 as the seed documents.
-    function = FIA_V3 if b.adaptor.query_rope is not None else FIA_V2
+    # The MLA mode (query_rope/key_rope) is V3's, its full-quant form (dequant_scale_query,
+    # queryQuantMode) V4's; everything else is V2 as the seed documents.
+    a = b.adaptor
+    function = (FIA_V4 if a.dequant_scale_query is not None else
+                FIA_V3 if a.query_rope is not None else FIA_V2)
     # softmaxLse is written only with softmax_lse_flag; otherwise nullptr, as in the seed's
     # example, and the (1,) result is the zeros the CPU kernel gives.
     absent = () if b.adaptor.softmax_lse_flag else ("softmaxLse",)

@@ -111,16 +111,19 @@ NSA = ACLNN.add(Function(
 # --- FusedInferAttentionScoreV4: the interface torch_npu.npu_fused_infer_attention_score_v2
 # calls (op-plugin FusedInferAttentionScoreV2KernelNpuOpApi.cpp); V3's arguments plus the
 # query's dequantization (dequantScaleQueryOptional, queryQuantMode) of the full-quant MLA mode.
-# The attention primitives lower to it (lowering/primitive.py); no binds: the CPU backend runs
-# the primitive kernels through runtime/cpu_calls.py.
+# mla.fused_infer_attention_score's MLA full-quant mode lowers to it through the binds; the
+# attention primitives lower to it too (lowering/attention.py _v4). Its CPU implementation
+# (runtime/cpu_calls.py) tells the two apart by the query scale's form.
 
-_V4_TENSORS = tuple(Param(p.c_name, p.kind) for p in _FIA_HEAD) + (
-    opt_tensor("queryRopeOptional"), opt_tensor("keyRopeOptional"),
-    opt_tensor("keyRopeAntiquantScaleOptional"), opt_tensor("dequantScaleQueryOptional"))
-_V4_HOST = tuple(Param(p.c_name, p.kind) for p in _FIA_TAIL[:-2]) + (i64("queryQuantMode"),)
+_V4_TENSORS = _FIA_HEAD + (
+    opt_tensor("queryRopeOptional", "query_rope"), opt_tensor("keyRopeOptional", "key_rope"),
+    opt_tensor("keyRopeAntiquantScaleOptional"),
+    opt_tensor("dequantScaleQueryOptional", "dequant_scale_query"))
+_V4_HOST = _FIA_TAIL[:-2] + (i64("queryQuantMode", "query_quant_mode"),)
 FIA_V4 = ACLNN.add(Function(
     "aclnnFusedInferAttentionScoreV4",
-    _V4_TENSORS + _V4_HOST + (out("attentionOut"), opt_out("softmaxLse")),
+    _V4_TENSORS + _V4_HOST + (out("attentionOut", "attention_out"),
+                              opt_out("softmaxLse", "softmax_lse")),
     source="NON-SEED: public CANN aclnnFusedInferAttentionScoreV4 (ops-transformer docs)"))
 
 # --- primitives: the standard kernels torch_npu calls (evidence in lowering/primitive.py) ------

@@ -13,7 +13,9 @@ sparse_mode 3 (the bottom-right aligned causal mask) with the 2048 x 2048 templa
 mla.nz_cache_view (the FRACTAL_NZ tensor its memory already is, FIA-MLA-20).
 
 The fused op is checked against FIA's verifier first; a failing rule leaves the primitive in
-place with a remark naming the rule (an int8 latent cache: FIA's MLA mode takes f16/bf16).
+place with a remark naming the rule. An int8 query and latent cache stay unfused: FIA's MLA
+full-quant mode (FIA-MLAQ-*) is not built here (its NZ caches with block size 128, (B, S, N)
+query scales and separate key/value scales are not what the primitive carries).
 """
 from __future__ import annotations
 
@@ -114,7 +116,7 @@ def _paged_call(m) -> tuple[Call | None, str | None]:
         call.add("key_rope", *cache(m.value("key_rope_cache")))
     if m.value("dequant_scale_query") is not None or m.value("key_dequant_scale") is not None:
         return None, ("an int8 query and latent cache (dequant_scale_query, key_dequant_scale): "
-                      "FIA's MLA mode takes an f16/bf16 query [FIA-MLA-2]")
+                      "this pass does not build FIA's MLA full-quant mode [FIA-MLAQ-1]")
     call.add("actual_seq_kvlen", info(m.value("seq_lengths")), _given(m.value("seq_lengths")))
     _causal(call, s_len)
     return call, None

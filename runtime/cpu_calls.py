@@ -162,9 +162,15 @@ def logical_or(call):
 
 @cpu_call("aclnnFusedInferAttentionScoreV4")
 def fused_infer_attention_score_v4(call):
-    """The calls the attention primitives lower to (lowering/attention.py), run by the
-    primitive's kernel: with a blockTable mla.paged_attention, else mla.attention."""
+    """Two callers. mla.fused_infer_attention_score in its MLA full-quant mode: dequantScaleQuery
+    in the documented form, the query's shape without D ((B, S, N) or (T, N)), run by the op's
+    kernel. The attention primitives (lowering/attention.py _v4; an int8 query's scale is
+    mla.paged_attention's (B, S, N, 1)): run by the primitive's kernel, with a blockTable
+    mla.paged_attention, else mla.attention."""
     a = call.args
+    scale = a["dequantScaleQueryOptional"]
+    if scale is not None and np.ndim(scale) < 4:
+        return _fia_v4(call)
     out = {"attention_out": call.types["attentionOut"]}
     query, kv_heads = a["query"], a["numKeyValueHeads"]
     if a["blockTableOptional"] is None:
@@ -197,3 +203,25 @@ def fused_infer_attention_score_v4(call):
         "key_dequant_scale": a["keyAntiquantScaleOptional"]},
         {"scale_value": a["scaleValue"], "cache_mode": "PA_NZ" if nz else "PA_BSND"}, out)
     return {"attentionOut": y}
+
+
+def _fia_v4(call):
+    """A V4 call of mla.fused_infer_attention_score, mapped back through the Function's binds."""
+    from ..lowering.imports import FIA_V4
+    from .backend import mla_opdef
+    opdef = mla_opdef("mla.fused_infer_attention_score")
+    operands, attributes, types = {}, {}, {}
+    for p in FIA_V4.params:
+        if p.binds is None:
+            continue
+        if p.binds in opdef.result_names:
+            if p.c_name in call.types:                     # not nullptr
+                types[p.binds] = call.types[p.c_name]
+        elif p.binds in opdef.attribute_by_name:
+            if call.args[p.c_name] is not None:
+                attributes[p.binds] = call.args[p.c_name]
+        else:
+            operands[p.binds] = call.args[p.c_name]
+    results = dict(zip(opdef.result_names, call.run(opdef.name, operands, attributes, types)))
+    return {p.c_name: results[p.binds] for p in FIA_V4.params
+            if p.binds in types}

@@ -99,7 +99,7 @@ import numpy as np
 
 from . import kernel
 from .common import bfloat16, matmul_choice, torch_module
-from .fia_quant import FullQuant, KvDequant, dequantize, post_quantize, unpack_int4
+from .fia_quant import FullQuant, KvDequant, MlaFullQuant, dequantize, post_quantize, unpack_int4
 from ..formats import NZTensor, c0_for
 
 _BIG = 1 << 40  # pre/next_tokens beyond any sequence length (avoids int64 overflow)
@@ -117,17 +117,25 @@ def fused_infer_attention_score(
         block_table=None, query_padding_size=None, kv_padding_size=None,
         key_antiquant_scale=None, key_antiquant_offset=None, value_antiquant_scale=None,
         value_antiquant_offset=None, key_shared_prefix=None, value_shared_prefix=None,
-        actual_shared_prefix_len=None, query_rope=None, key_rope=None, num_heads=1,
-        scale_value=1.0, pre_tokens=2147483647, next_tokens=2147483647, input_layout="BSH",
-        num_key_value_heads=0, sparse_mode=0, inner_precise=0, block_size=0, antiquant_mode=0,
-        softmax_lse_flag=False, key_antiquant_mode=0, value_antiquant_mode=0):
+        actual_shared_prefix_len=None, query_rope=None, key_rope=None, dequant_scale_query=None,
+        num_heads=1, scale_value=1.0, pre_tokens=2147483647, next_tokens=2147483647,
+        input_layout="BSH", num_key_value_heads=0, sparse_mode=0, inner_precise=0, block_size=0,
+        antiquant_mode=0, softmax_lse_flag=False, key_antiquant_mode=0, value_antiquant_mode=0,
+        query_quant_mode=0):
     layout = input_layout
     n_heads = int(num_heads)
     kv_heads = int(num_key_value_heads) or n_heads
     tnd = _Tnd(layout, actual_seq_lengths, actual_seq_lengths_kv, block_table is not None) \
         if layout in _Tnd.LAYOUTS else None
+    # the MLA full-quant mode: per-(token, head) query scales, the query's shape without D
+    mla_quant = dequant_scale_query is not None
+    if mla_quant:
+        dequant_scale_query = np.asarray(dequant_scale_query, np.float32)
+        if layout != "BSH":
+            dequant_scale_query = dequant_scale_query[..., None]
     if tnd is not None:                   # unpacked into BNSD: padded query, a key/value list
         query, query_rope = tnd.query(query), tnd.query(query_rope)
+        dequant_scale_query = tnd.query(dequant_scale_query)
         if block_table is None:
             value = tnd.kv(value) if not _same_operand(value, key) else None
             key = tnd.kv(key)
@@ -136,17 +144,18 @@ def fused_infer_attention_score(
     q = _to_bnsd(np.asarray(query), layout, n_heads)               # (B, N, Q_S, D)
     batch, _, q_seq, _ = q.shape
     lse = np.full((batch, n_heads, q_seq, 1), -np.inf, np.float32)
-    out_dtype = _output_dtype(query.dtype, quant_scale2)
+    out_dtype = np.dtype(bfloat16) if mla_quant else _output_dtype(query.dtype, quant_scale2)
     if q.size == 0:
         return _finish(_NUMPY, np.zeros(q.shape, np.float32), lse, layout, out_dtype,
                        softmax_lse_flag, tnd=tnd)
     # TND decides masks and query rows as the prompt branch does, whatever its longest batch
     incre = q_seq == 1 and tnd is None
     full_quant = dequant_scale1 is not None
+    exact = full_quant or mla_quant           # integer products: exact float64 sums
     compute_dtype = _compute_dtype(query.dtype)
-    ops = _NUMPY if full_quant else _ops()
+    ops = _NUMPY if exact else _ops()
     q = _float_query(ops, q, None if query_rope is None else
-                     _to_bnsd(np.asarray(query_rope), layout, n_heads), full_quant)
+                     _to_bnsd(np.asarray(query_rope), layout, n_heads), exact)
 
     keys = _kv_source(key, layout, kv_heads, block_table, block_size)
     values = keys if _same_operand(value, key) else \
@@ -159,6 +168,10 @@ def fused_infer_attention_score(
     prefix_k, prefix_v = _shared_prefix(key_shared_prefix, value_shared_prefix,
                                         actual_shared_prefix_len, layout, kv_heads)
 
+    mla_q = MlaFullQuant(_to_bnsd(dequant_scale_query, layout, n_heads), key_antiquant_scale,
+                         value_antiquant_scale, scale_value) if mla_quant else None
+    if mla_quant:                         # the scales are the mode's, not an antiquant
+        key_antiquant_scale = value_antiquant_scale = None
     deq_k, deq_v = KvDequant.pair(
         antiquant_scale, antiquant_offset, antiquant_mode, key_antiquant_scale,
         key_antiquant_offset, key_antiquant_mode, value_antiquant_scale,
@@ -180,15 +193,15 @@ def fused_infer_attention_score(
         if length == 0 or rows.stop == rows.start:
             continue
         k_g, v_g = _gather_kv(ops, keys, values, ropes, group, kv_rows, deq_k, deq_v, prefix_k,
-                              prefix_v, compute_dtype, full_quant)
+                              prefix_v, compute_dtype, exact)
         masked = _stack([masks.for_batch(b, rows.stop - rows.start, length, rows.start,
                                          kv_rows[b][0]) for b in group])
         bias = _stack([_pse_for_batch(pse_shift, b, rows, kv_rows[b][0], length)
                        for b in group])
         valid_rows[sel, rows] = True if masked is None else ~masked.all(axis=-1)
         o[sel, :, rows], lse[sel, :, rows] = _attend(
-            ops, q[sel, :, rows], k_g, v_g, masked, bias, float(scale_value), quant,
-            compute_dtype, d_v)
+            ops, q[sel, :, rows], k_g, v_g, masked, bias, float(scale_value),
+            quant if mla_q is None else mla_q.for_rows(sel, rows), compute_dtype, d_v)
     return _finish(ops, o, lse, layout, out_dtype, softmax_lse_flag, valid_rows, quant_scale2,
                    quant_offset2, tnd)
 

@@ -156,6 +156,70 @@ class FullQuant:
         return o / np.maximum(_f16(row_sum), np.float32(2.0**-24))
 
 
+class MlaFullQuant:
+    """The MLA full-quant mode (aclnn V4 / torch_npu v2): an int8 query over the int8 latent
+    cache, bf16 rope parts, per-(token, head) query scales dq and per-tensor key/value scales
+    dk, dv, bf16 output. The documents give the interface, not the arithmetic; the order below
+    is the device's A2 kernel (NON-SEED EVIDENCE, ops-transformer attention/incre_flash_attention
+    /op_kernel: ifa_service_matmul_full_quant.h and incre_flash_attention_preload_mla.h with
+    MM1_RES_ADD, MM1_DATO and QUANT_MM2_FP16 defined in ifa_public_define.h; the 512-key tiles
+    of the MLA mode: incre_flash_attention_tiling.cpp, sInnerSize_ with ropeFlag_):
+      acc = Q8.K8^T + Qr.Kr^T     one float32 accumulator: the exact int32 nope sum, converted in
+                                  place, takes the bf16 rope products (so the rope part shares
+                                  the dequant factor, which is why mla.prolog_v2 in FQ-KVQ writes
+                                  query_rope * quant_scale_ckv / dequant_scale_q_nope),
+      s   = acc * f32(f32(dq[token, head] * dk) * scale_value)      float32 rows,
+    then per tile of 512 keys, online (m the running row max, e = exp(s - m)):
+      P8  = rint(f16(e * 127 / max e))       the tile against its own max,
+      Ot  = f16(f16(P8.V8 / 1024) * f16(max e)),  O = f16(f16(O * f16(exp(m_old - m))) + Ot),
+    and at the end O * 1024 / rowsum * f32(dv * f32(1/127)), rounded to bf16. The exponentials
+    come from the kernel's global-max ones (e_global / running max): within a float32 ulp of the
+    device's exp(s - m). Not modelled: the flash-decode split of one row's keys across cores,
+    which the device uses for small batches."""
+
+    P_SCALE = np.float32(127.0)
+    TILE = 512
+    _TINY = np.float32(2.0**-126)
+
+    def __init__(self, dequant_scale_query_bnsd, key_scale, value_scale, scale_value):
+        dk = np.float32(np.asarray(key_scale, np.float32).reshape(-1)[0])
+        self.factor = np.asarray(dequant_scale_query_bnsd, np.float32)[..., 0] * dk  # (B, N, S)
+        self.factor = (self.factor * np.float32(scale_value)).astype(np.float32)
+        self.out_scale = np.float32(np.asarray(value_scale, np.float32).reshape(-1)[0]
+                                    * (np.float32(1.0) / self.P_SCALE))
+
+    def for_rows(self, sel, rows):
+        """The same quantization restricted to one group of batch rows and query rows."""
+        part = object.__new__(MlaFullQuant)
+        part.factor = self.factor[sel][:, :, rows]
+        part.out_scale = self.out_scale
+        return part
+
+    def scores(self, acc, bias, scale):
+        """acc (Bg, N, S1, L): the exact nope + rope sums; bias is None in MLA mode and the
+        scale is already in the row factor."""
+        return np.asarray(acc).astype(np.float32) * self.factor[..., None]
+
+    def pv(self, e, row_sum, v):
+        """e = exp(s - rowmax) (Bg, N, S1, L), row_sum (.., 1), v (Bg * KV_N, L, Dv) integers."""
+        pairs, length = v.shape[0], v.shape[1]
+        o = run = None
+        for lo in range(0, length, self.TILE):
+            tile = e[..., lo:lo + self.TILE]
+            new = tile.max(axis=-1, keepdims=True)
+            new = np.maximum(new if run is None else np.maximum(run, new), self._TINY)
+            local = (tile / new).astype(np.float32)             # exp(s - running max)
+            p_max = np.maximum(local.max(axis=-1, keepdims=True), self._TINY)
+            p8 = np.rint(_f16(local * (self.P_SCALE / p_max))).astype(np.float64)
+            ints = np.matmul(p8.reshape(pairs, -1, tile.shape[-1]),
+                             np.asarray(v[:, lo:lo + self.TILE], np.float64))   # exact
+            part = _f16(ints.astype(np.float32) * np.float32(1.0 / 1024)).reshape(*e.shape[:-1], -1)
+            part = _f16(part * _f16(p_max))
+            o = part if o is None else _f16(_f16(o * _f16(run / new)) + part)
+            run = new
+        return o * np.float32(1024) / np.maximum(row_sum, np.float32(2.0**-24)) * self.out_scale
+
+
 def post_quantize(o, quant_scale2, quant_offset2):
     """(B, N, S, D) float32 -> int8: sat(rint(o * scale + offset)), per tensor or channel."""
     n, d = o.shape[1], o.shape[3]

@@ -135,10 +135,10 @@ def test_an_array_for_the_scale_alias_is_a_kind_error():
     assert message.endswith("scale_value: expected a float, got ndarray of shape (0,) and element type float64 [ARG-004]")
 
 
-def test_v2_an_array_for_a_mode_it_does_not_model():
-    # compared with != (an array's truth value) before; any value but the default is refused
+def test_v2_an_array_for_a_mode_is_a_kind_error():
+    # query_quant_mode is an op attribute (the MLA full-quant mode): an array is no integer
     from valid_calls import fia_v2_case
     message = rejection(ascend_mla.ops.npu_fused_infer_attention_score_v2,
                         **fia_v2_case(np.random.default_rng(0)), query_quant_mode=np.zeros(3))
-    assert message.startswith("'mla.fused_infer_attention_score' op query_quant_mode: not supported")
-    assert message.endswith("[FIA-API-2]")
+    assert message.startswith("'mla.fused_infer_attention_score' op query_quant_mode: expected an integer")
+    assert message.endswith("[ARG-003]")

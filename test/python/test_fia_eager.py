@@ -85,11 +85,14 @@ def test_signature_is_api_md():
     assert all(p.kind == p.KEYWORD_ONLY for p in params[3:])
     assert [p.default for p in params[3:]] == [d for _, d in API_MD_SIGNATURE[3:]]
     # the IR op has the same operands, in the same order, and the host parameters as
-    # attributes; torch_npu's reserved key_rope_antiquant_scale (no effect) has no operand
+    # attributes; torch_npu's reserved key_rope_antiquant_scale (no effect) has no operand;
+    # the MLA full-quant mode's dequant_scale_query / query_quant_mode are v2's keywords
     ir_names = ([o.name for o in FusedInferAttentionScore.kernel_operands]
                 + [a.name for a in FusedInferAttentionScore.attributes])
-    assert sorted(ir_names) == sorted(p.name for p in params[:-1]
-                                      if p.name != "key_rope_antiquant_scale")
+    v2_only = {"dequant_scale_query", "query_quant_mode"}
+    assert sorted(set(ir_names) - v2_only) == sorted(p.name for p in params[:-1]
+                                                     if p.name != "key_rope_antiquant_scale")
+    assert v2_only <= set(inspect.signature(ascend_mla.ops.npu_fused_infer_attention_score_v2).parameters)
 
 
 def test_seed_call_example_gives_ones():

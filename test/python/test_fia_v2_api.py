@@ -116,13 +116,23 @@ def test_a_rejected_call_names_the_v2_keyword():
     assert message.endswith("[FIA-TND-2]")
 
 
-@pytest.mark.parametrize("name,value", [
-    ("dequant_scale_query", np.ones((2, 4, 1), np.float32)), ("query_quant_mode", 3),
-    ("learnable_sink", np.zeros(4, BF16)), ("out_dtype", 1)])
+@pytest.mark.parametrize("name,value", [("learnable_sink", np.zeros(4, BF16)), ("out_dtype", 1)])
 def test_what_the_op_does_not_model_is_rejected(name, value):
     _, second = list(cases())[0]
     with pytest.raises(VerificationError, match=rf"^'mla.fused_infer_attention_score' op "
                        rf"{name}: not supported: .*\[FIA-API-2\]$"):
+        v2(**second, **{name: value})
+
+
+@pytest.mark.parametrize("name,value,rule", [
+    ("dequant_scale_query", np.ones((2, 4, 1), np.float32), "FIA-MLAQ-1"),
+    ("query_quant_mode", 3, "FIA-MLAQ-2")])
+def test_the_full_quant_keywords_need_their_mode(name, value, rule):
+    # the MLA full-quant mode's keywords reach the op: without an int8 query in MLA mode the
+    # op's rules reject them (test_fia_mla_quant.py runs the mode itself)
+    _, second = list(cases())[0]
+    with pytest.raises(VerificationError, match=rf"^'mla.fused_infer_attention_score' op "
+                       rf"{name}: .*\[{rule}\]$"):
         v2(**second, **{name: value})
 
 

@@ -105,6 +105,29 @@ def test_rms_norm_protocol(double):
     assert "aclnnRmsNormGetWorkspaceSize" not in again and "aclnnRmsNorm" in again
 
 
+def test_mla_full_quant_is_v4(double):
+    """FIA's MLA full-quant mode: aclnnFusedInferAttentionScoreV4 with the (B, S, N) query scale
+    in dequantScaleQueryOptional, keyRopeAntiquantScaleOptional nullptr, queryQuantMode 3, the
+    per-tensor key/value scales as the key/value antiquant scales, the NZ int8 cache."""
+    from ascend_mla.lowering.imports import FIA_V4
+    source = next(split for split in (LIT / "dialect" / "fia.mlir").read_text().split("// -----")
+                  if "@mla_full_quant(" in split)
+    fn = lowered(source)
+    with fn._keep[0]:
+        inputs = [_zeros(t) for t in fn._keep[1].body.operations[0].type.inputs]
+    double.calls()
+    fn(inputs, backend="npu")
+    calls = double.calls()
+    args = next(c for c in calls if c["fn"] == "aclnnFusedInferAttentionScoreV4GetWorkspaceSize")["args"]
+    at = {p.c_name: args[i] for i, p in enumerate(FIA_V4.params)}
+    assert at["dequantScaleQueryOptional"]["view"] == [2, 1, 8]
+    assert at["keyRopeAntiquantScaleOptional"] is None and at["queryQuantMode"] == 3
+    assert at["keyAntiquantScaleOptional"]["view"] == [1] == at["valueAntiquantScaleOptional"]["view"]
+    key = at["key"]["tensor_list"][0]
+    assert (key["view"], key["format"], key["storage"]) == ([4, 128, 512], 29, [4, 16, 8, 16, 32])
+    assert at["inputLayout"] == "BSND" and at["softmaxLse"] is None
+
+
 def test_mla_decode_step_protocol(double):
     """prolog_v2 (PA_NZ) -> nz_cache_view -> FIA in MLA mode (V3): weights in FRACTAL_NZ with
     their storage shape, caches passed by reference, views over the cache buffers, nullptrs."""

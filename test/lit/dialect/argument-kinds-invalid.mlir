@@ -21,7 +21,7 @@ func.func @foreign_encoding(%x: tensor<4x8xf32, "NZ">, %g: tensor<8xf32>) {
 
 func.func @i64_given_a_float(%q: tensor<2x1x512xbf16>, %k: tensor<2x64x512xbf16>) {
   // expected-error @+1 {{num_heads: expected an i64 integer attribute, got 4.000000e+00 : f64 [ARG-003]}}
-  %out, %lse = "mla.fused_infer_attention_score"(%q, %k, %k) {num_heads = 4.0 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x1x512xbf16>, tensor<2x64x512xbf16>, tensor<2x64x512xbf16>) -> (tensor<2x1x512xbf16>, tensor<1xf32>)
+  %out, %lse = "mla.fused_infer_attention_score"(%q, %k, %k) {num_heads = 4.0 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x1x512xbf16>, tensor<2x64x512xbf16>, tensor<2x64x512xbf16>) -> (tensor<2x1x512xbf16>, tensor<1xf32>)
   return
 }
 
@@ -29,7 +29,7 @@ func.func @i64_given_a_float(%q: tensor<2x1x512xbf16>, %k: tensor<2x64x512xbf16>
 
 func.func @i1_given_an_integer(%q: tensor<2x1x512xbf16>, %k: tensor<2x64x512xbf16>) {
   // expected-error @+1 {{softmax_lse_flag: expected a boolean (i1) attribute, got 1 : i64 [ARG-005]}}
-  %out, %lse = "mla.fused_infer_attention_score"(%q, %k, %k) {softmax_lse_flag = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x1x512xbf16>, tensor<2x64x512xbf16>, tensor<2x64x512xbf16>) -> (tensor<2x1x512xbf16>, tensor<1xf32>)
+  %out, %lse = "mla.fused_infer_attention_score"(%q, %k, %k) {softmax_lse_flag = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x1x512xbf16>, tensor<2x64x512xbf16>, tensor<2x64x512xbf16>) -> (tensor<2x1x512xbf16>, tensor<1xf32>)
   return
 }
 
@@ -37,7 +37,7 @@ func.func @i1_given_an_integer(%q: tensor<2x1x512xbf16>, %k: tensor<2x64x512xbf1
 
 func.func @string_not_utf8(%q: tensor<2x1x512xbf16>, %k: tensor<2x64x512xbf16>) {
   // expected-error @+1 {{input_layout: expected a UTF-8 string, got "\FF" [ARG-006]}}
-  %out, %lse = "mla.fused_infer_attention_score"(%q, %k, %k) {input_layout = "\FF", operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x1x512xbf16>, tensor<2x64x512xbf16>, tensor<2x64x512xbf16>) -> (tensor<2x1x512xbf16>, tensor<1xf32>)
+  %out, %lse = "mla.fused_infer_attention_score"(%q, %k, %k) {input_layout = "\FF", operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x1x512xbf16>, tensor<2x64x512xbf16>, tensor<2x64x512xbf16>) -> (tensor<2x1x512xbf16>, tensor<1xf32>)
   return
 }
 
@@ -45,7 +45,7 @@ func.func @string_not_utf8(%q: tensor<2x1x512xbf16>, %k: tensor<2x64x512xbf16>) 
 
 func.func @list_given_an_array_attribute(%q: tensor<2x1x512xbf16>, %k: tensor<2x64x512xbf16>) {
   // expected-error @+1 {{actual_seq_lengths_kv: expected an array<i64: ...> attribute, got [1, 2] [ARG-007]}}
-  %out, %lse = "mla.fused_infer_attention_score"(%q, %k, %k) {actual_seq_lengths_kv = [1, 2], operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x1x512xbf16>, tensor<2x64x512xbf16>, tensor<2x64x512xbf16>) -> (tensor<2x1x512xbf16>, tensor<1xf32>)
+  %out, %lse = "mla.fused_infer_attention_score"(%q, %k, %k) {actual_seq_lengths_kv = [1, 2], operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x1x512xbf16>, tensor<2x64x512xbf16>, tensor<2x64x512xbf16>) -> (tensor<2x1x512xbf16>, tensor<1xf32>)
   return
 }
 
@@ -83,7 +83,7 @@ func.func @pa_nz(
   %out, %lse = "mla.fused_infer_attention_score"(%q, %kv_nz, %kv_nz, %block_table, %q_rope, %kr_nz)
       {num_heads = 8 : i64, num_key_value_heads = 1 : i64, scale_value = 0.07 : f64,
        input_layout = "BSND", block_size = 16 : i64, actual_seq_lengths_kv = array<i64: 20, 9>,
-       operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0>}
+       operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0>}
       : (tensor<2x1x8x512xbf16>, tensor<4x16x512xbf16, #mla.format<"FRACTAL_NZ">>, tensor<4x16x512xbf16, #mla.format<"FRACTAL_NZ">>,
          tensor<2x2xi32>, tensor<2x1x8x64xbf16>, tensor<4x16x64xbf16, #mla.format<"FRACTAL_NZ">>)
       -> (tensor<2x1x8x512xbf16>, tensor<1xf32>)

@@ -29,7 +29,7 @@ func.func @pa_nz_read_as_rows(
   %out, %lse = "mla.fused_infer_attention_score"(%q, %kv, %kv, %block_table, %q_rope, %kr)
       {num_heads = 8 : i64, num_key_value_heads = 1 : i64, scale_value = 0.07 : f64,
        input_layout = "BSND", block_size = 16 : i64, actual_seq_lengths_kv = array<i64: 20, 9>,
-       operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0>}
+       operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0>}
       : (tensor<2x1x8x512xbf16>, tensor<4x16x1x512xbf16>, tensor<4x16x1x512xbf16>,
          tensor<2x2xi32>, tensor<2x1x8x64xbf16>, tensor<4x16x1x64xbf16>)
       -> (tensor<2x1x8x512xbf16>, tensor<1xf32>)
@@ -67,7 +67,7 @@ func.func @pa_bsnd_read_as_nz(
   %out, %lse = "mla.fused_infer_attention_score"(%q, %kv_nz, %kv_nz, %block_table, %q_rope, %kr_nz)
       {num_heads = 8 : i64, num_key_value_heads = 1 : i64, scale_value = 0.07 : f64,
        input_layout = "BSND", block_size = 16 : i64, actual_seq_lengths_kv = array<i64: 20, 9>,
-       operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0>}
+       operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0>}
       : (tensor<2x1x8x512xbf16>, tensor<4x16x512xbf16, #mla.format<"FRACTAL_NZ">>, tensor<4x16x512xbf16, #mla.format<"FRACTAL_NZ">>,
          tensor<2x2xi32>, tensor<2x1x8x64xbf16>, tensor<4x16x64xbf16, #mla.format<"FRACTAL_NZ">>)
       -> (tensor<2x1x8x512xbf16>, tensor<1xf32>)
@@ -131,7 +131,7 @@ func.func @scatter_pa_nz_read_as_rows(
   %out, %lse = "mla.fused_infer_attention_score"(%q, %kv, %kv, %block_table, %q_rope, %kr)
       {num_heads = 8 : i64, num_key_value_heads = 1 : i64, scale_value = 0.07 : f64,
        input_layout = "BSND", block_size = 16 : i64, actual_seq_lengths_kv = array<i64: 20, 9>,
-       operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0>}
+       operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0>}
       : (tensor<2x1x8x512xbf16>, tensor<4x16x1x512xbf16>, tensor<4x16x1x512xbf16>,
          tensor<2x2xi32>, tensor<2x1x8x64xbf16>, tensor<4x16x1x64xbf16>)
       -> (tensor<2x1x8x512xbf16>, tensor<1xf32>)

@@ -1,7 +1,9 @@
-// FusedInferAttentionScore: V2 as seed 004 documents; its MLA mode (query_rope/key_rope) is V3; NsaCompressAttentionInfer as seed 003.
+// FusedInferAttentionScore: V2 as seed 004 documents; its MLA mode (query_rope/key_rope) is V3, the MLA full-quant mode
+// (dequant_scale_query) V4; NsaCompressAttentionInfer as seed 003.
 // RUN: mla-opt %S/../dialect/fia.mlir --split-input-file --lower-to-aclnn | FileCheck %s --check-prefix=FIA
 // RUN: mla-opt %S/../dialect/mla-chain.mlir --split-input-file --lower-to-aclnn | FileCheck %s --check-prefix=MLA
 // RUN: mla-opt %S/../dialect/nsa.mlir --split-input-file --lower-to-aclnn | FileCheck %s --check-prefix=NSA
+// RUN: mla-opt %S/../dialect/fia.mlir --split-input-file --lower-to-aclnn | FileCheck %s --check-prefix=MLAQ
 
 // FIA:      %[[K:.*]] = "aclnn.create_tensor_list"(%arg1) : (tensor<{{.*}}>) -> !aclnn.tensor_list
 // FIA:      %[[V:.*]] = "aclnn.create_tensor_list"(%arg2)
@@ -22,3 +24,12 @@
 // NSA:      "aclnn.nsa_compress_attention_infer_get_workspace_size"(%arg0, %arg1, %arg2, %{{.*}}, %arg3, {{.*}}) {callee = "aclnnNsaCompressAttentionInferGetWorkspaceSize"}
 // NSA-SAME:   !aclnn.cstring, i64, i64, tensor<{{.*}}>, tensor<{{.*}}xi32>) -> (i64, !aclnn.executor)
 // NSA:      "aclnn.launch"({{.*}}) {callee = "aclnnNsaCompressAttentionInfer"}
+
+// The MLA full-quant mode: V4 with dequantScaleQueryOptional (the op's (B, S, N) scale, after
+// keyRopeAntiquantScaleOptional: nullptr) and queryQuantMode 3; key/value scales as the
+// key/value antiquant scales.
+// MLAQ-LABEL: func.func @mla_full_quant
+// MLAQ:      %[[NULL:.*]] = "aclnn.null"()
+// MLAQ:      %[[MODE:.*]] = arith.constant 3 : i64
+// MLAQ:      "aclnn.fused_infer_attention_score_v4_get_workspace_size"(%arg0, {{.*}}, %arg2, %[[NULL]], %[[NULL]], %arg3, %[[NULL]], %arg4, %[[NULL]], %[[NULL]], %[[NULL]], %[[NULL]], %arg5, %arg6, %[[NULL]], %arg7, {{.*}}, %[[MODE]], %{{.*}}, %[[NULL]]) {callee = "aclnnFusedInferAttentionScoreV4GetWorkspaceSize"}
+// MLAQ:      "aclnn.launch"({{.*}}) {callee = "aclnnFusedInferAttentionScoreV4"}

@@ -7,7 +7,7 @@
 // CHECK-LABEL: func.func @mla_decode
 // CHECK:  %[[O:.*]]:2 = "mla.fused_infer_attention_score"(%arg0, %arg1, %arg1, %arg2, %arg4, %arg5, %arg3)
 // CHECK-SAME: block_size = 16 : i64, input_layout = "BSND", num_heads = 8 : i64, num_key_value_heads = 1 : i64
-// CHECK-SAME: 1, 1, 0, 1>
+// CHECK-SAME: 1, 1, 0, 0, 1>
 // CHECK-NOT: sparse_mode
 // CHECK:  return %[[O]]#0
 func.func @mla_decode(
