@@ -18,9 +18,11 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Mapping, Sequence
 
+import numpy as np
 from mlir import ir
 
 from .dialect.dialect import make_context, verify_ops
+from .dialect.types import numpy_dtype
 from .dialect.diagnostics import DiagnosticCollector, parse_module, record_mlir_error
 from .errors import VerificationError
 from .passes.constants import WeightTable, bind_globals
@@ -42,10 +44,13 @@ class CompileError(VerificationError):
 
 
 class Report(dict):
-    """{"fused": [{"op", "location", "detail"}], "refused": [{"pattern", "location", "reason"}]}"""
+    """{"fused": [{"op", "location", "detail"}], "refused": [{"pattern", "location", "reason"}],
+    "rewritten": [{"pass", "location", "detail"}]} (rewritten: other rewrites, e.g. absorb-kv)"""
 
     def __str__(self):
-        lines = [f"fused ({len(self['fused'])}):"]
+        lines = [f"rewritten ({len(self['rewritten'])}):"] if self.get("rewritten") else []
+        lines += [f"  {r['pass']} at {r['location']}: {r['detail']}" for r in self.get("rewritten", ())]
+        lines += [f"fused ({len(self['fused'])}):"]
         lines += [f"  {f['op']} at {f['location']}" + (f" ({f['detail']})" if f["detail"] else "")
                   for f in self["fused"]]
         lines.append(f"refused ({len(self['refused'])}):")
@@ -82,14 +87,24 @@ class Program:
         return str(self.module)
 
     def report(self) -> Report:
-        return Report(fused=list(self._log.fused), refused=list(self._log.refused))
+        return Report(fused=list(self._log.fused), refused=list(self._log.refused),
+                      rewritten=list(self._log.rewritten))
 
     def input_names(self, function: str | None = None) -> list[str]:
-        return self._function(function)[2]
+        """The names of the inputs a call takes (the arguments but the program's own state)."""
+        _, _, names, states = self._function(function)
+        return [n for i, n in enumerate(names) if i not in states]
 
     def input_types(self, function: str | None = None) -> list:
-        """The TensorInfo of each argument."""
-        return list(self._function(function)[0].arg_types)
+        """The TensorInfo of each input a call takes."""
+        lowered, _, _, states = self._function(function)
+        return [t for i, t in enumerate(lowered.arg_types) if i not in states]
+
+    def states(self, function: str | None = None) -> dict:
+        """The buffers the program owns (arguments marked `mla.state`, e.g. the latent caches
+        absorb-kv makes): name -> array, zeros when first used, updated in place by each call."""
+        _, _, names, states = self._function(function)
+        return {names[i]: a for i, a in states.items()}
 
     def executable(self, function: str | None = None):
         """The function as the executor runs it (runtime/executor.py LoweredFunction): its
@@ -115,7 +130,10 @@ class Program:
                 fn = find_function(self.module, function)
                 name = symbol_name(fn)
                 lowered = load_lowered(fn, constants=self.weights)
-                self._functions[function] = (lowered, self._data_checks(name), _argument_names(fn))
+                owned = state_arguments(fn)
+                states = {i: np.zeros(t.shape, numpy_dtype(t.dtype)) for i, t in enumerate(lowered.arg_types)
+                          if i in owned}
+                self._functions[function] = (lowered, self._data_checks(name), _argument_names(fn), states)
         return self._functions[function]
 
     def _data_checks(self, name):
@@ -128,7 +146,8 @@ class Program:
         return DataChecks(find_function(self._mla_module, name), self.weights)
 
     def run(self, *inputs, function: str | None = None, **named):
-        lowered, checks, names = self._function(function)
+        lowered, checks, all_names, states = self._function(function)
+        names = [n for i, n in enumerate(all_names) if i not in states]
         if named:
             if inputs:
                 raise TypeError("give the inputs either by position or by name, not both")
@@ -137,9 +156,14 @@ class Program:
             if missing or unknown:
                 raise TypeError(f"@{lowered.name} takes inputs {names}; missing {missing}, unknown {unknown}")
             inputs = [named[n] for n in names]
+        if states:          # the program's own buffers go where their arguments are
+            if len(inputs) != len(names):
+                raise TypeError(f"@{lowered.name} takes {len(names)} inputs {names}, got {len(inputs)}")
+            given = iter(inputs)
+            inputs = [states[i] if i in states else next(given) for i in range(len(all_names))]
         # read inputs viewed with negative strides go to the kernels as contiguous copies
         arrays, back = interop.to_numpy_arguments(dict(enumerate(inputs)),
-                                                  in_place=set(lowered.inplace.values()))
+                                                  in_place=set(lowered.inplace.values()) | set(states))
         values = [arrays[i] for i in range(len(inputs))]
         # Types and data rules first: nothing is written when a call is rejected. Ops whose
         # data are computed are checked again before their kernels (checked mode).
@@ -167,6 +191,13 @@ def find_function(module: ir.Module, name: str | None):
                 raise ExecutionError(f"@{symbol_name(fn)} is a declaration (it has no body to run)")
             return fn
     raise ExecutionError(f"no function @{name} in the module")
+
+
+def state_arguments(fn) -> set:
+    """The indices of the arguments marked `mla.state` (buffers the program owns)."""
+    if "arg_attrs" not in fn.attributes:
+        return set()
+    return {i for i, a in enumerate(fn.attributes["arg_attrs"]) if "mla.state" in ir.DictAttr(a)}
 
 
 def _argument_names(fn) -> list[str]:

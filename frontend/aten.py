@@ -149,6 +149,20 @@ def split(cx, node):
     return parts
 
 
+@converts(aten.expand.default)
+def expand(cx, node):
+    """x broadcast along its size-1 axes (k_pe over the heads): copies concatenated, so no
+    broadcast op is needed (expand's result is a view; its copies read the same values)."""
+    x, t = cx.value(node.args[0]), cx.info(node)
+    source = cx.shape(node.args[0])
+    if len(source) != len(t.shape):
+        cx.fail("an expand that adds axes (unsqueeze first)")
+    for axis, (a, b) in enumerate(zip(source, t.shape)):
+        if a != b:
+            x = cx.g.concat([x] * b, axis, f"{node.name}_{axis}")
+    return x
+
+
 @converts(aten.transpose.int)
 def transpose(cx, node):
     rank = cx.rank(node.args[0])
@@ -449,3 +463,19 @@ def paged_attention(cx, node):
     operands = {n: cx.value(args[n]) for n in names if args.get(n) is not None}
     return cx.g.op(PagedAttention, **operands, scale_value=float(args.get("scale", 1.0)), name=node.name,
                    result={"attention_out": cx.info(node)})
+
+
+@converts(torch.ops.ascend_mla.attention.default)
+def dense_attention(cx, node):
+    """Attention over dense caches (B, L, Nkv, D) with per-batch lengths -> mla.paged_attention
+    over the same tensors read as B blocks of L rows, block table [[0], [1], ...] (a constant):
+    mla.attention takes one (S, Skv) mask, not a length per batch."""
+    names = ("query", "key", "value", "seq_lengths")
+    args = dict(zip(names + ("scale",), node.args))
+    args.update(node.kwargs)
+    batch = cx.shape(args["query"])[0]
+    blocks = cx.g.integers([[b] for b in range(batch)], TensorInfo((batch, 1), "i32"), node.name + "_blocks")
+    return cx.g.op(PagedAttention, query=cx.value(args["query"]), key_cache=cx.value(args["key"]),
+                   value_cache=cx.value(args["value"]), block_table=blocks,
+                   seq_lengths=cx.value(args["seq_lengths"]), scale_value=float(args.get("scale", 1.0)),
+                   name=node.name, result={"attention_out": cx.info(node)})

@@ -15,7 +15,8 @@ Three steps:
 2. import: a walk over the FX graph. Parameters and constant buffers become `ml_program`
    extern globals named by their state-dict names (the Hugging Face names); the user's tensor
    inputs and the buffers the module mutates become function arguments (`mla.name` = the
-   placeholder name, or the buffer's name); each `call_function` node goes through its
+   placeholder name, or the buffer's name; a buffer's is also marked `mla.buffer`: the module's
+   own state, not the caller's input, which absorb-kv may replace by a latent cache); each `call_function` node goes through its
    converter (frontend/aten.py), with the module's source line as its location. The function
    returns the user outputs, then the new value of every mutated input or buffer.
 3. compile: `ascend_mla.compile(text, weights=...)` with the default pipeline, whose first
@@ -193,7 +194,7 @@ class Importer:
                 self.values[node] = self.g.arg(node.name, t)
                 inputs.append(("user", spec.arg.name))
             elif spec.kind == InputKind.BUFFER and spec.target in mutated_buffers:
-                self.values[node] = self.g.arg(spec.target, t)     # program-owned state
+                self.values[node] = self.g.arg(spec.target, t, "mla.buffer")     # program-owned state
                 inputs.append(("buffer", spec.target))
             elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
                 tensor = self.ep.state_dict[spec.target] if spec.target in self.ep.state_dict \
@@ -340,39 +341,59 @@ def torch_inputs(model, step: int, caches: list) -> tuple:
 
 def deepseek_example(name: str = "deepseek-v3", *, tp: int = 16, layers: int = 1, batch: int = 2,
                      seq: int = 1, steps: int = 3, block_size: int = 16, rope: str = "interleave",
-                     seed: int = 0, pipeline: str = "default", target: str = "auto", quant: str = "bf16") -> dict:
-    """The PyTorch path end to end: the reference module TorchMLA with a built model's (random)
-    weights, compiled by compile_module, run for `steps` decode steps of `seq` tokens next to
-    the eager module, each with its own caches. Returns {"program", "report", "steps": [{"max_error",
-    "cache_max_error", "eager_seconds", "compiled_seconds"}], "compile_seconds", "scale"} where
-    max_error is max|compiled - eager| of the block's output and scale max|eager - input| (the
-    attention's contribution, what the error is relative to)."""
+                     form: str = "absorbed", seed: int = 0, pipeline: str = "default", target: str = "auto",
+                     quant: str = "bf16") -> dict:
+    """The PyTorch path end to end: the reference module TorchMLA (form "absorbed", bf16 or
+    w8a8) or TorchMLANaive (form "naive", bf16: Hugging Face's naive attention over a static K/V
+    cache, which absorb-kv rewrites) with a built model's (random) weights, compiled by
+    compile_module, run for `steps` decode steps of `seq` tokens next to the eager module, each
+    with its own caches. Returns {"program", "module" (the compiled one), "report", "steps":
+    [{"max_error", "cache_max_error", "eager_seconds", "compiled_seconds"}], "compile_seconds",
+    "scale"} where max_error is max|compiled - eager| of the block's output, scale max|eager -
+    input| (the attention's contribution, what the error is relative to) and cache_max_error
+    that of the caches (None for the naive form: its program keeps latent caches instead of the
+    module's K/V cache)."""
     import time
     from ..models import deepseek
+    if form not in ("absorbed", "naive"):
+        raise ValueError(f"form: expected \"absorbed\" or \"naive\", got {form!r}")
+    if form == "naive" and quant != "bf16":
+        raise ValueError(f"quant: the naive form is bf16, got {quant!r}")
     model = deepseek.build(name, tp=tp, layers=layers, batch=batch, seq=seq, block_size=block_size, seed=seed,
                            quant=quant)
-    module = deepseek.TorchMLA(model.config, rope=rope).load_weights(model.weights)
-    eager_caches = [torch.zeros_like(t) for t in cache_tensors(model)]
-    compiled_caches = [t.clone() for t in eager_caches]
+    if form == "naive":
+        module = deepseek.TorchMLANaive(model.config).load_weights(model.weights)
+        eager_module = deepseek.TorchMLANaive(model.config).load_weights(model.weights)
+        eager_caches, compiled_caches = None, None
+
+        def inputs(step, caches):
+            return module.inputs(model, step)
+    else:
+        module = eager_module = deepseek.TorchMLA(model.config, rope=rope).load_weights(model.weights)
+        eager_caches = [torch.zeros_like(t) for t in cache_tensors(model)]
+        compiled_caches = [t.clone() for t in eager_caches]
+
+        def inputs(step, caches):
+            return torch_inputs(model, step, caches)
     start = time.perf_counter()
-    program = compile_module(module, torch_inputs(model, 0, [t.clone() for t in eager_caches]), pipeline=pipeline,
-                             target=target)
-    result = {"program": program, "report": program.report(), "compile_seconds": time.perf_counter() - start,
-              "steps": [], "scale": 0.0}
+    example = inputs(0, None if compiled_caches is None else [t.clone() for t in compiled_caches])
+    program = compile_module(module, example, pipeline=pipeline, target=target)
+    result = {"program": program, "module": module, "report": program.report(),
+              "compile_seconds": time.perf_counter() - start, "steps": [], "scale": 0.0}
     for step in range(steps):
         start = time.perf_counter()
         with torch.no_grad():
-            expected = module(*torch_inputs(model, step, eager_caches))
+            expected = eager_module(*inputs(step, eager_caches))
         eager = time.perf_counter() - start
         start = time.perf_counter()
-        got = program(*torch_inputs(model, step, compiled_caches))
+        got = program(*inputs(step, compiled_caches))
         compiled = time.perf_counter() - start
-        hidden = torch_inputs(model, step, [])[0].float()
+        hidden = inputs(step, [])[0].float()
         result["scale"] = max(result["scale"], (expected.float() - hidden).abs().max().item())
         result["steps"].append({
             "max_error": (got.float() - expected.float()).abs().max().item(),
-            "cache_max_error": max((a.float() - b.float()).abs().max().item()
-                                   for a, b in zip(eager_caches, compiled_caches)),
+            "cache_max_error": None if eager_caches is None else max(
+                (a.float() - b.float()).abs().max().item() for a, b in zip(eager_caches, compiled_caches)),
             "eager_seconds": eager, "compiled_seconds": compiled})
     return result
 

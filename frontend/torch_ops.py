@@ -8,6 +8,10 @@ kept whole by `torch.export` and converted to its one mla op by the importer.
 
     torch.ops.ascend_mla.paged_attention(query, key_cache, value_cache, block_table, seq_lengths,
                                          query_rope, key_rope_cache, scale)   -> mla.paged_attention
+    torch.ops.ascend_mla.attention(query, key, value, seq_lengths, scale)
+        dense K/V caches with per-batch lengths (torch_npu.npu_fused_infer_attention_score with
+        actual_seq_lengths_kv over a static cache)                           -> mla.paged_attention
+                                                                                (one block per batch)
 """
 from __future__ import annotations
 
@@ -51,3 +55,21 @@ def paged_attention(query: torch.Tensor, key_cache: torch.Tensor, value_cache: t
 @paged_attention.register_fake
 def _(query, key_cache, value_cache, block_table, seq_lengths, query_rope=None, key_rope_cache=None, scale=1.0):
     return query.new_empty(query.shape[:3] + value_cache.shape[3:])
+
+
+@torch.library.custom_op(f"{LIBRARY}::attention", mutates_args=())
+def attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, seq_lengths: torch.Tensor,
+              scale: float = 1.0) -> torch.Tensor:
+    """Causal attention of query (B, S, N, D) over dense caches key (B, L, Nkv, D) and value
+    (B, L, Nkv, Dv) with per-batch lengths: batch b's keys are key[b, :seq_lengths[b]], query
+    row s sits at position seq_lengths[b] - S + s (what serving code hands FIA as
+    actual_seq_lengths_kv over a static cache; Hugging Face builds the same mask for SDPA).
+    A dense cache of L rows per batch is a paged cache of B blocks of L rows with block
+    table [[0], [1], ...]: the numerics are paged_attention's."""
+    blocks = torch.arange(query.shape[0], dtype=torch.int32).view(-1, 1)
+    return paged_attention(query, key, value, blocks, seq_lengths, None, None, scale)
+
+
+@attention.register_fake
+def _(query, key, value, seq_lengths, scale=1.0):
+    return query.new_empty(query.shape[:3] + value.shape[3:])

@@ -7,6 +7,8 @@
                      mla.quantize, mla.quant_matmul (raise_quant.py)
     interleave-rope  rotate-half RoPE of a constant projection -> interleaved RoPE, the
                      projection's rope columns reordered (interleave_rope.py)
+    absorb-kv        naive MLA attention over a module's K/V cache -> absorbed, over a latent
+                     cache the program owns (absorb_kv.py)
     fuse-prolog      MLA pre-processing -> mla.prolog_v2 (fuse_prolog.py)
     fuse-attention   attention primitives -> mla.fused_infer_attention_score (fuse_attention.py)
     select-layout    FRACTAL_NZ weights, no casts that cancel (select_layout.py)
@@ -17,7 +19,8 @@ The named pipeline "default" runs them in that order.
 """
 from .registry import (PASSES, PIPELINES, PassFailure, PassOption, build_pass_manager, parse_pipeline,
                        register_pass, run_pipeline)
-from . import constants, fuse_attention, fuse_prolog, interleave_rope, raise_primitives, raise_quant, select_layout  # noqa: F401  (registration)
+from . import (absorb_kv, constants, fuse_attention, fuse_prolog, interleave_rope, raise_primitives,  # noqa: F401
+               raise_quant, select_layout)                                                        # (registration)
 
 __all__ = ["PASSES", "PIPELINES", "PassFailure", "PassOption", "build_pass_manager", "parse_pipeline",
            "register_pass", "run_pipeline"]

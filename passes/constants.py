@@ -126,6 +126,8 @@ def _name(value) -> str:
     """A readable name for the global holding a folded value: the first weight it is computed
     from, then a suffix per op on the way (`...kv_b_proj.weight.view.slice.T`)."""
     parts, op = [], defining_op(value)
+    if op.name == "arith.constant":
+        return "constant"
     while op.name != "ml_program.global_load_const":
         parts.append(_SUFFIX.get(op.name, op.name.split(".")[-1]))
         loads = [v for v in op.operands if defining_op(v) is not None]
@@ -166,8 +168,14 @@ def _unique(name, taken):
     return candidate
 
 
-# Constants that stay as they are: a weight's own load, and a splat (cheap, and clearer in IR).
-_LEAVES = ("ml_program.global_load_const", "arith.constant")
+def _leaf(op) -> bool:
+    """A constant that stays as it is: a weight's own load, and a splat (cheap, and clearer in
+    IR). Other arith.constants (a block table) become globals, as the C++ host program and the
+    device want their bytes."""
+    if op.name == "arith.constant":
+        attr = op.attributes["value"]
+        return not isinstance(attr, ir.DenseElementsAttr) or attr.is_splat
+    return op.name == "ml_program.global_load_const"
 
 
 @register_pass("fold-constants", "Evaluate weight-only computations once, at compile time (needs bound weights)")
@@ -178,7 +186,7 @@ def fold_constants(module):
     evaluator, taken, folded, structures, memo = _Evaluator(table), _symbols(module), {}, {}, {}
     for block in _bodies(module):
         for op in _ops(block):
-            if op.name in _LEAVES or not op.results or not side_effect_free(op) or \
+            if _leaf(op) or not op.results or not side_effect_free(op) or \
                     not all(is_constant(r, memo) for r in op.results):
                 continue
             for r in op.results:

@@ -26,6 +26,7 @@ class FusionLog:
     source: str = ""                                # the source's name, for locations
     fused: list = field(default_factory=list)       # {"op", "location", "detail"}
     refused: list = field(default_factory=list)     # {"pattern", "location", "reason"}
+    rewritten: list = field(default_factory=list)   # {"pass", "location", "detail"}: other rewrites
 
     def __enter__(self):
         _logs.append(self)
@@ -50,6 +51,12 @@ def location_text(loc: ir.Location) -> str:
 def record_fused(op_name: str, loc: ir.Location, detail: str = ""):
     if _logs:
         _logs[-1].fused.append({"op": op_name, "location": location_text(loc), "detail": detail})
+
+
+def record_rewritten(pass_name: str, loc: ir.Location, detail: str):
+    """A rewrite the report names though it fuses nothing (absorb-kv: naive -> absorbed MLA)."""
+    if _logs:
+        _logs[-1].rewritten.append({"pass": pass_name, "location": location_text(loc), "detail": detail})
 
 
 def refuse(pass_name: str, loc: ir.Location, reason: str, *, pattern: str | None = None):

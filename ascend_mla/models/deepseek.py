@@ -470,8 +470,8 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
 
 
 def __getattr__(name):
-    # TorchMLA needs torch, which is optional: imported on first use.
-    if name == "TorchMLA":
-        from .torch_mla import TorchMLA
-        return TorchMLA
+    # TorchMLA, TorchMLANaive need torch, which is optional: imported on first use.
+    if name in ("TorchMLA", "TorchMLANaive"):
+        from . import torch_mla
+        return getattr(torch_mla, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

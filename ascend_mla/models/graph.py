@@ -66,7 +66,7 @@ class Value:
 class GraphWriter:
     def __init__(self, function: str = "forward"):
         self.function = function
-        self.args: list[tuple[Value, str]] = []
+        self.args: list[tuple[Value, str, str]] = []
         self.globals: dict[str, TensorInfo] = {}
         self.loads: dict[str, Value] = {}
         self.lines: list[str] = []
@@ -90,9 +90,11 @@ class GraphWriter:
         return "%" + name
 
     # --- values --------------------------------------------------------------------------
-    def arg(self, name: str, t: TensorInfo) -> Value:
+    def arg(self, name: str, t: TensorInfo, attributes: str = "") -> Value:
+        """A function argument named `name` (mla.name); `attributes`: more of its attribute
+        dictionary as text (`mla.buffer`: the state of the module the program came from)."""
         v = Value(self._fresh(name), t)
-        self.args.append((v, name))
+        self.args.append((v, name, attributes))
         return v
 
     def weight(self, name: str, t: TensorInfo) -> Value:
@@ -109,6 +111,12 @@ class GraphWriter:
         """arith.constant dense<value> (a splat)."""
         v = Value(self._fresh(hint), t)
         self._emit(f"{v.name} = arith.constant dense<{float_text(value)}> : {type_text(t)}")
+        return v
+
+    def integers(self, values, t: TensorInfo, hint="cst") -> Value:
+        """arith.constant of an integer array (nested lists of t's shape), e.g. a block table."""
+        v = Value(self._fresh(hint), t)
+        self._emit(f"{v.name} = arith.constant dense<{values}> : {type_text(t)}")
         return v
 
     # --- ops -----------------------------------------------------------------------------
@@ -239,7 +247,8 @@ class GraphWriter:
     def text(self) -> str:
         out = [f'ml_program.global private @"{n}"(#ml_program.extern : {type_text(t)}) : {type_text(t)}'
                for n, t in self.globals.items()]
-        args = ",\n    ".join(f'{v.name}: {type_text(v.type)} {{mla.name = "{name}"}}' for v, name in self.args)
+        args = ",\n    ".join(f'{v.name}: {type_text(v.type)} {{mla.name = "{name}"{", " + more if more else ""}}}'
+                               for v, name, more in self.args)
         results = ", ".join(type_text(v.type) for v in self.results)
         out.append(f"func.func @{self.function}(\n    {args})\n    -> ({results}) {{")
         out += ["  " + line for line in self.lines]

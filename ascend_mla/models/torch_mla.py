@@ -1,4 +1,6 @@
-"""TorchMLA: a DeepSeek-V3 MLA attention block as a bf16 PyTorch module (API.md 8).
+"""TorchMLA: a DeepSeek-V3 MLA attention block as a bf16 PyTorch module (API.md 8); and
+TorchMLANaive, the same block in Hugging Face's naive form (keys and values per head, a static
+K/V cache the module owns), which the compiler's absorb-kv pass turns into TorchMLA's form.
 
 Structured like the public DeepSeek-V3 modeling code, in the absorbed form serving engines run
 (vLLM-Ascend, torchair), one `DecoderLayer` (its attention half) per layer:
@@ -198,23 +200,85 @@ class Attention(nn.Module):
         return self.o_proj(o.reshape(b, s, self.heads * self.dv))
 
 
+class NaiveAttention(Attention):
+    """Hugging Face DeepseekV3Attention's naive form over a static K/V cache (TorchMLANaive)."""
+
+    def __init__(self, c: dict, batch: int, max_len: int):
+        super().__init__(c, "interleave")
+        n = self.heads
+        # HF StaticCache: fixed (batch, max_len) K/V buffers, written at the token rows; BSND
+        self.register_buffer("k_cache", torch.zeros(batch, max_len, n, self.nope + self.dr, dtype=torch.bfloat16),
+                             persistent=False)
+        self.register_buffer("v_cache", torch.zeros(batch, max_len, n, self.dv, dtype=torch.bfloat16),
+                             persistent=False)
+
+    def forward(self, x, rotary, positions, cache_rows, seq_lengths, k_cache=None, v_cache=None):
+        b, s, _ = x.shape
+        n, dk = self.heads, self.nope + self.dr
+        k_cache = self.k_cache if k_cache is None else k_cache
+        v_cache = self.v_cache if v_cache is None else v_cache
+        q = self.q_b_proj(self.q_a_layernorm(self.q_a_proj(x))).view(b, s, n, dk)
+        q_nope, q_pe = torch.split(q, [self.nope, self.dr], dim=-1)
+        c_kv, k_pe = torch.split(self.kv_a_proj_with_mqa(x), [self.lora, self.dr], dim=-1)
+        kv = self.kv_b_proj(self.kv_a_layernorm(c_kv)).view(b, s, n, self.nope + self.dv)
+        k_nope, value = torch.split(kv, [self.nope, self.dv], dim=-1)     # per token, per head
+        cos, sin = rotary.cos_cached[positions], rotary.sin_cached[positions]   # (B, S, Dr)
+        q_pe = rope_interleave(q_pe, cos.unsqueeze(2), sin.unsqueeze(2))
+        k_pe = rope_interleave(k_pe, cos, sin)
+        query = torch.cat([q_nope, q_pe], dim=-1)
+        key = torch.cat([k_nope, k_pe.unsqueeze(2).expand(b, s, n, self.dr)], dim=-1)
+        rows = cache_rows.reshape(-1)
+        k_cache.view(-1, n, dk).index_copy_(0, rows, key.reshape(-1, n, dk))
+        v_cache.view(-1, n, self.dv).index_copy_(0, rows, value.reshape(-1, n, self.dv))
+        o = torch.ops.ascend_mla.attention(query, k_cache, v_cache, seq_lengths, self.softmax_scale)
+        return self.o_proj(o.reshape(b, s, n * self.dv))
+
+
 class DecoderLayer(nn.Module):
     """The attention half of a DeepseekV3DecoderLayer: input_layernorm, self_attn, residual."""
 
-    def __init__(self, c: dict, rope: str):
+    def __init__(self, c: dict, attention: nn.Module):
         super().__init__()
         self.input_layernorm = RMSNorm(c["hidden_size"], c["rms_norm_eps"])
-        self.self_attn = Attention(c, rope)
+        self.self_attn = attention
 
     def forward(self, h, *args):
         return h + self.self_attn(self.input_layernorm(h), *args)
 
 
 class _Model(nn.Module):
-    def __init__(self, c: dict, rope: str):
+    def __init__(self, c: dict, attention):
         super().__init__()
         self.rotary_emb = YarnRotaryEmbedding(c, c["max_positions"])
-        self.layers = nn.ModuleList(DecoderLayer(c, rope) for _ in range(c["layers"]))
+        self.layers = nn.ModuleList(DecoderLayer(c, attention()) for _ in range(c["layers"]))
+
+
+def _config(config, tp: int, layers: int, max_positions: int) -> dict:
+    """A built model's config, or a preset name of deepseek.CONFIGS with tp, layers and
+    max_positions, normalised (heads per tp rank, layers, max_positions)."""
+    if isinstance(config, str):
+        if config not in deepseek.CONFIGS:
+            raise ValueError(f"config: unknown model {config!r}; known: {', '.join(deepseek.CONFIGS)}")
+        config = dict(deepseek.CONFIGS[config], tp=tp, layers=layers, max_positions=max_positions)
+        config["heads"] = config["num_attention_heads"] // tp
+    c = dict(config)
+    c.setdefault("heads", c["num_attention_heads"] // c.get("tp", 1))
+    c.setdefault("layers", 1)
+    c.setdefault("max_positions", max_positions)
+    if not c.get("q_lora_rank"):
+        raise ValueError("config: q_lora_rank is required (the model has a query down-projection)")
+    return c
+
+
+def _load_weights(module: nn.Module, weights: dict):
+    """Load HF-named weights (NumPy arrays, bf16 as ml_dtypes, or tensors), strictly."""
+    from ..runtime.interop import numpy_to_torch
+    state = {k: v if isinstance(v, torch.Tensor) else numpy_to_torch(v) for k, v in weights.items()}
+    missing, unexpected = module.load_state_dict(state, strict=False)
+    missing = [k for k in missing if not k.startswith("model.rotary_emb.")]
+    if missing or unexpected:
+        raise ValueError(f"weights: missing {missing[:4]}, unexpected {unexpected[:4]}")
+    return module
 
 
 class TorchMLA(nn.Module):
@@ -231,17 +295,7 @@ class TorchMLA(nn.Module):
     def __init__(self, config, *, tp: int = 1, layers: int = 1, max_positions: int = 256,
                  rope: str = "interleave", quant: str | None = None):
         super().__init__()
-        if isinstance(config, str):
-            if config not in deepseek.CONFIGS:
-                raise ValueError(f"config: unknown model {config!r}; known: {', '.join(deepseek.CONFIGS)}")
-            config = dict(deepseek.CONFIGS[config], tp=tp, layers=layers, max_positions=max_positions)
-            config["heads"] = config["num_attention_heads"] // tp
-        c = dict(config)
-        c.setdefault("heads", c["num_attention_heads"] // c.get("tp", 1))
-        c.setdefault("layers", 1)
-        c.setdefault("max_positions", max_positions)
-        if not c.get("q_lora_rank"):
-            raise ValueError("config: q_lora_rank is required (the model has a query down-projection)")
+        c = _config(config, tp, layers, max_positions)
         if rope not in ("interleave", "complex", "half"):
             raise ValueError(f"rope: expected \"interleave\", \"complex\" or \"half\", got {rope!r}")
         quant = c.get("quant", "bf16") if quant is None else quant
@@ -250,7 +304,7 @@ class TorchMLA(nn.Module):
                              f"written in PyTorch here), got {quant!r}")
         c["quant"] = quant
         self.config = c
-        self.model = _Model(c, rope)
+        self.model = _Model(c, lambda: Attention(c, rope))
 
     def forward(self, hidden_states, positions, slot_mapping, block_table, seq_lengths, caches):
         h = hidden_states
@@ -261,10 +315,74 @@ class TorchMLA(nn.Module):
 
     def load_weights(self, weights: dict):
         """Load HF-named weights (NumPy arrays, bf16 as ml_dtypes, or tensors), strictly."""
+        return _load_weights(self, weights)
+
+
+class TorchMLANaive(nn.Module):
+    """The same attention block in Hugging Face's naive form (DeepseekV3Attention): k_nope and v
+    computed from kv_b_proj per token and head, kept in a static K/V cache the module owns,
+    attention over full keys [k_nope, k_pe] and values:
+
+        q_nope, q_pe = split(q_b_proj(RMSNorm(q_a_proj(x))))       as TorchMLA
+        c_kv, k_pe = split(kv_a_proj_with_mqa(x));  k_nope, v = split(kv_b_proj(RMSNorm(c_kv)))
+        q_pe, k_pe = RoPE(q_pe), RoPE(k_pe)                          interleaved (rope_interleave)
+        k_cache[rows] = cat(k_nope, k_pe over the heads);  v_cache[rows] = v     index_copy_
+        o = attention(cat(q_nope, q_pe), k_cache, v_cache, seq_lengths)     per-batch kv lengths
+        h = h + o_proj(o)
+
+    Each layer's `self_attn.k_cache` (batch, max_len, N, D + Dr) and `v_cache` (batch, max_len,
+    N, Dv) are bf16 buffers of fixed size, as Hugging Face's StaticCache (so torch.export sees
+    one shape for every step), laid out BSND (HF keeps BNSD: a transpose, not another form).
+    `forward(hidden_states, positions, cache_rows, seq_lengths)`: cache_rows (B, S) are the rows
+    of the flat cache the tokens go to, b * max_len + position (`cache_rows(positions)`; a
+    module-side computation would need integer arithmetic the mla dialect does not have);
+    seq_lengths (B,) the kv lengths after this step; `caches` ([k_cache.0, v_cache.0, ...], the
+    buffers' shapes) replaces the module's own buffers by the caller's (then the compiled program
+    cannot absorb them: absorb-kv refuses). The attention is one call,
+    `torch.ops.ascend_mla.attention` (frontend/torch_ops.py), as serving code calls FIA with
+    actual_seq_lengths_kv. Weight names as TorchMLA's (`load_weights(model.weights)`)."""
+
+    def __init__(self, config, *, batch: int | None = None, max_len: int | None = None, tp: int = 1,
+                 layers: int = 1, max_positions: int = 256):
+        super().__init__()
+        c = _config(config, tp, layers, max_positions)
+        batch = batch if batch is not None else c.get("batch", 1)
+        max_len = max_len if max_len is not None else c["max_positions"]
+        for arg, value in (("batch", batch), ("max_len", max_len)):
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{arg}: expected an integer >= 1, got {value!r}")
+        self.config, self.batch, self.max_len = c, batch, max_len
+        self.model = _Model(c, lambda: NaiveAttention(c, batch, max_len))
+
+    def forward(self, hidden_states, positions, cache_rows, seq_lengths, caches=None):
+        h = hidden_states
+        for i, layer in enumerate(self.model.layers):
+            given = () if caches is None else (caches[2 * i], caches[2 * i + 1])
+            h = layer(h, self.model.rotary_emb, positions, cache_rows, seq_lengths, *given)
+        return h
+
+    def cache_rows(self, positions: torch.Tensor) -> torch.Tensor:
+        """The rows of the flat static cache of tokens at `positions` (B, S): b * max_len + p."""
+        if positions.shape[0] != self.batch or int(positions.max()) >= self.max_len:
+            raise ValueError(f"positions: expected {self.batch} rows of positions < {self.max_len}, "
+                             f"got {tuple(positions.shape)} up to {int(positions.max())}")
+        return positions + torch.arange(self.batch, dtype=positions.dtype)[:, None] * self.max_len
+
+    def inputs(self, model, step: int) -> tuple:
+        """forward's arguments for decode step `step` of a built model (deepseek.Model.inputs)."""
         from ..runtime.interop import numpy_to_torch
-        state = {k: v if isinstance(v, torch.Tensor) else numpy_to_torch(v) for k, v in weights.items()}
-        missing, unexpected = self.load_state_dict(state, strict=False)
-        missing = [k for k in missing if not k.startswith("model.rotary_emb.")]
-        if missing or unexpected:
-            raise ValueError(f"weights: missing {missing[:4]}, unexpected {unexpected[:4]}")
+        given = model.inputs(step, caches={})
+        positions = numpy_to_torch(given["positions"])
+        return (numpy_to_torch(given["hidden_states"]), positions, self.cache_rows(positions),
+                numpy_to_torch(given["seq_lengths"]))
+
+    def reset(self):
+        """Zero the K/V caches (a new batch of sequences)."""
+        for layer in self.model.layers:
+            layer.self_attn.k_cache.zero_()
+            layer.self_attn.v_cache.zero_()
         return self
+
+    def load_weights(self, weights: dict):
+        """Load HF-named weights (NumPy arrays, bf16 as ml_dtypes, or tensors), strictly."""
+        return _load_weights(self, weights)

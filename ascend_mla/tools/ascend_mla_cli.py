@@ -4,7 +4,7 @@ compiler did (API.md 7).
 
     ascend-mla run [--model NAME] [--tp N] [--layers L] [--batch B] [--seq S] [--steps K]
                    [--quant Q] [--cache-mode M] [--target T] [--dump-ir DIR]
-                   [--emit-cpp FILE] [--report] [--from-torch] [--debug]
+                   [--emit-cpp FILE] [--report] [--from-torch [--naive]] [--debug]
 
 Exit status: 0 when the run and its checks pass; 2 for a bad command line (one line on stderr);
 1 when compiling, running or a check fails (one line on stderr). `--debug` shows tracebacks.
@@ -86,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="roofline (bytes, FLOPs and bounds per kernel call on Atlas A2/A3), fused vs unfused")
     run.add_argument("--from-torch", action="store_true",
                      help="compile the PyTorch reference module (TorchMLA) through the frontend instead")
+    run.add_argument("--naive", action="store_true",
+                     help="with --from-torch: the naive Hugging Face form (TorchMLANaive), rewritten by absorb-kv")
     run.add_argument("--debug", action="store_true", help="show tracebacks")
     return p
 
@@ -247,6 +249,8 @@ class Run:
     def main(self) -> int:
         a = self.args
         self.check_outputs()
+        if a.naive and not a.from_torch:
+            raise Usage("--naive: the naive form is a PyTorch module (add --from-torch)")
         if a.from_torch:
             return self.from_torch()
         import ascend_mla
@@ -384,20 +388,24 @@ class Run:
         if a.quant not in ("bf16", "w8a8") or a.cache_mode != "PA_BSND":
             raise Usage("--from-torch: the PyTorch reference module is bf16 or w8a8 with PA_BSND caches "
                         "(drop --cache-mode; --quant bf16 or w8a8)")
+        if a.naive and a.quant != "bf16":
+            raise Usage("--naive: the naive PyTorch module is bf16 (drop --quant)")
         try:
             from ..frontend import torch as frontend
         except ImportError:
             raise Failure("--from-torch needs PyTorch: pip install 'ascend-mla[torch]'") from None
         target, backend = self.resolve_target()
-        self.say(f"ascend-mla run --from-torch: {a.model} TorchMLA (PyTorch), tp {a.tp}, {a.layers} "
-                 f"layer{'s' * (a.layers > 1)}, batch {a.batch}, seq {a.seq}, {a.quant}, "
+        form = "naive" if a.naive else "absorbed"
+        self.say(f"ascend-mla run --from-torch: {a.model} {'TorchMLANaive' if a.naive else 'TorchMLA'} (PyTorch), "
+                 f"tp {a.tp}, {a.layers} layer{'s' * (a.layers > 1)}, batch {a.batch}, seq {a.seq}, {a.quant}, "
                  f"{_plural(a.steps, 'decode step')}")
         self.say(f"backend: {backend}")
         with self.progress(1):
             self.stage("torch.export, import, compile, run against eager PyTorch")
             try:
                 result = frontend.deepseek_example(a.model, tp=a.tp, layers=a.layers, batch=a.batch,
-                                                   seq=a.seq, steps=a.steps, target=target, quant=a.quant)
+                                                   seq=a.seq, steps=a.steps, target=target, quant=a.quant,
+                                                   form=form)
             except ValueError as e:
                 if str(e).split(":")[0] in ("tp", "layers", "batch", "seq", "name"):
                     raise Usage(f"--{e}") from None
@@ -412,6 +420,12 @@ class Run:
         self.say(f"kernel calls per step: {calls} ({calls / layers:g} per layer)")
         plan = program.memory_plan()
         self.say(f"memory plan: {_size(plan.peak_bytes)} of device buffers at peak, {len(plan.buffers)} buffers")
+        if a.naive:
+            kv = sum(b.nbytes for n, b in result["module"].named_buffers() if n.endswith(("k_cache", "v_cache")))
+            latent = sum(s.nbytes for s in program.states().values())
+            self.say(f"caches: {_size(latent)} of latent caches owned by the program "
+                     f"({len(program.states())}), for {_size(kv)} of the module's K/V buffers"
+                     f"{', no longer written' if program.states() else ''}")
         steps = result["steps"]
         self.say(_times({"compiled": [s["compiled_seconds"] for s in steps],
                          "eager PyTorch": [s["eager_seconds"] for s in steps]}))

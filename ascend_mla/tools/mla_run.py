@@ -15,7 +15,7 @@ import zipfile
 
 import numpy as np
 
-from ..compiler import CompileError, compile, find_function
+from ..compiler import CompileError, compile, find_function, state_arguments
 from ..dialect.types import NUMPY_DTYPES, TypeDescriptionError, describe_type, numpy_dtype
 from ..errors import VerificationError
 from ..runtime.backend import set_backend
@@ -53,12 +53,14 @@ def nz_input(value, info):
 
 
 def argument_infos(program, function):
-    """The TensorInfo of each argument; UsageError for one mla-run cannot make (not a tensor,
-    an element type without a NumPy dtype)."""
+    """The TensorInfo of each argument the caller gives (not the program's own state, mla.state);
+    UsageError for one mla-run cannot make (not a tensor, an element type without a NumPy dtype)."""
     with program.context:
         fn = find_function(program.module, function)
-        infos = []
+        infos, states = [], state_arguments(fn)
         for i, arg in enumerate(fn.regions[0].blocks[0].arguments):
+            if i in states:
+                continue
             try:
                 info = describe_type(arg.type)
             except TypeDescriptionError as e:

@@ -111,9 +111,12 @@ upstream("arith.minimumf")(_elementwise(np.minimum))
 def constant(op, globals_):
     attr = op.attributes["value"]
     t = describe_type(op.results[0].type)
-    if not isinstance(attr, ir.DenseElementsAttr) or not attr.is_splat:
-        raise UnsupportedOp("arith.constant with a non-splat value (use an ml_program global)")
-    value = np.full(t.shape, float(attr.get_splat_value().value), numpy_dtype(t.dtype))
+    if not isinstance(attr, ir.DenseElementsAttr):
+        raise UnsupportedOp("arith.constant of a value that is not a dense tensor")
+    if attr.is_splat:
+        value = np.full(t.shape, attr.get_splat_value().value, numpy_dtype(t.dtype))
+    else:                 # a table (fold-constants makes it a global for the lowered program)
+        value = np.array(attr, dtype=numpy_dtype(t.dtype)).reshape(t.shape)
     value.flags.writeable = False
     return lambda: (value,)
 

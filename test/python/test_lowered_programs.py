@@ -183,3 +183,32 @@ def test_written_out_quant_runs_lowered_and_raised_alike():
     expected = (codes @ w.T.astype(np.float64)) * scale * w_scale.reshape(-1)
     # bf16 keeps 8 significant bits: one rounding of the float64 value, plus float32 steps
     assert np.allclose(got.astype(np.float64), expected, rtol=2 ** -8, atol=0)
+
+
+STATE = """
+func.func @store(%rows: tensor<2x1x4xbf16> {mla.name = "rows"}, %slots: tensor<2xi64> {mla.name = "slots"},
+                 %cache: tensor<2x4x1x4xbf16> {mla.name = "cache", mla.state})
+    -> (tensor<2x1x4xbf16>) {
+  %0 = "mla.scatter_cache"(%cache, %slots, %rows) : (tensor<2x4x1x4xbf16>, tensor<2xi64>, tensor<2x1x4xbf16>) -> tensor<2x4x1x4xbf16>
+  return %rows : tensor<2x1x4xbf16>
+}
+"""
+
+
+def test_state_arguments_are_owned_by_the_program(tmp_path):
+    """An argument marked mla.state (absorb-kv's latent caches) is not an input: the program
+    allocates it once (zeros), passes it at every call and keeps what the calls write."""
+    program = ascend_mla.compile(STATE)
+    assert program.input_names() == ["rows", "slots"] and len(program.input_types()) == 2
+    rows = np.ones((2, 1, 4), ml_dtypes.bfloat16)
+    program(rows, np.array([0, 5]))
+    program(rows=rows * 2, slots=np.array([1, 6]))                     # by name too
+    cache = program.states()["cache"].astype(np.float32).reshape(8, 4)
+    assert cache[:, 0].tolist() == [1, 2, 0, 0, 0, 1, 2, 0]          # both calls' rows kept
+    with pytest.raises(TypeError, match="takes 2 inputs"):
+        program(rows, np.array([0, 5]), np.zeros((2, 4, 1, 4), ml_dtypes.bfloat16))
+    assert not ascend_mla.compile(STATE).states()["cache"].astype(np.float32).any()   # one per program
+    path = tmp_path / "store.mlir"
+    path.write_text(STATE)
+    from ascend_mla.tools.mla_run import main
+    assert main([str(path), "-o", str(tmp_path / "out.npz")]) == 0                # mla-run gives no state
