@@ -77,7 +77,7 @@ def test_a_small_run_prints_fusions_calls_memory_times_errors_and_writes_ir_and_
     (["run", "--tp", "1", "--layers", "61"], "this run needs about"),
 ], ids=["no-command", "unknown-command", "tp-not-a-number", "tp-zero", "tp-not-a-divisor", "too-many-layers",
         "negative-steps", "unknown-model", "unknown-quant", "unknown-cache-mode", "unknown-target",
-        "unknown-flag", "from-torch-quant", "naive-without-torch", "more-memory-than-here"])
+        "unknown-flag", "from-torch-quant", "naive-without-torch", "naive-quant", "more-memory-than-here"])
 def test_a_bad_command_line_is_one_line_and_status_2(argv, message, capsys):
     status, out, err = run(argv, capsys)
     assert status == 2
