@@ -37,7 +37,11 @@ def nsa_compress_attention_infer(op, b):
 # operations, not aclnn functions. V4 is V3 plus the full-quant MLA query dequantization
 # (dequantScaleQueryOptional, queryQuantMode 3 = per token and head), which an int8 query of
 # mla.paged_attention needs. The CPU backend runs the primitive's own kernel for these calls
-# (runtime/cpu_calls.py), so results are the primitive's bit for bit.
+# (runtime/cpu_calls.py), so results are the primitive's bit for bit. An int8 primitive's call
+# is not the documented full-quant form (its scales and ND caches are the primitive's, and so
+# are its numerics): it carries the variant `mla.numerics = "mla.paged_attention"`, which the
+# CPU backend runs and the NPU backend and the C++ emitter refuse, as for the prolog's
+# half-away query quant.
 
 MASK = 2048              # FIA's sparse_mode 2/3 causal template is 2048 x 2048
 ALL_TOKENS = 2147483647  # pre/nextTokens: no band limit
@@ -63,7 +67,8 @@ def _v4(b, query, key, value, out, *, num_heads, num_kv_heads, scale, sparse_mod
         "antiquantMode": i64(0), "softmaxLseFlag": b.host(A.BOOL, False),
         "keyAntiquantMode": i64(0), "valueAntiquantMode": i64(0),
         "queryQuantMode": i64(3 if query_scale is not None else 0), "attentionOut": out})
-    b.call(FIA_V4, args)
+    int8 = query_scale is not None or kv_scale is not None
+    b.call(FIA_V4, args, variant={"numerics": "mla.paged_attention"} if int8 else None)
 
 
 def _causal_template(b):
@@ -86,8 +91,9 @@ def paged_attention(op, b):
     FRACTAL_NZ view of their bytes (what fuse-attention builds for FIA). int8 (an i8 query with
     dequant_scale_query, i8 caches with key_dequant_scale): the full-quant MLA mode,
     dequantScaleQuery (B, S, N, 1) with queryQuantMode 3, and the per-tensor kv scale as key and
-    value antiquant scales (NON-SEED mapping: the V4 document requires 5-D NZ caches with
-    BlockSize 128 for it; other layouts are the CPU's)."""
+    value antiquant scales, with the variant mla.numerics (the V4 document requires (B, S, N)
+    scales and 5-D NZ caches with BlockSize 128 for it, and the device computes P in its own
+    order: the call is the CPU's only)."""
     a = b.adaptor
     q, k = info(a.query), info(a.key_cache)
     batch, s_len, heads, _ = q.shape

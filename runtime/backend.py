@@ -166,8 +166,9 @@ class CpuCall:
     attributes, result_types)`, which runs an mla op's kernel after its data rules (in
     checked mode)."""
 
-    def __init__(self, name, values, types, buffers, checked, snapshots, unread=frozenset()):
+    def __init__(self, name, values, types, buffers, checked, snapshots, unread=frozenset(), variant=None):
         self.name, self.args, self.types = name, values, types
+        self.variant = dict(variant or {})     # the call's numerics variant (mla.<key> attributes)
         self._buffers, self._checked, self._snapshots = buffers, checked, snapshots
         self.unread = unread          # outputs nothing reads later: they need not be computed
 
@@ -253,11 +254,11 @@ class CpuBackend:
                 values[name] = a
         implementation = _cpu_call(fn.name)
         if implementation is not None:
-            if call.variant:
+            if not set(call.variant or ()) <= implementation.variants:
                 raise NotImplementedError(f"{fn.name}: numerics variant {call.variant}")
             buffers = dict(zip(_param_names(fn), args))
             written = implementation(CpuCall(fn.name, values, types, buffers, checked, executor.snapshots,
-                                             call.unread))
+                                             call.unread, call.variant))
             for name, value in written.items():
                 _store(buffers[name], value)
             return

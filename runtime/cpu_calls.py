@@ -23,10 +23,14 @@ from ..dialect.types import TensorInfo, numpy_dtype
 CPU_CALLS: dict[str, Callable] = {}
 
 
-def cpu_call(name: str):
+def cpu_call(name: str, variants: tuple = ()):
+    """Register the CPU implementation of aclnn function `name`; `variants`: the keys of the
+    numerics variants (`mla.<key>` on the call) it implements, which it reads from
+    `call.variant`."""
     def register(fn):
         if name in CPU_CALLS:
             raise ValueError(f"a CPU implementation of {name} is already registered")
+        fn.variants = frozenset(variants)
         CPU_CALLS[name] = fn
         return fn
     return register
@@ -160,16 +164,14 @@ def logical_or(call):
     return {"out": both.astype(numpy_dtype(out.dtype))}
 
 
-@cpu_call("aclnnFusedInferAttentionScoreV4")
+@cpu_call("aclnnFusedInferAttentionScoreV4", variants=("numerics",))
 def fused_infer_attention_score_v4(call):
-    """Two callers. mla.fused_infer_attention_score in its MLA full-quant mode: dequantScaleQuery
-    in the documented form, the query's shape without D ((B, S, N) or (T, N)), run by the op's
-    kernel. The attention primitives (lowering/attention.py _v4; an int8 query's scale is
-    mla.paged_attention's (B, S, N, 1)): run by the primitive's kernel, with a blockTable
-    mla.paged_attention, else mla.attention."""
+    """Two callers. mla.fused_infer_attention_score in its MLA full-quant mode (the documented
+    dequantScaleQuery): run by the op's kernel. The attention primitives (lowering/attention.py
+    _v4: float calls, and int8 ones marked with the numerics variant): run by the primitive's
+    kernel, with a blockTable mla.paged_attention, else mla.attention."""
     a = call.args
-    scale = a["dequantScaleQueryOptional"]
-    if scale is not None and np.ndim(scale) < 4:
+    if a["dequantScaleQueryOptional"] is not None and call.variant.get("numerics") != "mla.paged_attention":
         return _fia_v4(call)
     out = {"attention_out": call.types["attentionOut"]}
     query, kv_heads = a["query"], a["numKeyValueHeads"]

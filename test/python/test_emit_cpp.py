@@ -164,3 +164,9 @@ def test_a_call_the_device_cannot_make_is_an_error(tmp_path):
     program = ascend_mla.compile(model("w8a8c8"), pipeline=UNFUSED)      # half_away query quant
     with pytest.raises(EmitError, match=r"aclnnDynamicQuant with \{'rounding': 'half_away'\}"):
         cpp_of(program)
+    # the int8 attention primitive: V4 with the primitive's scales and numerics, not the
+    # documented full-quant call
+    text = (Path(__file__).parents[1] / "lit" / "lowering" / "attention-primitives.mlir").read_text()
+    int8 = next(s for s in text.split("// -----") if "@paged_mla_int8" in s)
+    with pytest.raises(EmitError, match=r"aclnnFusedInferAttentionScoreV4 with \{'numerics': 'mla.paged_attention'\}"):
+        cpp_of(ascend_mla.compile(int8))

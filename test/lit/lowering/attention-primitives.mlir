@@ -58,10 +58,11 @@ func.func @paged_gqa(%q: tensor<2x1x8x128xf16>, %k: tensor<6x16x2x128xf16>, %v: 
 // -----
 
 // int8 query and caches: dequantScaleQuery with queryQuantMode 3, the kv scale as key and value
-// antiquant scales.
+// antiquant scales; not the documented full-quant form (the primitive's scales, ND caches and
+// numerics), so the call carries mla.numerics: the CPU runs it, the NPU backend refuses it.
 // CHECK-LABEL: func.func @paged_mla_int8
 // CHECK:      %[[MODE3:.*]] = arith.constant 3 : i64
-// CHECK:      "aclnn.fused_infer_attention_score_v4_get_workspace_size"(%arg0, {{.*}}, %arg2, {{.*}}, %arg7, %{{.*}}, %arg7, {{.*}}, %arg4, %arg5, %{{.*}}, %arg6, {{.*}}, %[[MODE3]], %{{.*}}, %{{.*}}) {callee = "aclnnFusedInferAttentionScoreV4GetWorkspaceSize"}
+// CHECK:      "aclnn.fused_infer_attention_score_v4_get_workspace_size"(%arg0, {{.*}}, %arg2, {{.*}}, %arg7, %{{.*}}, %arg7, {{.*}}, %arg4, %arg5, %{{.*}}, %arg6, {{.*}}, %[[MODE3]], %{{.*}}, %{{.*}}) {callee = "aclnnFusedInferAttentionScoreV4GetWorkspaceSize", mla.numerics = "mla.paged_attention"}
 func.func @paged_mla_int8(%q: tensor<2x1x8x512xi8>, %kv: tensor<5x16x1x512xi8>, %table: tensor<2x2xi32>, %lengths: tensor<2xi64>, %qr: tensor<2x1x8x64xbf16>, %kr: tensor<5x16x1x64xbf16>, %qs: tensor<2x1x8x1xf32>, %ks: tensor<1x1xf32>) -> tensor<2x1x8x512xbf16> {
   %o = "mla.paged_attention"(%q, %kv, %kv, %table, %lengths, %qr, %kr, %qs, %ks) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1>, scale_value = 0.125 : f64} : (tensor<2x1x8x512xi8>, tensor<5x16x1x512xi8>, tensor<5x16x1x512xi8>, tensor<2x2xi32>, tensor<2xi64>, tensor<2x1x8x64xbf16>, tensor<5x16x1x64xbf16>, tensor<2x1x8x1xf32>, tensor<1x1xf32>) -> tensor<2x1x8x512xbf16>
   return %o : tensor<2x1x8x512xbf16>
