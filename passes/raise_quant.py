@@ -144,6 +144,12 @@ def _raise_quant_matmul(m) -> bool:
     x_scale, w_scale = m.value("x_scale"), m.value("w_scale")
     if info(x8).dtype != "i8" or info(w8).dtype != "i8":
         return False
+    # The written form broadcasts x_scale against the (..., N) product: it scales per token only
+    # when it is (..., 1). A (T,) scale would scale the columns (T == N), which QMM-006 takes
+    # for a per-token one.
+    acc = info(m.op("acc").results[0])
+    if info(x_scale).rank != acc.rank or info(x_scale).shape[-1] != 1:
+        return False
     y = m.output("y")
     out = info(y)
     truncf = trailing_cast(y)

@@ -185,3 +185,21 @@ func.func @static_quant_symmetric_bounds(%x: tensor<4x64xf32>, %scale: tensor<64
   %y = arith.fptosi %c2 : tensor<4x64xf32> to tensor<4x64xi8>
   return %y : tensor<4x64xi8>
 }
+
+// -----
+
+// A (4,) scale on the (4, 4) product: broadcast along the last axis, it scales the columns, not
+// the tokens (mla.quant_matmul would read the same shape as per token, QMM-006): left as written.
+// CHECK-LABEL: func.func @column_scale_as_token_shape
+// CHECK-NOT:   mla.quant_matmul
+// CHECK:       "mla.matmul"
+func.func @column_scale_as_token_shape(%xq: tensor<4x64xi8>, %w: tensor<64x4xi8>, %xs: tensor<4xf32>,
+                                       %ws: tensor<4xf32>) -> tensor<4x4xf32> {
+  %x32 = arith.extsi %xq : tensor<4x64xi8> to tensor<4x64xi32>
+  %w32 = arith.extsi %w : tensor<64x4xi8> to tensor<64x4xi32>
+  %acc = "mla.matmul"(%x32, %w32) : (tensor<4x64xi32>, tensor<64x4xi32>) -> tensor<4x4xi32>
+  %f = arith.sitofp %acc : tensor<4x4xi32> to tensor<4x4xf32>
+  %p = "mla.mul"(%f, %xs) : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4x4xf32>
+  %o = "mla.mul"(%p, %ws) : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4x4xf32>
+  return %o : tensor<4x4xf32>
+}
