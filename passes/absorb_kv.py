@@ -146,7 +146,8 @@ def _problem(m) -> str | None:
     k_nope, value, k_rope = (info(m.op(n).results[0]) for n in ("k_nope", "value", "k_rope_heads"))
     kv = info(m.op("kv_b").results[0])
     if heads.shape[:-2] != c_kv.shape[:-1] or heads.shape[-2] * heads.shape[-1] != kv.shape[-1] \
-            or m.op("value").operands[0] != m.op("k_nope").operands[0]:
+            or m.op("value").operands[0] != m.op("k_nope").operands[0] \
+            or k_nope.shape[-1] + value.shape[-1] != heads.shape[-1]:        # overlapping halves
         return "k_nope and v are not the per-head halves of c_kv @ W_kvb viewed (..., N, D + Dv) [FUSE-001]"
     if k_nope.shape != (batch, s_len, n, d) or k_rope.shape != q_rope.shape \
             or info(m.value("k_rope")).shape != (batch, s_len, q_rope.shape[-1]):
