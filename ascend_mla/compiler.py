@@ -45,7 +45,8 @@ class CompileError(VerificationError):
 
 class Report(dict):
     """{"fused": [{"op", "location", "detail"}], "refused": [{"pattern", "location", "reason"}],
-    "rewritten": [{"pass", "location", "detail"}]} (rewritten: other rewrites, e.g. absorb-kv)"""
+    "rewritten": [{"pass", "location", "detail"}]} (rewritten: other rewrites, e.g. absorb-kv,
+    whose records also name the module buffers the program no longer reads: "replaces")"""
 
     def __str__(self):
         lines = [f"rewritten ({len(self['rewritten'])}):"] if self.get("rewritten") else []

@@ -292,6 +292,15 @@ class TorchProgram(Program):
         self.__dict__.update(program.__dict__)
         self.imported = imported
         self._buffers = {name: module.get_buffer(name) for kind, name in imported.inputs if kind == "buffer"}
+        # a buffer absorb-kv replaced by a latent cache (zeros) must hold nothing yet: the
+        # program cannot rebuild the latent rows of what the module cached before compiling
+        for record in program.report()["rewritten"]:
+            for name in record.get("replaces", ()):
+                if bool(self._buffers[name].any()):
+                    raise CompileError(
+                        f"{name}: holds values (module steps run before compiling); absorb-kv replaced it "
+                        f"by a latent cache the program owns, which starts at zeros, so the program would "
+                        f"not see them: reset the module's caches before compiling [ABSORB-003]")
 
     def __call__(self, *args, **kwargs):
         flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))

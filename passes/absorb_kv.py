@@ -241,7 +241,8 @@ def _rewrite(m):
                      f"naive attention over {module_buffer(m.value('k_cache'))}, "
                      f"{module_buffer(m.value('v_cache'))} -> absorbed attention over program-owned latent caches "
                      f"{name}.kv_latent, {name}.kr_latent (BlockSize {block_size}); the module's K/V buffers "
-                     "are no longer written")
+                     "are no longer written",
+                     replaces=[module_buffer(m.value("k_cache")), module_buffer(m.value("v_cache"))])
     return None
 
 

@@ -53,10 +53,11 @@ def record_fused(op_name: str, loc: ir.Location, detail: str = ""):
         _logs[-1].fused.append({"op": op_name, "location": location_text(loc), "detail": detail})
 
 
-def record_rewritten(pass_name: str, loc: ir.Location, detail: str):
-    """A rewrite the report names though it fuses nothing (absorb-kv: naive -> absorbed MLA)."""
+def record_rewritten(pass_name: str, loc: ir.Location, detail: str, **fields):
+    """A rewrite the report names though it fuses nothing (absorb-kv: naive -> absorbed MLA);
+    `fields`: more entries of the record (absorb-kv's "replaces")."""
     if _logs:
-        _logs[-1].rewritten.append({"pass": pass_name, "location": location_text(loc), "detail": detail})
+        _logs[-1].rewritten.append({"pass": pass_name, "location": location_text(loc), "detail": detail} | fields)
 
 
 def refuse(pass_name: str, loc: ir.Location, reason: str, *, pattern: str | None = None):

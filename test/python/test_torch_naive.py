@@ -174,3 +174,21 @@ def test_expand_that_adds_axes_names_the_op_and_the_line():
     with pytest.raises(frontend.UnsupportedOperatorError, match=r"aten.expand is not supported: an expand that adds "
                                                                  r"axes .* at .*test_torch_naive.py:\d+"):
         frontend.compile_module(Broadcast(), (torch.ones(3, 4, dtype=torch.bfloat16),))
+
+
+def test_module_caches_filled_before_compiling_are_refused():
+    """The latent caches start at zeros: a module whose K/V buffers already hold tokens (eager
+    steps before compile_module) would be compiled into a program that does not see them (62%
+    of max|attention| off at the next step). compile_module refuses, naming the buffer."""
+    model, _, compiled = naive()
+    with torch.no_grad():
+        compiled(*compiled.inputs(model, 0))
+    before = compiled.model.layers[0].self_attn.k_cache.clone()
+    with pytest.raises(frontend.CompileError, match=r"model\.layers\.0\.self_attn\.k_cache: holds values .* "
+                                                    r"\[ABSORB-003\]"):
+        frontend.compile_module(compiled, compiled.inputs(model, 1))
+    assert torch.equal(compiled.model.layers[0].self_attn.k_cache, before)
+    compiled.reset()                        # emptied: it compiles (the absorbed program)
+    program = frontend.compile_module(compiled, compiled.inputs(model, 0))
+    assert program.report()["rewritten"][0]["replaces"] == ["model.layers.0.self_attn.k_cache",
+                                                            "model.layers.0.self_attn.v_cache"]
