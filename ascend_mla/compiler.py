@@ -130,11 +130,13 @@ class Program:
             with self.context:
                 fn = find_function(self.module, function)
                 name = symbol_name(fn)
-                lowered = load_lowered(fn, constants=self.weights)
-                owned = state_arguments(fn)
-                states = {i: np.zeros(t.shape, numpy_dtype(t.dtype)) for i, t in enumerate(lowered.arg_types)
-                          if i in owned}
-                self._functions[function] = (lowered, self._data_checks(name), _argument_names(fn), states)
+                if name not in self._functions:     # one entry (and one state) per function, however named
+                    lowered = load_lowered(fn, constants=self.weights)
+                    owned = state_arguments(fn)
+                    states = {i: np.zeros(t.shape, numpy_dtype(t.dtype))
+                              for i, t in enumerate(lowered.arg_types) if i in owned}
+                    self._functions[name] = (lowered, self._data_checks(name), _argument_names(fn), states)
+                self._functions[function] = self._functions[name]
         return self._functions[function]
 
     def _data_checks(self, name):

@@ -203,8 +203,10 @@ def test_state_arguments_are_owned_by_the_program(tmp_path):
     rows = np.ones((2, 1, 4), ml_dtypes.bfloat16)
     program(rows, np.array([0, 5]))
     program(rows=rows * 2, slots=np.array([1, 6]))                     # by name too
+    program(rows * 3, np.array([2, 7]), function="store")             # the same state, named
+    assert program.states("store")["cache"] is program.states()["cache"]
     cache = program.states()["cache"].astype(np.float32).reshape(8, 4)
-    assert cache[:, 0].tolist() == [1, 2, 0, 0, 0, 1, 2, 0]          # both calls' rows kept
+    assert cache[:, 0].tolist() == [1, 2, 3, 0, 0, 1, 2, 3]          # all calls' rows kept
     with pytest.raises(TypeError, match="takes 2 inputs"):
         program(rows, np.array([0, 5]), np.zeros((2, 4, 1, 4), ml_dtypes.bfloat16))
     assert not ascend_mla.compile(STATE).states()["cache"].astype(np.float32).any()   # one per program
