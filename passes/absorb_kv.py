@@ -149,8 +149,10 @@ def _problem(m) -> str | None:
             or m.op("value").operands[0] != m.op("k_nope").operands[0] \
             or k_nope.shape[-1] + value.shape[-1] != heads.shape[-1]:        # overlapping halves
         return "k_nope and v are not the per-head halves of c_kv @ W_kvb viewed (..., N, D + Dv) [FUSE-001]"
+    copied = info(m.op("k_rope_heads").operands[0])      # k_rope viewed (B, S, 1, Dr): copied over heads
     if k_nope.shape != (batch, s_len, n, d) or k_rope.shape != q_rope.shape \
-            or info(m.value("k_rope")).shape != (batch, s_len, q_rope.shape[-1]):
+            or info(m.value("k_rope")).shape != (batch, s_len, q_rope.shape[-1]) \
+            or copied.shape != (batch, s_len, 1, q_rope.shape[-1]):
         return "the keys are not (k_nope, k_rope of each token over the heads) [FUSE-001]"
     cache, v_cache = info(m.value("k_cache")), info(m.value("v_cache"))
     if cache.shape[:3] != (batch, cache.shape[1], n) or v_cache.shape[:3] != cache.shape[:3] \

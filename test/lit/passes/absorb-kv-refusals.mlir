@@ -186,3 +186,41 @@ func.func @overlapping_halves(
   %o = "mla.paged_attention"(%query, %k_store, %v_store, %table, %seq_lengths) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>, scale_value = 0.5 : f64} : (tensor<2x1x2x6xbf16>, tensor<2x16x2x6xbf16>, tensor<2x16x2x6xbf16>, tensor<2x1xi32>, tensor<2xi64>) -> tensor<2x1x2x6xbf16>
   return %k_store, %v_store, %o : tensor<2x16x2x6xbf16>, tensor<2x16x2x6xbf16>, tensor<2x1x2x6xbf16>
 }
+
+// -----
+
+// The rope row viewed (B, S, Dr, 1) and copied along the last axis: head h's rope part is
+// k_rope[h] repeated, not k_rope (N = Dr = 2 gives the shapes of the real copy).
+// CHECK-LABEL: func.func @rope_over_the_wrong_axis
+// CHECK-NOT: mla.state
+// CHECK: "mla.paged_attention"
+ml_program.global private @"kv_b_proj.weight"(#ml_program.extern : tensor<16x8xbf16>) : tensor<16x8xbf16>
+func.func @rope_over_the_wrong_axis(
+    %k_cache: tensor<2x16x2x6xbf16> {mla.buffer, mla.name = "layers.0.self_attn.k_cache"},
+    %v_cache: tensor<2x16x2x4xbf16> {mla.buffer, mla.name = "layers.0.self_attn.v_cache"},
+    %c_kv: tensor<2x1x8xbf16> {mla.name = "c_kv"},
+    %k_rope: tensor<2x1x2xbf16> {mla.name = "k_rope"},
+    %q_nope: tensor<2x1x2x4xbf16> {mla.name = "q_nope"},
+    %q_rope: tensor<2x1x2x2xbf16> {mla.name = "q_rope"},
+    %rows: tensor<2xi64> {mla.name = "cache_rows"},
+    %seq_lengths: tensor<2xi64> {mla.name = "seq_lengths"})
+    -> (tensor<2x16x2x6xbf16>, tensor<2x16x2x4xbf16>, tensor<2x1x2x4xbf16>) {
+  %w = ml_program.global_load_const @"kv_b_proj.weight" : tensor<16x8xbf16>
+  %wt = "mla.transpose"(%w) {permutation = array<i64: 1, 0>} : (tensor<16x8xbf16>) -> tensor<8x16xbf16>
+  %kv = "mla.matmul"(%c_kv, %wt) : (tensor<2x1x8xbf16>, tensor<8x16xbf16>) -> tensor<2x1x16xbf16>
+  %heads = tensor.expand_shape %kv [[0], [1], [2, 3]] output_shape [2, 1, 2, 8] : tensor<2x1x16xbf16> into tensor<2x1x2x8xbf16>
+  %k_nope = tensor.extract_slice %heads[0, 0, 0, 0] [2, 1, 2, 4] [1, 1, 1, 1] : tensor<2x1x2x8xbf16> to tensor<2x1x2x4xbf16>
+  %v = tensor.extract_slice %heads[0, 0, 0, 4] [2, 1, 2, 4] [1, 1, 1, 1] : tensor<2x1x2x8xbf16> to tensor<2x1x2x4xbf16>
+  %k_rope1 = tensor.expand_shape %k_rope [[0], [1], [2, 3]] output_shape [2, 1, 2, 1] : tensor<2x1x2xbf16> into tensor<2x1x2x1xbf16>
+  %k_rope_heads = tensor.concat dim(3) %k_rope1, %k_rope1 : (tensor<2x1x2x1xbf16>, tensor<2x1x2x1xbf16>) -> tensor<2x1x2x2xbf16>
+  %key = tensor.concat dim(3) %k_nope, %k_rope_heads : (tensor<2x1x2x4xbf16>, tensor<2x1x2x2xbf16>) -> tensor<2x1x2x6xbf16>
+  %query = tensor.concat dim(3) %q_nope, %q_rope : (tensor<2x1x2x4xbf16>, tensor<2x1x2x2xbf16>) -> tensor<2x1x2x6xbf16>
+  %key_rows = tensor.collapse_shape %key [[0, 1], [2], [3]] : tensor<2x1x2x6xbf16> into tensor<2x2x6xbf16>
+  %k_store = "mla.scatter_cache"(%k_cache, %rows, %key_rows) : (tensor<2x16x2x6xbf16>, tensor<2xi64>, tensor<2x2x6xbf16>) -> tensor<2x16x2x6xbf16>
+  %v_rows = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<2x1x2x4xbf16> into tensor<2x2x4xbf16>
+  %v_store = "mla.scatter_cache"(%v_cache, %rows, %v_rows) : (tensor<2x16x2x4xbf16>, tensor<2xi64>, tensor<2x2x4xbf16>) -> tensor<2x16x2x4xbf16>
+  %table = arith.constant dense<[[0], [1]]> : tensor<2x1xi32>
+  // expected-remark @+1 {{the keys are not (k_nope, k_rope of each token over the heads) [FUSE-001]}}
+  %o = "mla.paged_attention"(%query, %k_store, %v_store, %table, %seq_lengths) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>, scale_value = 0.5 : f64} : (tensor<2x1x2x6xbf16>, tensor<2x16x2x6xbf16>, tensor<2x16x2x4xbf16>, tensor<2x1xi32>, tensor<2xi64>) -> tensor<2x1x2x4xbf16>
+  return %k_store, %v_store, %o : tensor<2x16x2x6xbf16>, tensor<2x16x2x4xbf16>, tensor<2x1x2x4xbf16>
+}
