@@ -346,6 +346,9 @@ class TorchMLANaive(nn.Module):
                  layers: int = 1, max_positions: int = 256):
         super().__init__()
         c = _config(config, tp, layers, max_positions)
+        if c.get("quant", "bf16") != "bf16":      # NaiveAttention does not quantize its activations
+            raise ValueError(f"config: quant {c['quant']!r}: the naive form is bf16 (TorchMLA(quant=\"w8a8\") "
+                             f"is the w8a8 module)")
         batch = batch if batch is not None else c.get("batch", 1)
         max_len = max_len if max_len is not None else c["max_positions"]
         for arg, value in (("batch", batch), ("max_len", max_len)):

@@ -192,3 +192,11 @@ def test_module_caches_filled_before_compiling_are_refused():
     program = frontend.compile_module(compiled, compiled.inputs(model, 0))
     assert program.report()["rewritten"][0]["replaces"] == ["model.layers.0.self_attn.k_cache",
                                                             "model.layers.0.self_attn.v_cache"]
+
+
+def test_a_w8a8_config_is_refused_by_name():
+    """The naive form is bf16: a w8a8 model's config is refused at construction, not by a dtype
+    mismatch inside kv_b_proj at the first call."""
+    model = deepseek.build("deepseek-v3", tp=16, layers=1, batch=2, seq=1, block_size=16, quant="w8a8")
+    with pytest.raises(ValueError, match=r"config: quant 'w8a8': the naive form is bf16"):
+        deepseek.TorchMLANaive(model.config)
