@@ -171,7 +171,10 @@ def fused_infer_attention_score_v4(call):
     _v4: float calls, and int8 ones marked with the numerics variant): run by the primitive's
     kernel, with a blockTable mla.paged_attention, else mla.attention."""
     a = call.args
-    if a["dequantScaleQueryOptional"] is not None and call.variant.get("numerics") != "mla.paged_attention":
+    primitive = call.variant.get("numerics")
+    if primitive not in (None, "mla.paged_attention"):         # the one variant value there is
+        raise NotImplementedError(f"{call.name}: numerics variant {call.variant}")
+    if a["dequantScaleQueryOptional"] is not None and primitive is None:
         return _fia_v4(call)
     out = {"attention_out": call.types["attentionOut"]}
     query, kv_heads = a["query"], a["numKeyValueHeads"]

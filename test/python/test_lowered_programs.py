@@ -214,3 +214,29 @@ def test_state_arguments_are_owned_by_the_program(tmp_path):
     path.write_text(STATE)
     from ascend_mla.tools.mla_run import main
     assert main([str(path), "-o", str(tmp_path / "out.npz")]) == 0                # mla-run gives no state
+
+
+def test_an_unknown_numerics_value_is_refused_by_name():
+    """The int8 attention primitive's V4 call carries mla.numerics = "mla.paged_attention"; any
+    other value is named, not run as the documented full-quant call over the primitive's ND
+    caches (a NumPy error deep in the FIA kernel before)."""
+    from mlir import ir
+    from ascend_mla.dialect.types import numpy_dtype
+    text = (Path(__file__).parents[1] / "lit" / "lowering" / "attention-primitives.mlir").read_text()
+    int8 = next(s for s in text.split("// -----") if "@paged_mla_int8" in s)
+    program = ascend_mla.compile(int8, pipeline=UNFUSED)
+    rng = np.random.default_rng(1)
+    inputs = [rng.integers(-127, 128, t.shape).astype(np.int8) if t.dtype == "i8" else
+              (rng.random(t.shape) * 0.01 + 0.001).astype(numpy_dtype(t.dtype)) for t in program.input_types()]
+    inputs[2], inputs[3] = np.array([[0, 1], [2, 3]], np.int32), np.array([20, 7])     # table, lengths
+    program(*inputs)                                                   # as lowered: runs
+    program = ascend_mla.compile(int8, pipeline=UNFUSED)
+    with program.context:
+        def rename(op):
+            if "mla.numerics" in op.attributes:
+                op.attributes["mla.numerics"] = ir.StringAttr.get("another")
+            return ir.WalkResult.ADVANCE
+        program.module.operation.walk(rename)
+    with pytest.raises(NotImplementedError, match=r"aclnnFusedInferAttentionScoreV4: numerics variant "
+                                                  r"\{'numerics': 'another'\}"):
+        program(*inputs)
