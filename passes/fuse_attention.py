@@ -12,10 +12,14 @@ sparse_mode 3 (the bottom-right aligned causal mask) with the 2048 x 2048 templa
 (mla.causal_mask); a single row needs no mask (sparse_mode 0). A PA_NZ cache is read through
 mla.nz_cache_view (the FRACTAL_NZ tensor its memory already is, FIA-MLA-20).
 
+An int8 query and latent cache (mla.prolog_v2's FQ-KVQ outputs) become FIA's MLA full-quant
+mode: the (B, S, N, 1) dequant_scale_query reshaped to (B, S, N), query_quant_mode 3, the
+per-tensor key_dequant_scale as key_antiquant_scale and value_antiquant_scale (1,). The mode
+takes only NZ caches with block size 128 (FIA-MLAQ-5, -6). Its numerics differ from the
+primitive's within int8 error (the device quantizes P to int8 per 512-key tile).
+
 The fused op is checked against FIA's verifier first; a failing rule leaves the primitive in
-place with a remark naming the rule. An int8 query and latent cache stay unfused: FIA's MLA
-full-quant mode (FIA-MLAQ-*) is not built here (its NZ caches with block size 128, (B, S, N)
-query scales and separate key/value scales are not what the primitive carries).
+place with a remark naming the rule.
 """
 from __future__ import annotations
 
@@ -114,12 +118,28 @@ def _paged_call(m) -> tuple[Call | None, str | None]:
     if mla:
         call.add("query_rope", info(m.value("query_rope")), _given(m.value("query_rope")))
         call.add("key_rope", *cache(m.value("key_rope_cache")))
-    if m.value("dequant_scale_query") is not None or m.value("key_dequant_scale") is not None:
-        return None, ("an int8 query and latent cache (dequant_scale_query, key_dequant_scale): "
-                      "this pass does not build FIA's MLA full-quant mode [FIA-MLAQ-1]")
+    if m.value("dequant_scale_query") is not None:
+        _full_quant(call, m.value("dequant_scale_query"), m.value("key_dequant_scale"))
     call.add("actual_seq_kvlen", info(m.value("seq_lengths")), _given(m.value("seq_lengths")))
     _causal(call, s_len)
     return call, None
+
+
+def _full_quant(call, query_scale, kv_scale):
+    """An i8 query and latent cache: FIA's MLA full-quant mode. The primitive's (B, S, N, 1)
+    query scale is the op's (B, S, N) one (FIA-MLAQ-1), its one-element kv scale dequantizes
+    the latent cache as key and as value (FIA-MLAQ-3: (1,) each, per tensor). Outside MLA mode,
+    or over caches the mode does not take (PA_BSND, block size 16), the verifier says which
+    FIA-MLAQ rule refuses."""
+    q = info(query_scale)
+    q_shape, kv_shape = q.shape[:3], (1,)
+    call.add("dequant_scale_query", TensorInfo(q_shape, q.dtype),
+             _memo(("reshape", query_scale), lambda b: b.reshape(query_scale, q_shape)))
+    scale = (TensorInfo(kv_shape, info(kv_scale).dtype),
+             _memo(("reshape", kv_scale), lambda b: b.reshape(kv_scale, kv_shape)))
+    call.add("key_antiquant_scale", *scale)
+    call.add("value_antiquant_scale", *scale)
+    call.attributes["query_quant_mode"] = 3
 
 
 def _dense_call(m) -> tuple[Call | None, str | None]:
@@ -187,7 +207,8 @@ def _fuse(m, call: Call):
     fia = build.op(FIA, call.values(build), call.attributes, [results[r] for r in FIA.result_names])
     where = m.op("attention").location
     replace(m, {"attention_out": fia.results[0]}, build)
-    record_fused(FIA.name, where, "MLA mode" if "query_rope" in call.types else "")
+    mode = "MLA full-quant mode" if "dequant_scale_query" in call.types else "MLA mode"
+    record_fused(FIA.name, where, mode if "query_rope" in call.types else "")
     return None
 
 

@@ -91,3 +91,34 @@ func.func @dense_mask(
   %attention = "mla.attention"(%q, %k, %v, %mask) {scale_value = 0.125 : f64, causal = false, operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<2x4x8x64xbf16>, tensor<2x4x2x64xbf16>, tensor<2x4x2x64xbf16>, tensor<4x4xi8>) -> (tensor<2x4x8x64xbf16>)
   return %attention : tensor<2x4x8x64xbf16>
 }
+
+// -----
+
+// An int8 query and latent cache (mla.prolog_v2's FQ-KVQ outputs) over PA_NZ caches with block
+// size 128: FIA's MLA full-quant mode. The (B, S, N, 1) query scale becomes the op's (B, S, N)
+// dequant_scale_query, the one-element kv scale the (1,) key and value antiquant scales (one
+// reshape for both), query_quant_mode 3.
+// CHECK-LABEL: func.func @mla_full_quant
+// CHECK:  %[[KV:.*]] = "mla.nz_cache_view"(%arg1) {{.*}} -> tensor<4x128x512xi8, #mla.format<"FRACTAL_NZ">>
+// CHECK:  %[[KR:.*]] = "mla.nz_cache_view"(%arg5) {{.*}} -> tensor<4x128x64xbf16, #mla.format<"FRACTAL_NZ">>
+// CHECK:  %[[QS:.*]] = tensor.collapse_shape %arg6 {{\[\[}}0], [1], [2, 3]] : tensor<2x1x8x1xf32> into tensor<2x1x8xf32>
+// CHECK:  %[[KS:.*]] = tensor.collapse_shape %arg7 {{\[\[}}0, 1]] : tensor<1x1xf32> into tensor<1xf32>
+// CHECK:  %[[O:.*]]:2 = "mla.fused_infer_attention_score"(%arg0, %[[KV]], %[[KV]], %arg2, %[[KS]], %[[KS]], %arg4, %[[KR]], %[[QS]], %arg3)
+// CHECK-SAME: block_size = 128 : i64, input_layout = "BSND", num_heads = 8 : i64, num_key_value_heads = 1 : i64
+// CHECK-SAME: query_quant_mode = 3 : i64
+// CHECK-NOT: sparse_mode
+// CHECK-SAME: -> (tensor<2x1x8x512xbf16>, tensor<1xf32>)
+// CHECK:  return %[[O]]#0
+func.func @mla_full_quant(
+    %q: tensor<2x1x8x512xi8> {mla.name = "q"},
+    %kv_cache: tensor<4x128x1x512xi8> {mla.name = "kv_cache"},
+    %block_table: tensor<2x2xi32> {mla.name = "block_table"},
+    %seq_lengths: tensor<2xi64> {mla.name = "seq_lengths"},
+    %q_rope: tensor<2x1x8x64xbf16> {mla.name = "q_rope"},
+    %kr_cache: tensor<4x128x1x64xbf16> {mla.name = "kr_cache"},
+    %q_scale: tensor<2x1x8x1xf32> {mla.name = "q_scale"},
+    %kv_scale: tensor<1x1xf32> {mla.name = "kv_scale"})
+    -> (tensor<2x1x8x512xbf16>) {
+  %paged_attention = "mla.paged_attention"(%q, %kv_cache, %kv_cache, %block_table, %seq_lengths, %q_rope, %kr_cache, %q_scale, %kv_scale) {scale_value = 0.1 : f64, cache_mode = "PA_NZ", operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1>} : (tensor<2x1x8x512xi8>, tensor<4x128x1x512xi8>, tensor<4x128x1x512xi8>, tensor<2x2xi32>, tensor<2xi64>, tensor<2x1x8x64xbf16>, tensor<4x128x1x64xbf16>, tensor<2x1x8x1xf32>, tensor<1x1xf32>) -> (tensor<2x1x8x512xbf16>)
+  return %paged_attention : tensor<2x1x8x512xbf16>
+}
