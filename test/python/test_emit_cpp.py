@@ -160,6 +160,18 @@ def test_generated_code_checks_every_status_and_compiles_against_the_real_header
             assert lines[i + 1].strip().startswith("ASCEND_MLA_CHECK_PTR("), line
 
 
+def test_the_fused_w8a8c8_layer_is_the_documented_full_quant_call(toolchain, tmp_path, monkeypatch):
+    """Where the unfused int8 attention cannot be emitted (below), the fused one over PA_NZ
+    caches of block size 128 is FIA's MLA full-quant mode: the documented V4 call, which the
+    C++ program makes as the Python NPU backend does."""
+    m = deepseek.build("deepseek-v3", tp=16, layers=1, batch=2, block_size=128, quant="w8a8c8",
+                       cache_mode="PA_NZ")
+    program = ascend_mla.compile(m)
+    launches = same_calls(program, m.inputs(0), toolchain, tmp_path, monkeypatch)
+    assert {"aclnnMlaPrologV2WeightNz", "aclnnFusedInferAttentionScoreV4"} <= set(launches)
+    assert "aclnnScatterPaKvCache" not in launches
+
+
 def test_a_call_the_device_cannot_make_is_an_error(tmp_path):
     program = ascend_mla.compile(model("w8a8c8"), pipeline=UNFUSED)      # half_away query quant
     with pytest.raises(EmitError, match=r"aclnnDynamicQuant with \{'rounding': 'half_away'\}"):

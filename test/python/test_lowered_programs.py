@@ -17,8 +17,8 @@ BF16 = ml_dtypes.bfloat16
 UNFUSED = "builtin.module(verify)"
 
 
-def build(quant="bf16", cache_mode="PA_BSND", seq=1, layers=1):
-    return deepseek.build("deepseek-v3", tp=16, layers=layers, batch=2, seq=seq, block_size=16,
+def build(quant="bf16", cache_mode="PA_BSND", seq=1, layers=1, block_size=16):
+    return deepseek.build("deepseek-v3", tp=16, layers=layers, batch=2, seq=seq, block_size=block_size,
                           quant=quant, cache_mode=cache_mode)
 
 
@@ -30,15 +30,20 @@ def bits(x):
 SLOW = pytest.mark.slow
 
 
-@pytest.mark.parametrize("quant,cache_mode,seq", [
-    ("bf16", "PA_BSND", 1), ("w8a8c8", "PA_NZ", 3),
-    pytest.param("bf16", "PA_NZ", 3, marks=SLOW), pytest.param("w8a8", "PA_NZ", 1, marks=SLOW),
-    pytest.param("w8a8c8", "PA_BSND", 1, marks=SLOW)])
+# w8a8c8 over PA_NZ caches with block size 128: the fused program's attention is FIA's MLA
+# full-quant mode (aclnnFusedInferAttentionScoreV4 on the CPU backend); with PA_BSND it stays
+# the int8 primitive.
+@pytest.mark.parametrize("quant,cache_mode,seq,block_size", [
+    ("bf16", "PA_BSND", 1, 16), ("w8a8c8", "PA_NZ", 3, 128),
+    pytest.param("bf16", "PA_NZ", 3, 16, marks=SLOW), pytest.param("w8a8", "PA_NZ", 1, 16, marks=SLOW),
+    pytest.param("w8a8c8", "PA_BSND", 1, 16, marks=SLOW)])
 @pytest.mark.parametrize("pipeline", ["default", UNFUSED], ids=["fused", "unfused"])
-def test_lowered_deepseek_layer_equals_the_kernels_bit_for_bit(quant, cache_mode, seq, pipeline):
-    model = build(quant, cache_mode, seq)
+def test_lowered_deepseek_layer_equals_the_kernels_bit_for_bit(quant, cache_mode, seq, block_size, pipeline):
+    model = build(quant, cache_mode, seq, block_size=block_size)
     program = ascend_mla.compile(model, pipeline=pipeline)
     assert '"aclnn.launch"' in program.stages["lower-to-aclnn"]
+    if (pipeline, quant, block_size) == ("default", "w8a8c8", 128):
+        assert "query_quant_mode = 3" in program.ir and "paged_attention" not in program.ir
     reference_caches = model.new_caches()
     for step in range(2):                       # the second step reads what the first wrote
         inputs = model.inputs(step)

@@ -128,6 +128,38 @@ def test_mla_full_quant_is_v4(double):
     assert at["inputLayout"] == "BSND" and at["softmaxLse"] is None
 
 
+def test_fused_w8a8c8_deepseek_layer_makes_the_full_quant_v4_call(double):
+    """fuse-attention's MLA full-quant FIA (a w8a8c8 layer over PA_NZ caches, block size 128):
+    the documented V4 call over the latent cache the prolog wrote, in place, as the NZ int8
+    tensor, with the (B, S, N) query scale, queryQuantMode 3 and the (1,) kv scale as the key
+    and value antiquant scales."""
+    from ascend_mla.lowering.imports import FIA_V4
+    from ascend_mla.models import deepseek
+    model = deepseek.build("deepseek-v3", tp=16, layers=1, batch=2, block_size=128, quant="w8a8c8",
+                           cache_mode="PA_NZ")
+    program = ascend_mla.compile(model, target="npu")
+    inputs = model.inputs(0)
+    double.calls()
+    program(**inputs)
+    calls = double.calls()
+    launched = [c["fn"] for c in calls if c["fn"].startswith("aclnn") and "GetWorkspaceSize" not in c["fn"]]
+    assert launched.count("aclnnFusedInferAttentionScoreV4") == 1 and "aclnnScatterPaKvCache" not in launched
+    prolog = next(c for c in calls if c["fn"].startswith("aclnnMlaPrologV2") and c["fn"].endswith("GetWorkspaceSize"))
+    args = next(c for c in calls if c["fn"] == "aclnnFusedInferAttentionScoreV4GetWorkspaceSize")["args"]
+    at = {p.c_name: args[i] for i, p in enumerate(FIA_V4.params)}
+    assert at["queryQuantMode"] == 3 and at["inputLayout"] == "BSND" and at["blockSize"] == 128
+    assert (at["query"]["view"], at["query"]["dtype"]) == ([2, 1, 8, 512], 2)          # ACL_INT8
+    assert (at["dequantScaleQueryOptional"]["view"], at["dequantScaleQueryOptional"]["dtype"]) == ([2, 1, 8], 0)
+    assert at["keyAntiquantScaleOptional"]["view"] == [1] == at["valueAntiquantScaleOptional"]["view"]
+    assert at["keyAntiquantScaleOptional"]["buffer"] == at["valueAntiquantScaleOptional"]["buffer"]
+    key = at["key"]["tensor_list"][0]
+    assert (key["view"], key["dtype"], key["format"], key["storage"]) == ([5, 128, 512], 2, 29, [5, 16, 8, 16, 32])
+    assert at["value"]["tensor_list"][0]["buffer"] == key["buffer"]
+    # the latent cache the prolog updated in place
+    assert key["buffer"] in {a["buffer"] for a in prolog["args"] if isinstance(a, dict) and "buffer" in a}
+    assert at["keyRopeAntiquantScaleOptional"] is None and at["softmaxLse"] is None
+
+
 def test_mla_decode_step_protocol(double):
     """prolog_v2 (PA_NZ) -> nz_cache_view -> FIA in MLA mode (V3): weights in FRACTAL_NZ with
     their storage shape, caches passed by reference, views over the cache buffers, nullptrs."""
