@@ -119,6 +119,9 @@ def _paged_call(m) -> tuple[Call | None, str | None]:
         call.add("query_rope", info(m.value("query_rope")), _given(m.value("query_rope")))
         call.add("key_rope", *cache(m.value("key_rope_cache")))
     if m.value("dequant_scale_query") is not None:
+        if not mla:
+            return None, ("an int8 query without a rope part: FIA dequantizes a query per token and "
+                          "head only in MLA mode (the full-quant mode) [FIA-MLAQ-1]")
         _full_quant(call, m.value("dequant_scale_query"), m.value("key_dequant_scale"))
     call.add("actual_seq_kvlen", info(m.value("seq_lengths")), _given(m.value("seq_lengths")))
     _causal(call, s_len)

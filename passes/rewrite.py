@@ -113,6 +113,8 @@ class Builder:
         shape = tuple(shape)
         if t.shape == shape:
             return value
+        if t.rank == 0 or not shape:     # to or from a scalar: unit axes only, no groups
+            return self._reshape_op(value, shape, [])
         groups = reshape_groups(t.shape, shape)
         if groups is None or len(shape) == len(t.shape):
             size = 1

@@ -93,3 +93,22 @@ func.func @mla_full_quant_block_16(
   %paged_attention = "mla.paged_attention"(%q, %kv_cache, %kv_cache, %block_table, %seq_lengths, %q_rope, %kr_cache, %q_scale, %kv_scale) {scale_value = 0.1 : f64, cache_mode = "PA_NZ", operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1>} : (tensor<2x1x8x512xi8>, tensor<16x16x1x512xi8>, tensor<16x16x1x512xi8>, tensor<2x8xi32>, tensor<2xi64>, tensor<2x1x8x64xbf16>, tensor<16x16x1x64xbf16>, tensor<2x1x8x1xf32>, tensor<1xf32>) -> (tensor<2x1x8x512xbf16>)
   return %paged_attention : tensor<2x1x8x512xbf16>
 }
+
+// -----
+
+// An int8 query without a rope part: FIA's per-token-head query dequantization is the MLA
+// full-quant mode's only.
+// CHECK-LABEL: func.func @int8_without_rope
+// CHECK: "mla.paged_attention"
+func.func @int8_without_rope(
+    %q: tensor<2x1x8x512xi8> {mla.name = "q"},
+    %kv_cache: tensor<4x128x1x512xi8> {mla.name = "kv_cache"},
+    %block_table: tensor<2x2xi32> {mla.name = "block_table"},
+    %seq_lengths: tensor<2xi64> {mla.name = "seq_lengths"},
+    %q_scale: tensor<2x1x8x1xf32> {mla.name = "q_scale"},
+    %kv_scale: tensor<1xf32> {mla.name = "kv_scale"})
+    -> (tensor<2x1x8x512xbf16>) {
+  // expected-remark @+1 {{an int8 query without a rope part: FIA dequantizes a query per token and head only in MLA mode (the full-quant mode) [FIA-MLAQ-1]}}
+  %paged_attention = "mla.paged_attention"(%q, %kv_cache, %kv_cache, %block_table, %seq_lengths, %q_scale, %kv_scale) {scale_value = 0.1 : f64, cache_mode = "PA_NZ", operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1>} : (tensor<2x1x8x512xi8>, tensor<4x128x1x512xi8>, tensor<4x128x1x512xi8>, tensor<2x2xi32>, tensor<2xi64>, tensor<2x1x8x1xf32>, tensor<1xf32>) -> (tensor<2x1x8x512xbf16>)
+  return %paged_attention : tensor<2x1x8x512xbf16>
+}

@@ -122,3 +122,23 @@ func.func @mla_full_quant(
   %paged_attention = "mla.paged_attention"(%q, %kv_cache, %kv_cache, %block_table, %seq_lengths, %q_rope, %kr_cache, %q_scale, %kv_scale) {scale_value = 0.1 : f64, cache_mode = "PA_NZ", operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1>} : (tensor<2x1x8x512xi8>, tensor<4x128x1x512xi8>, tensor<4x128x1x512xi8>, tensor<2x2xi32>, tensor<2xi64>, tensor<2x1x8x64xbf16>, tensor<4x128x1x64xbf16>, tensor<2x1x8x1xf32>, tensor<1x1xf32>) -> (tensor<2x1x8x512xbf16>)
   return %paged_attention : tensor<2x1x8x512xbf16>
 }
+
+// -----
+
+// A scalar kv scale (the primitive takes any one-element tensor) is expanded to (1,).
+// CHECK-LABEL: func.func @mla_full_quant_scalar_scale
+// CHECK:  %[[KS:.*]] = tensor.expand_shape %arg7 [] output_shape [1] : tensor<f32> into tensor<1xf32>
+// CHECK:  "mla.fused_infer_attention_score"({{.*}}, %[[KS]], %[[KS]],
+func.func @mla_full_quant_scalar_scale(
+    %q: tensor<2x1x8x512xi8> {mla.name = "q"},
+    %kv_cache: tensor<4x128x1x512xi8> {mla.name = "kv_cache"},
+    %block_table: tensor<2x2xi32> {mla.name = "block_table"},
+    %seq_lengths: tensor<2xi64> {mla.name = "seq_lengths"},
+    %q_rope: tensor<2x1x8x64xbf16> {mla.name = "q_rope"},
+    %kr_cache: tensor<4x128x1x64xbf16> {mla.name = "kr_cache"},
+    %q_scale: tensor<2x1x8x1xf32> {mla.name = "q_scale"},
+    %kv_scale: tensor<f32> {mla.name = "kv_scale"})
+    -> (tensor<2x1x8x512xbf16>) {
+  %paged_attention = "mla.paged_attention"(%q, %kv_cache, %kv_cache, %block_table, %seq_lengths, %q_rope, %kr_cache, %q_scale, %kv_scale) {scale_value = 0.1 : f64, cache_mode = "PA_NZ", operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1>} : (tensor<2x1x8x512xi8>, tensor<4x128x1x512xi8>, tensor<4x128x1x512xi8>, tensor<2x2xi32>, tensor<2xi64>, tensor<2x1x8x64xbf16>, tensor<4x128x1x64xbf16>, tensor<2x1x8x1xf32>, tensor<f32>) -> (tensor<2x1x8x512xbf16>)
+  return %paged_attention : tensor<2x1x8x512xbf16>
+}
