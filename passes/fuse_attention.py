@@ -15,7 +15,8 @@ mla.nz_cache_view (the FRACTAL_NZ tensor its memory already is, FIA-MLA-20).
 An int8 query and latent cache (mla.prolog_v2's FQ-KVQ outputs) become FIA's MLA full-quant
 mode: the (B, S, N, 1) dequant_scale_query reshaped to (B, S, N), query_quant_mode 3, the
 per-tensor key_dequant_scale as key_antiquant_scale and value_antiquant_scale (1,). The mode
-takes only NZ caches with block size 128 (FIA-MLAQ-5, -6). Its numerics differ from the
+takes only NZ caches with block size 128 (FIA-MLAQ-5, -6), and a rope part (without one an
+int8 query stays: FIA-MLAQ-1). Its numerics differ from the
 primitive's within int8 error (the device quantizes P to int8 per 512-key tile).
 
 The fused op is checked against FIA's verifier first; a failing rule leaves the primitive in
@@ -131,9 +132,8 @@ def _paged_call(m) -> tuple[Call | None, str | None]:
 def _full_quant(call, query_scale, kv_scale):
     """An i8 query and latent cache: FIA's MLA full-quant mode. The primitive's (B, S, N, 1)
     query scale is the op's (B, S, N) one (FIA-MLAQ-1), its one-element kv scale dequantizes
-    the latent cache as key and as value (FIA-MLAQ-3: (1,) each, per tensor). Outside MLA mode,
-    or over caches the mode does not take (PA_BSND, block size 16), the verifier says which
-    FIA-MLAQ rule refuses."""
+    the latent cache as key and as value (FIA-MLAQ-3: (1,) each, per tensor). Over caches the
+    mode does not take (PA_BSND, block size 16) the verifier says which FIA-MLAQ rule refuses."""
     q = info(query_scale)
     q_shape, kv_shape = q.shape[:3], (1,)
     call.add("dequant_scale_query", TensorInfo(q_shape, q.dtype),
