@@ -21,7 +21,7 @@ from typing import Mapping, Sequence
 import numpy as np
 from mlir import ir
 
-from .dialect.dialect import make_context, verify_ops
+from .dialect.dialect import argument_attributes, argument_name, make_context, verify_ops
 from .dialect.types import numpy_dtype
 from .dialect.diagnostics import DiagnosticCollector, parse_module, record_mlir_error
 from .errors import VerificationError
@@ -198,23 +198,11 @@ def find_function(module: ir.Module, name: str | None):
 
 def state_arguments(fn) -> set:
     """The indices of the arguments marked `mla.state` (buffers the program owns)."""
-    if "arg_attrs" not in fn.attributes:
-        return set()
-    return {i for i, a in enumerate(fn.attributes["arg_attrs"]) if "mla.state" in ir.DictAttr(a)}
+    return {i for i, a in enumerate(argument_attributes(fn)) if "mla.state" in a}
 
 
 def _argument_names(fn) -> list[str]:
-    names = []
-    block = fn.regions[0].blocks[0]
-    arg_attrs = fn.attributes["arg_attrs"] if "arg_attrs" in fn.attributes else None
-    for i in range(len(block.arguments)):
-        name = f"arg{i}"
-        if arg_attrs is not None:
-            attrs = ir.DictAttr(arg_attrs[i])
-            if "mla.name" in attrs:
-                name = ir.StringAttr(attrs["mla.name"]).value
-        names.append(name)
-    return names
+    return [argument_name(fn, i) for i in range(len(fn.regions[0].blocks[0].arguments))]
 
 
 def parse_and_transform(source: str, pipeline: str | Sequence | None, *,

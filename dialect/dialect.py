@@ -143,3 +143,23 @@ def verify_ops(root, *, profile: Optional[str] = None) -> bool:
 
     root.operation.walk(visit)
     return ok
+
+
+def attributes_of(op) -> dict:
+    """An mla op's attributes, the declared defaults applied."""
+    return opdef_of(op).snapshot(op).attributes
+
+
+# --- function arguments: the project's argument attributes (mla.name, mla.state, mla.buffer) -----
+
+def argument_attributes(fn) -> list:
+    """The DictAttr of each argument of func.func `fn` (empty ones when it has none)."""
+    if "arg_attrs" in fn.attributes:
+        return [ir.DictAttr(a) for a in fn.attributes["arg_attrs"]]
+    return [ir.DictAttr.get({}) for _ in fn.regions[0].blocks[0].arguments]
+
+
+def argument_name(fn, index: int) -> str:
+    """The argument's `mla.name`, else arg<index>."""
+    attrs = argument_attributes(fn)[index]
+    return ir.StringAttr(attrs["mla.name"]).value if "mla.name" in attrs else f"arg{index}"

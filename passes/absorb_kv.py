@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
-from ..dialect.dialect import opdef_of
+from ..dialect.dialect import argument_attributes, argument_name, attributes_of
 from ..dialect.primitive import HeadMatmul, PagedAttention, ScatterCache, Transpose
 from ..dialect.types import TensorInfo, tensor_type
 from .fuse_prolog import leading, trailing
@@ -90,17 +90,10 @@ NAIVE = naive_pattern()
 
 # --- the function's arguments ------------------------------------------------------------------------
 
-def _arg_attributes(fn) -> list:
-    block = fn.regions[0].blocks[0]
-    if "arg_attrs" in fn.attributes:
-        return [ir.DictAttr(a) for a in fn.attributes["arg_attrs"]]
-    return [ir.DictAttr.get({}) for _ in block.arguments]
-
-
 def _argument_name(value) -> str:
     if not isinstance(value, ir.BlockArgument):
         return "(a computed value)"
-    attrs = _arg_attributes(value.owner.owner)[value.arg_number]
+    attrs = argument_attributes(value.owner.owner)[value.arg_number]
     return f'"{ir.StringAttr(attrs["mla.name"]).value}"' if "mla.name" in attrs else f"%arg{value.arg_number}"
 
 
@@ -109,16 +102,15 @@ def module_buffer(value) -> str | None:
     if not isinstance(value, ir.BlockArgument):
         return None
     fn = value.owner.owner
-    attrs = _arg_attributes(fn)[value.arg_number]
-    if "mla.buffer" not in attrs:
+    if "mla.buffer" not in argument_attributes(fn)[value.arg_number]:
         return None
-    return ir.StringAttr(attrs["mla.name"]).value if "mla.name" in attrs else f"arg{value.arg_number}"
+    return argument_name(fn, value.arg_number)
 
 
 def add_state(fn, name: str, t: TensorInfo) -> ir.Value:
     """A new argument of `fn` marked mla.state: a buffer the Program allocates and keeps."""
     block = fn.regions[0].blocks[0]
-    attrs = _arg_attributes(fn)
+    attrs = argument_attributes(fn)
     arg = block.add_argument(tensor_type(t.shape, t.dtype), fn.location)
     function_type = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
     fn.attributes["function_type"] = ir.TypeAttr.get(
@@ -228,7 +220,7 @@ def _rewrite(m):
     table_type = tensor_type(table.shape, "i32")
     block_table = ir.Operation.create("arith.constant", results=[table_type], attributes={
         "value": ir.DenseElementsAttr.get(table, type=table_type)}, loc=build.loc, ip=build.ip).result
-    scale = opdef_of(attention).snapshot(attention).attributes["scale_value"]
+    scale = attributes_of(attention)["scale_value"]
     latent = build.op(PagedAttention, {"query": query, "key_cache": kv_store, "value_cache": kv_store,
                                        "block_table": block_table, "seq_lengths": m.value("seq_lengths"),
                                        "query_rope": m.value("q_rope"), "key_rope_cache": kr_store},

@@ -24,7 +24,7 @@ place with a remark naming the rule.
 """
 from __future__ import annotations
 
-from ..dialect.dialect import opdef_of
+from ..dialect.dialect import attributes_of
 from ..dialect.fia import FusedInferAttentionScore as FIA
 from ..dialect.primitive import CausalMask, NzCacheView
 from ..dialect.types import FRACTAL_NZ, TensorInfo
@@ -94,10 +94,10 @@ def _paged_call(m) -> tuple[Call | None, str | None]:
         return None, f"dynamic shapes: FIA takes static ones [{STATIC}]"
     batch, s_len, heads, _ = q.shape
     blocks, block_size, kv_heads, _ = k.shape
-    nz = _attributes(op)["cache_mode"] == "PA_NZ"
+    nz = attributes_of(op)["cache_mode"] == "PA_NZ"
     mla = m.value("query_rope") is not None
     call = Call({"num_heads": heads, "num_key_value_heads": kv_heads,
-                 "scale_value": _attributes(op)["scale_value"], "input_layout": "BSND",
+                 "scale_value": attributes_of(op)["scale_value"], "input_layout": "BSND",
                  "block_size": block_size})
 
     def cache(value):
@@ -150,7 +150,7 @@ def _dense_call(m) -> tuple[Call | None, str | None]:
     q, k = info(m.value("query")), info(m.value("key"))
     if None in q.shape or None in k.shape:
         return None, f"dynamic shapes: FIA takes static ones [{STATIC}]"
-    attributes = _attributes(op)
+    attributes = attributes_of(op)
     call = Call({"num_heads": q.shape[2], "num_key_value_heads": k.shape[2],
                  "scale_value": attributes["scale_value"], "input_layout": "BSND"})
     call.add("query", q, _given(m.value("query")))
@@ -191,9 +191,6 @@ class _Keyed:
     def __eq__(self, other):
         return isinstance(other, _Keyed) and other.key == self.key
 
-
-def _attributes(op) -> dict:
-    return opdef_of(op).snapshot(op).attributes
 
 
 def _fuse(m, call: Call):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import math
 
-from ..dialect.dialect import opdef_of
+from ..dialect.dialect import attributes_of
 from ..dialect.prolog import FQ_KVNQ, FQ_KVQ, NQ, PQ_KVNQ, PQ_KVQ, Prolog, PrologV2
 from ..dialect.types import FRACTAL_NZ, TensorInfo
 from .pattern import Anchors, Pattern, Progress, last_axis_slice, match
@@ -59,7 +59,7 @@ def first_element(op) -> bool:
 
 def attr_is(name, value):
     """The op's attribute `name` (its declared default when absent) is `value`."""
-    return lambda op: opdef_of(op).snapshot(op).attributes[name] == value
+    return lambda op: attributes_of(op)[name] == value
 
 
 # --- the pattern ---------------------------------------------------------------------------------
@@ -170,7 +170,7 @@ def _semantics_problem(m, scenario) -> str | None:
     query_cos = info(m.op("query_rope").operands[1]).shape
     if query_cos != tokens + (1, query_cos[-1]):
         return "the query's cos/sin do not broadcast one row per token over the heads"
-    if len({_attributes(m.op(s))["cache_mode"] for s in ("kv_store", "kr_store")}) != 1:
+    if len({attributes_of(m.op(s))["cache_mode"] for s in ("kv_store", "kr_store")}) != 1:
         return "the two caches use different cache modes"
     for name in ("kv_quant", "kr_quant"):
         if name in m.pattern_ops:
@@ -191,10 +191,6 @@ def _semantics_problem(m, scenario) -> str | None:
             return f"the graph's {name} is {info(m.op(name).results[0]).dtype}, mla.prolog_v2's is bf16"
     return None
 
-
-def _attributes(op) -> dict:
-    """The op's attributes, defaults applied (from its declaration)."""
-    return opdef_of(op).snapshot(op).attributes
 
 
 def _fuse(m, scenario, v1: bool):
@@ -223,9 +219,9 @@ def _fuse(m, scenario, v1: bool):
         if math.prod(shape) != math.prod(t.shape):
             return f"{name}: {t} cannot be viewed as {TensorInfo(shape, t.dtype)} [{SEMANTICS}]"
         infos[name] = TensorInfo(shape, t.dtype, FRACTAL_NZ if name in nz else t.format)
-    attributes = {"rmsnorm_epsilon_cq": _attributes(m.op("norm_cq"))["epsilon"],
-                  "rmsnorm_epsilon_ckv": _attributes(m.op("norm_ckv"))["epsilon"],
-                  "cache_mode": _attributes(root)["cache_mode"]}
+    attributes = {"rmsnorm_epsilon_cq": attributes_of(m.op("norm_cq"))["epsilon"],
+                  "rmsnorm_epsilon_ckv": attributes_of(m.op("norm_ckv"))["epsilon"],
+                  "cache_mode": attributes_of(root)["cache_mode"]}
     query = info(m.output("query"))
     results = {"query": TensorInfo(tokens + (n, hckv), query.dtype),
                "query_rope": TensorInfo(tokens + (n, dr), info(m.output("query_rope")).dtype),

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
-from ..dialect.dialect import opdef_of
+from ..dialect.dialect import attributes_of, opdef_of
 from ..dialect.primitive import Rope, Transpose
 from ..dialect.types import ND, TensorInfo
 from .pattern import VIEW_OPS, defining_op, is_constant, last_axis_slice, operand_at
@@ -155,7 +155,7 @@ def interleave_rope(module):
     ropes = []
 
     def visit(op):
-        if op.name == Rope.name and opdef_of(op).snapshot(op).attributes["mode"] == "half":
+        if op.name == Rope.name and attributes_of(op)["mode"] == "half":
             ropes.append(op)
         return ir.WalkResult.ADVANCE
     module.operation.walk(visit)
