@@ -113,7 +113,9 @@ NSA = ACLNN.add(Function(
 # query's dequantization (dequantScaleQueryOptional, queryQuantMode) of the full-quant MLA mode.
 # mla.fused_infer_attention_score's MLA full-quant mode lowers to it through the binds; the
 # attention primitives lower to it too (lowering/attention.py _v4). Its CPU implementation
-# (runtime/cpu_calls.py) tells the two apart by the query scale's form.
+# (runtime/cpu_calls.py) runs the op's kernel through the binds for the op's calls and the
+# primitive's kernel for the primitives' (floating-point, or marked with the mla.numerics
+# variant).
 
 _V4_TENSORS = _FIA_HEAD + (
     opt_tensor("queryRopeOptional", "query_rope"), opt_tensor("keyRopeOptional", "key_rope"),
@@ -124,6 +126,7 @@ FIA_V4 = ACLNN.add(Function(
     "aclnnFusedInferAttentionScoreV4",
     _V4_TENSORS + _V4_HOST + (out("attentionOut", "attention_out"),
                               opt_out("softmaxLse", "softmax_lse")),
+    kernel="mla.fused_infer_attention_score",
     source="NON-SEED: public CANN aclnnFusedInferAttentionScoreV4 (ops-transformer docs)"))
 
 # --- primitives: the standard kernels torch_npu calls (evidence in lowering/primitive.py) ------

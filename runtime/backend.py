@@ -166,8 +166,8 @@ class CpuCall:
     attributes, result_types)`, which runs an mla op's kernel after its data rules (in
     checked mode)."""
 
-    def __init__(self, name, values, types, buffers, checked, snapshots, unread=frozenset(), variant=None):
-        self.name, self.args, self.types = name, values, types
+    def __init__(self, fn, values, types, buffers, checked, snapshots, unread=frozenset(), variant=None):
+        self.fn, self.name, self.args, self.types = fn, fn.name, values, types
         self.variant = dict(variant or {})     # the call's numerics variant (mla.<key> attributes)
         self._buffers, self._checked, self._snapshots = buffers, checked, snapshots
         self.unread = unread          # outputs nothing reads later: they need not be computed
@@ -179,6 +179,13 @@ class CpuCall:
                      if opdef.attribute_by_name[k].required or v != opdef.attribute_by_name[k].default}
             _check_data(opdef, operands, given, self._snapshots)
         return run_kernel(op_name, operands, attributes, result_types)
+
+    def run_bound(self) -> dict:
+        """Run the call as Function.kernel's op through the binds (what calls without a CPU
+        implementation do); the outputs are stored: nothing is left to return."""
+        _run_bound_kernel(self.fn, [self._buffers[n] for n in _param_names(self.fn)], self.args, self.types,
+                          self._checked, None, self._snapshots)
+        return {}
 
     def same(self, a: str, b: str) -> bool:
         """Whether two arguments are the same buffer (a cache passed as key and value)."""
@@ -257,7 +264,7 @@ class CpuBackend:
             if not set(call.variant or ()) <= implementation.variants:
                 raise NotImplementedError(f"{fn.name}: numerics variant {call.variant}")
             buffers = dict(zip(_param_names(fn), args))
-            written = implementation(CpuCall(fn.name, values, types, buffers, checked, executor.snapshots,
+            written = implementation(CpuCall(fn, values, types, buffers, checked, executor.snapshots,
                                              call.unread, call.variant))
             for name, value in written.items():
                 _store(buffers[name], value)

@@ -175,7 +175,7 @@ def fused_infer_attention_score_v4(call):
     if primitive not in (None, "mla.paged_attention"):         # the one variant value there is
         raise NotImplementedError(f"{call.name}: numerics variant {call.variant}")
     if a["dequantScaleQueryOptional"] is not None and primitive is None:
-        return _fia_v4(call)
+        return call.run_bound()
     out = {"attention_out": call.types["attentionOut"]}
     query, kv_heads = a["query"], a["numKeyValueHeads"]
     if a["blockTableOptional"] is None:
@@ -208,28 +208,6 @@ def fused_infer_attention_score_v4(call):
         "key_dequant_scale": a["keyAntiquantScaleOptional"]},
         {"scale_value": a["scaleValue"], "cache_mode": "PA_NZ" if nz else "PA_BSND"}, out)
     return {"attentionOut": y}
-
-
-def _fia_v4(call):
-    """A V4 call of mla.fused_infer_attention_score, mapped back through the Function's binds."""
-    from ..lowering.imports import FIA_V4
-    from .backend import mla_opdef
-    opdef = mla_opdef("mla.fused_infer_attention_score")
-    operands, attributes, types = {}, {}, {}
-    for p in FIA_V4.params:
-        if p.binds is None:
-            continue
-        if p.binds in opdef.result_names:
-            if p.c_name in call.types:                     # not nullptr
-                types[p.binds] = call.types[p.c_name]
-        elif p.binds in opdef.attribute_by_name:
-            if call.args[p.c_name] is not None:
-                attributes[p.binds] = call.args[p.c_name]
-        else:
-            operands[p.binds] = call.args[p.c_name]
-    results = dict(zip(opdef.result_names, call.run(opdef.name, operands, attributes, types)))
-    return {p.c_name: results[p.binds] for p in FIA_V4.params
-            if p.binds in types}
 
 
 def _elementwise(fn):
