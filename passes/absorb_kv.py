@@ -45,9 +45,9 @@ from ..dialect.dialect import argument_attributes, argument_name, attributes_of
 from ..dialect.primitive import HeadMatmul, PagedAttention, ScatterCache, Transpose
 from ..dialect.types import TensorInfo, tensor_type
 from .fuse_prolog import leading, trailing
-from .pattern import VIEW_OPS, Anchors, Pattern, match
+from .pattern import VIEW_OPS, Pattern, match
 from .registry import ModulePass, UNCHANGED, register_pass
-from .rewrite import Builder, Refusal, info, insertion_point, replace
+from .rewrite import Builder, Refusal, info, insertion_point, replace, rewrite_anchors
 
 PASS = "absorb-kv"
 EXTERNAL = "ABSORB-001"     # the K/V cache is the caller's: the rewrite would change what it sees
@@ -252,13 +252,9 @@ class AbsorbKv(ModulePass):
     summary = "Rewrite naive MLA attention over a module's K/V cache to absorbed attention over a program-owned latent cache (remarks say why not)"
 
     def apply(self, module, inputs):
-        changed = False
-        for anchor in Anchors(module, ("mla.paged_attention",)):
+        def find(anchor):
             m = match(NAIVE, anchor)
-            if m is None:
-                continue
-            problem = _problem(m) or _rewrite(m, inputs.log)
-            if problem:
-                inputs.log.refuse(PASS, anchor.location, problem, pattern=NAIVE.name)
-            changed = changed or not problem
+            return None if m is None else (m, m)
+        changed = rewrite_anchors(module, ("mla.paged_attention",), find,
+                                  lambda m: _problem(m) or _rewrite(m, inputs.log), pass_name=PASS, log=inputs.log)
         return None if changed else UNCHANGED

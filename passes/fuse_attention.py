@@ -30,9 +30,9 @@ from ..dialect.dialect import attributes_of
 from ..dialect.fia import FusedInferAttentionScore as FIA
 from ..dialect.primitive import CausalMask, NzCacheView
 from ..dialect.types import FRACTAL_NZ, TensorInfo
-from .pattern import Anchors, Pattern, match
+from .pattern import Pattern, match
 from .registry import ModulePass, UNCHANGED, register_pass
-from .rewrite import Builder, Refusal, fused_location, info, insertion_point, legality, replace
+from .rewrite import Builder, Refusal, fused_location, info, insertion_point, legality, replace, rewrite_anchors
 
 PASS = "fuse-attention"
 MASK = 2048          # FIA's sparse_mode 2/3 mask template is 2048 x 2048
@@ -222,13 +222,13 @@ class FuseAttention(ModulePass):
     summary = "Fuse attention primitives into mla.fused_infer_attention_score (remarks say why not)"
 
     def apply(self, module, inputs):
-        changed = False
-        for anchor in Anchors(module, ("mla.paged_attention", "mla.attention")):
-            paged = anchor.name == "mla.paged_attention"
-            m = match(PAGED if paged else DENSE, anchor)
-            call, problem = (_paged_call if paged else _dense_call)(m)
-            problem = problem or _fuse(m, call, inputs.log)
-            if problem:
-                inputs.log.refuse(PASS, anchor.location, problem, pattern=m.pattern.name)
-            changed = changed or not problem
+        def find(anchor):
+            m = match(PAGED if anchor.name == "mla.paged_attention" else DENSE, anchor)
+            return None if m is None else (m, m)
+
+        def rewrite(m):
+            call, problem = (_paged_call if m.pattern is PAGED else _dense_call)(m)
+            return problem or _fuse(m, call, inputs.log)
+        changed = rewrite_anchors(module, ("mla.paged_attention", "mla.attention"), find, rewrite,
+                                  pass_name=PASS, log=inputs.log)
         return None if changed else UNCHANGED

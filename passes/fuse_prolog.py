@@ -30,9 +30,9 @@ import math
 from ..dialect.dialect import attributes_of
 from ..dialect.prolog import FQ_KVNQ, FQ_KVQ, NQ, PQ_KVNQ, PQ_KVQ, Prolog, PrologV2
 from ..dialect.types import FRACTAL_NZ, TensorInfo
-from .pattern import Anchors, Pattern, Progress, last_axis_slice, match
+from .pattern import Pattern, Progress, last_axis_slice, match
 from .registry import ModulePass, option, UNCHANGED, register_pass
-from .rewrite import Builder, Refusal, fused_location, info, insertion_point, legality, replace
+from .rewrite import Builder, Refusal, fused_location, info, insertion_point, legality, replace, rewrite_anchors
 
 SCENARIOS = (NQ, PQ_KVNQ, PQ_KVQ, FQ_KVNQ, FQ_KVQ)
 PASS = "fuse-prolog"
@@ -277,25 +277,21 @@ class FuseProlog(ModulePass):
     v1: bool = option(False, "emit mla.prolog where the scenario allows it")
 
     def apply(self, module, inputs):
-        v1 = self.v1
-        anchors = Anchors(module, ("mla.scatter_cache",))
-        changed = False
-        for anchor in anchors:
-            progress, m, scenario = Progress(), None, None
+        def find(anchor):
+            progress = Progress()
             for scenario in SCENARIOS:       # at most one matches: the scenarios differ in op kinds
                 m = match(prolog_pattern(scenario), anchor, progress)
                 if m is not None:
-                    break
-            if m is None:
-                if progress.matched >= NEAR_MISS and progress.missing is not None:
-                    missing = progress.missing
-                    what = missing.role or f"the {missing.op_name} of {missing.name}"
-                    inputs.log.refuse(PASS, anchor.location, Refusal(
-                        missing.rule or None, f"the key path of MLA is here but not {what}; mla.prolog_v2 needs it"))
-                continue
-            anchors.erased(m.operations)          # handled: fused, or refused and left alone
-            problem = _semantics_problem(m, scenario) or _escapes(m) or _fuse(m, scenario, v1, inputs.log)
-            if problem:
-                inputs.log.refuse(PASS, anchor.location, problem, pattern=m.pattern.name)
-            changed = changed or not problem
+                    return m, (m, scenario)
+            if progress.matched >= NEAR_MISS and progress.missing is not None:
+                missing = progress.missing
+                what = missing.role or f"the {missing.op_name} of {missing.name}"
+                return Refusal(missing.rule or None, f"the key path of MLA is here but not {what}; "
+                                                     "mla.prolog_v2 needs it")
+            return None
+
+        def rewrite(found):
+            m, scenario = found
+            return _semantics_problem(m, scenario) or _escapes(m) or _fuse(m, scenario, self.v1, inputs.log)
+        changed = rewrite_anchors(module, ("mla.scatter_cache",), find, rewrite, pass_name=PASS, log=inputs.log)
         return None if changed else UNCHANGED

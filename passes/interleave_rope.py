@@ -29,7 +29,7 @@ from ..dialect.primitive import Rope, Transpose
 from ..dialect.types import ND, TensorInfo
 from .pattern import VIEW_OPS, defining_op, is_constant, last_axis_slice, operand_at
 from .registry import ModulePass, UNCHANGED, register_pass
-from .rewrite import Builder, info
+from .rewrite import Builder, info, rewrite_anchors
 
 PROJECTIONS = ("mla.matmul", "mla.quant_matmul")
 
@@ -158,17 +158,9 @@ class InterleaveRope(ModulePass):
     summary = "Rotate-half RoPE of a constant projection -> interleaved RoPE with the projection's rope columns reordered (what fuse-prolog fuses)"
 
     def apply(self, module, inputs):
-        ropes = []
-
-        def visit(op):
-            if op.name == Rope.name and attributes_of(op)["mode"] == "half":
-                ropes.append(op)
-            return ir.WalkResult.ADVANCE
-        module.operation.walk(visit)
-        changed = False
-        for rope in ropes:
-            found = rope_columns(rope)
-            if found is not None:
-                rewrite(rope, *found)
-                changed = True
+        def find(rope):
+            found = rope_columns(rope) if attributes_of(rope)["mode"] == "half" else None
+            return None if found is None else ((), (rope, found))
+        changed = rewrite_anchors(module, (Rope.name,), find, lambda found: rewrite(found[0], *found[1]),
+                                  pass_name=self.name, log=inputs.log)
         return None if changed else UNCHANGED

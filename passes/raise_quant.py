@@ -33,10 +33,10 @@ import functools
 
 from ..dialect.primitive import DynamicQuant, QuantMatmul, Quantize, Transpose
 from ..dialect.types import TensorInfo
-from .pattern import Anchors, Pattern, match
+from .pattern import Pattern, match
 from .raise_primitives import producer, splat, trailing_cast
 from .registry import ModulePass, UNCHANGED, register_pass
-from .rewrite import Builder, info, insertion_point, legality, replace
+from .rewrite import DECLINED, Builder, info, insertion_point, legality, replace, rewrite_anchors
 
 
 def _second_is(*values):
@@ -190,11 +190,9 @@ class RaiseQuant(ModulePass):
                 (quantize_pattern(), "arith.fptosi", _raise_quantize),
                 (quant_matmul_pattern(False), "mla.mul", _raise_quant_matmul),
                 (quant_matmul_pattern(True), "mla.mul", _raise_quant_matmul)):
-            anchors = Anchors(module, (anchor_name,))
-            for anchor in anchors:
+            def find(anchor, pattern=pattern):
                 m = match(pattern, anchor)
-                if m is None or m.escapes:
-                    continue
-                anchors.erased(m.operations)
-                changed = rewrite(m) or changed
+                return None if m is None or m.escapes else (m, m)
+            changed = rewrite_anchors(module, (anchor_name,), find, lambda m, rewrite=rewrite: rewrite(m) or DECLINED,
+                                      pass_name=self.name, log=inputs.log) or changed
         return None if changed else UNCHANGED

@@ -1,6 +1,7 @@
-"""What the fusion passes share: building the replacement op (with the layout casts and reshapes
-it needs), checking it against the fused op's verifier before anything changes (`legality`: the
-verifier's finding), replacing the matched subgraph. Refusals and the report: report.py.
+"""What the rewriting passes share: the one driver that tries a pass at its anchor ops
+(`rewrite_anchors`), building the replacement op (with the layout casts and reshapes it needs),
+checking it against the fused op's verifier before anything changes (`legality`: the verifier's
+finding), replacing the matched subgraph. Refusals and the report: report.py.
 """
 from __future__ import annotations
 
@@ -12,8 +13,46 @@ from ..dialect.opdef import OpDef
 from ..dialect.rules import Finding
 from ..dialect.primitive import FormatCast
 from ..dialect.types import FRACTAL_NZ, ND, TensorInfo, describe_type, reshape_groups, tensor_type
-from .pattern import Match, defining_op
+from .pattern import Anchors, Match, defining_op
 from .report import Refusal  # noqa: F401 (the fusion passes import it with the rest)
+
+
+# --- the driver ------------------------------------------------------------------------------------
+
+REWRITTEN = True     # a rewrite's outcome: the match was replaced (None means the same)
+DECLINED = False     # the match stays as it is, without a remark (a form the pass leaves alone)
+
+
+def rewrite_anchors(module, anchor_names, find, rewrite, *, pass_name: str, log) -> bool:
+    """The one driver of the rewriting passes.
+
+    Each op named in `anchor_names`, in walk order and skipping the ones an earlier match
+    consumed, goes to `find(anchor)`: None (nothing there), a Refusal (a near miss: reported at
+    the anchor), or (consumed, found) -- the Match, or the ops, the rewrite replaces, and what
+    `rewrite(found)` needs. The consumed ops are set aside first (a later anchor among them is
+    skipped, whatever the outcome); `rewrite` returns REWRITTEN (or None), DECLINED, or a
+    Refusal, reported at the anchor naming the pattern. Returns whether anything changed."""
+    anchors = Anchors(module, tuple(anchor_names))
+    changed = False
+    for anchor in anchors:
+        found = find(anchor)
+        if found is None:
+            continue
+        if isinstance(found, Refusal):
+            log.refuse(pass_name, anchor.location, found)
+            continue
+        consumed, found = found
+        if isinstance(consumed, Match):
+            anchors.erased(consumed.operations)
+        else:
+            anchors.erased(op.operation for op in consumed)
+        outcome = rewrite(found)
+        if isinstance(outcome, Refusal):
+            log.refuse(pass_name, anchor.location, outcome,
+                       pattern=consumed.pattern.name if isinstance(consumed, Match) else None)
+        elif outcome is not DECLINED:
+            changed = True
+    return changed
 
 
 # --- checking a fused op before building it ----------------------------------------------------------

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mlir import ir, rewrite
+from mlir import rewrite
 
 from ..dialect.dialect import opdef_of
 from ..dialect.primitive import FormatCast
