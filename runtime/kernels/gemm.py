@@ -60,26 +60,48 @@ def float_matmul(a, weight, *, rounds_to_bf16: bool) -> np.ndarray:
     """a (T, K) (values exact in float32) @ weight (K, N): float32 accumulation. With
     `rounds_to_bf16` the caller rounds the result to bf16 (so the torch backend, which rounds
     once to bf16 itself, may serve); the numpy backend returns it unrounded."""
-    if rounds_to_bf16 and use_torch():
+    if rounds_to_bf16:
+        return bf16_matmul(a, weight).astype(np.float32)
+    return f32(a) @ weight_f32(weight)
+
+
+def bf16_matmul(a, weight) -> np.ndarray:
+    """a (T, K) holding bf16 values (bfloat16, or float32 that bf16 holds exactly) @ weight
+    (K, N): float32 accumulation, rounded once to bf16; a bfloat16 array.
+
+    torch returns the rounded bf16 product itself, which is handed back without a conversion
+    (torch's bf16 -> float32 conversion is far slower than NumPy's)."""
+    if use_torch():
         torch = torch_module()
         w = converted(weight, "gemm/torch_bf16_nk", lambda nd: torch_bf16(torch, np.ascontiguousarray(nd.T)))
-        x = torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32)).to(torch.bfloat16)
-        return torch.nn.functional.linear(x, w).float().numpy()
-    return f32(a) @ weight_f32(weight)
+        return numpy_bf16(torch.nn.functional.linear(torch_bf16_input(torch, a), w))
+    return (f32(a) @ weight_f32(weight)).astype(bfloat16)
 
 
 def head_matmul(x, weight, *, rounds_to_bf16: bool) -> np.ndarray:
     """out[t, h] = x[t, h] @ weight[h]: (T, H, K) x (H, K, N) -> (T, H, N), float32 accumulation
     (unrounded for numpy, rounded once to bf16 for torch; see float_matmul)."""
+    if rounds_to_bf16 and _torch_heads(weight):
+        return head_matmul_bf16(x, weight).astype(np.float32)
     heads = np.ascontiguousarray(np.swapaxes(x, 0, 1))                 # (H, T, K)
-    if rounds_to_bf16 and use_torch() and np.asarray(weight).dtype == bfloat16:
+    return np.swapaxes(np.matmul(f32(heads), weight_f32(weight)), 0, 1)
+
+
+def head_matmul_bf16(x, weight) -> np.ndarray:
+    """head_matmul rounded once to bf16: a contiguous bfloat16 (T, H, N) array; x holds bf16
+    values."""
+    if _torch_heads(weight):
         torch = torch_module()
-        w = torch_bf16(torch, weight)                                  # no copy
-        q = torch.from_numpy(heads.astype(np.float32)).to(torch.bfloat16)
-        out = torch.matmul(q, w).float().numpy()
+        heads = torch_bf16_input(torch, np.swapaxes(x, 0, 1))        # (H, T, K)
+        out = numpy_bf16(torch.matmul(heads, torch_bf16(torch, weight)))
     else:
-        out = np.matmul(f32(heads), weight_f32(weight))
-    return np.swapaxes(out, 0, 1)
+        heads = np.ascontiguousarray(np.swapaxes(x, 0, 1))
+        out = np.matmul(f32(heads), weight_f32(weight)).astype(bfloat16)
+    return np.ascontiguousarray(np.swapaxes(out, 0, 1))
+
+
+def _torch_heads(weight) -> bool:
+    return use_torch() and np.asarray(weight).dtype == bfloat16
 
 
 def use_torch() -> bool:
@@ -96,9 +118,24 @@ def use_torch() -> bool:
 def torch_bf16(torch, array):
     """A torch bf16 tensor sharing the bits of a bfloat16 NumPy array."""
     bits = np.ascontiguousarray(array).view(np.int16)
-    with warnings.catch_warnings():             # read-only constants: torch only reads them
-        warnings.simplefilter("ignore", UserWarning)
-        return torch.from_numpy(bits).view(torch.bfloat16)
+    if not bits.flags.writeable:                # read-only constants: torch only reads them
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return torch.from_numpy(bits).view(torch.bfloat16)
+    return torch.from_numpy(bits).view(torch.bfloat16)
+
+
+def torch_bf16_input(torch, a):
+    """A contiguous torch bf16 tensor of a's values (bf16 values, as bfloat16 or float32):
+    shares a bfloat16 array's memory, converts a float32 one (exactly)."""
+    if a.dtype == bfloat16:
+        return torch_bf16(torch, a)
+    return torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32)).to(torch.bfloat16)
+
+
+def numpy_bf16(tensor) -> np.ndarray:
+    """The bfloat16 NumPy array sharing a torch bf16 tensor's memory."""
+    return tensor.view(torch_module().int16).numpy().view(bfloat16)
 
 
 # --- constant conversions, keyed by id(array) while the array lives ---------------------------
