@@ -220,7 +220,10 @@ def _attend(ops, q, k, v, masked, bias, scale, quant, compute_dtype, d_v):
     qt = ops.tensor(q).reshape(pairs, shared, -1)
     kt = ops.tensor(k).reshape(pairs, length, -1)
     vt = kt[..., :d_v] if v is None else ops.tensor(v).reshape(pairs, length, -1)
-    s = ops.bmm(qt, ops.swap_last(kt)).reshape(bg, n, s1, length)
+    # the scores go to a buffer kept between calls: a fresh one costs its page faults each call
+    s = ops.bmm(qt, ops.swap_last(kt), out=_WORKSPACE.empty("scores", (pairs, shared, length),
+                                                               ops.float_dtype(qt)))
+    s = s.reshape(bg, n, s1, length)
     if quant is not None:                 # exact integer scores -> the half scores (FullQuant)
         s = quant.scores(s, bias, scale)
     else:
@@ -294,9 +297,16 @@ class _NumpyOps:
     def numpy(self, a):
         return a
 
-    def bmm(self, a, b):
+    def float_dtype(self, a):
+        return a.dtype
+
+    def bmm(self, a, b, out=None):
         # one 2-D BLAS call per kv head: NumPy's stacked matmul is much slower than BLAS
-        return np.stack([x @ y for x, y in zip(a, b)])
+        if out is None:
+            return np.stack([x @ y for x, y in zip(a, b)])
+        for i, (x, y) in enumerate(zip(a, b)):
+            np.matmul(x, y, out=out[i])
+        return out
 
     def swap_last(self, a):
         return a.transpose(0, 2, 1)
@@ -362,20 +372,15 @@ class _TorchOps(_NumpyOps):
     def numpy(self, a):
         return a.numpy()
 
-    def bmm(self, a, b):
-        return self.t.matmul(a, b)
+    def float_dtype(self, a):
+        return np.float64 if a.dtype == self.t.float64 else np.float32
+
+    def bmm(self, a, b, out=None):
+        return self.t.matmul(a, b, out=None if out is None else self.t.from_numpy(out))
 
     def swap_last(self, a):
         return a.transpose(1, 2)
 
-    def fill(self, dst, src):
-        # torch converts bf16/fp16 -> float32 on all threads (the gather's main cost)
-        src_type = self.dtypes.get(src.dtype)
-        if src_type is None or dst.dtype != np.float32 or src.strides[-1] != src.itemsize:
-            dst[...] = src
-            return
-        bits = self.t.from_numpy(np.asarray(src).view(np.int16)).view(src_type)
-        self.t.from_numpy(dst).copy_(bits)
 
     def gather_blocks(self, dst, blocks, ids):
         # index_select writes into the strided dst directly, on all threads: one call when
@@ -420,7 +425,11 @@ class _TorchOps(_NumpyOps):
         return self.t.from_numpy(a).to(target).view(self.t.int16).numpy().view(dtype)
 
     def round_to_(self, a, dtype):
-        return a if dtype is None else a.copy_(a.to(self.dtypes[np.dtype(dtype)]))
+        # NumPy's (ml_dtypes) casts: both directions round half to even like torch's, and
+        # torch's bf16 -> float32 conversion is several times slower
+        if dtype is not None:
+            super().round_to_(a.numpy(), dtype)
+        return a
 
     def clamp_min(self, a, lo):
         return a.clamp_min(lo)
@@ -804,12 +813,17 @@ class _Workspace(threading.local):
         self.buffers = {}
 
     def zeros(self, name, shape):
+        """A float32 buffer whose lower halves are zero (only the bf16 gather writes it)."""
+        return self.empty(name, shape, np.float32)
+
+    def empty(self, name, shape, dtype=np.float32):
+        """A buffer of `shape` with what the last user left in it (allocated zeroed)."""
         size = int(np.prod(shape))
-        buf = self.buffers.get(name)
+        buf = self.buffers.get((name, np.dtype(dtype)))
         if buf is None or buf.size < size:
-            buf = _aligned_zeros(size)
+            buf = _aligned_zeros(size, dtype)
             if buf.nbytes <= self.max_bytes:
-                self.buffers[name] = buf
+                self.buffers[(name, np.dtype(dtype))] = buf
         return buf[:size].reshape(shape)
 
 
