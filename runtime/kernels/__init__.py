@@ -32,6 +32,16 @@ def get_kernel(op_name: str) -> Callable:
         raise NotImplementedError(f"no CPU kernel for {op_name}") from None
 
 
+def load_all() -> None:
+    """Import every kernel module and the library the hot products will run in (torch, unless
+    ASCEND_MLA_MATMUL=numpy), so that no kernel call pays an import: call it before timing a
+    compiled program's first step (torch takes about a second to import)."""
+    _load_all()
+    from .common import matmul_choice, torch_module
+    if matmul_choice() != "numpy":
+        torch_module()
+
+
 def _load_all():
     # Importing the modules registers their kernels.
     from . import primitive  # noqa: F401
