@@ -16,12 +16,27 @@ def _copy_mutable(value):
     """Writeable arrays (caches, which kernels update in place) are copied; constants (read-only
     arrays, NZ weights) are shared, so both kernels also see their converted-once forms."""
     if isinstance(value, np.ndarray) and value.flags.writeable:
-        return value.copy()
+        return _copy_with_layout(value)
     if isinstance(value, (list, tuple)):
         return type(value)(_copy_mutable(v) for v in value)
     if isinstance(value, NZTensor) and value.data.flags.writeable:
         return NZTensor(value.data.copy(), value.shape)
     return value
+
+
+def _copy_with_layout(a):
+    """A copy with a's strides (a kernel may treat a strided view differently): a copy of the
+    memory a views, viewed the same way."""
+    if a.flags.c_contiguous or not isinstance(a.base, np.ndarray):
+        return a.copy()
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    root = np.ascontiguousarray(root)
+    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if not 0 <= offset < root.nbytes:
+        return a.copy()
+    return np.ndarray(a.shape, a.dtype, buffer=root.copy(), offset=offset, strides=a.strides)
 
 
 def _arrays(value):
