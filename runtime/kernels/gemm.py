@@ -124,7 +124,9 @@ def head_matmul_bf16(x, weight) -> np.ndarray:
     if _torch_heads(weight):
         torch = torch_module()
         heads = torch_bf16_input(torch, np.swapaxes(x, 0, 1))        # (H, T, K)
-        out = numpy_bf16(torch.matmul(heads, torch_bf16(torch, weight)))
+        # the weight as it is, strided or not: oneDNN reads a transposed view in place (the
+        # same bits as from a contiguous copy, which costs more than the product at decode)
+        out = numpy_bf16(torch.matmul(heads, torch_bf16(torch, weight, strided=True)))
     else:
         heads = np.ascontiguousarray(np.swapaxes(x, 0, 1))
         out = np.matmul(f32(heads), weight_f32(weight)).astype(bfloat16)
@@ -146,9 +148,13 @@ def use_torch() -> bool:
     return choice == "torch"
 
 
-def torch_bf16(torch, array):
-    """A torch bf16 tensor sharing the bits of a bfloat16 NumPy array."""
-    bits = np.ascontiguousarray(array).view(np.int16)
+def torch_bf16(torch, array, strided=False):
+    """A torch bf16 tensor sharing the bits of a bfloat16 NumPy array: contiguous (a copy when
+    the array is not), or with the array's strides when `strided` and torch can take them."""
+    if strided and all(st >= 0 and st % 2 == 0 for st in array.strides):
+        bits = array.view(np.int16)
+    else:
+        bits = np.ascontiguousarray(array).view(np.int16)
     if not bits.flags.writeable:                # read-only constants: torch only reads them
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)

@@ -286,6 +286,9 @@ def test_primitives(matmuls):
     check("mla.matmul", x=x, w=w_nz)
     check("mla.matmul", x=x.astype(np.float32), w=w)
     check("mla.head_matmul", x=rnd(rng, (5, 4, 128)), w=rnd(rng, (4, 128, 512), 0.1))
+    w_uv = rnd(rng, (4, 128, 512), 0.1).transpose(0, 2, 1)          # a transposed weight view
+    w_uv.flags.writeable = False
+    check("mla.head_matmul", x=rnd(rng, (5, 4, 512)), w=w_uv)
     check("mla.quant_matmul", x=x8, w=w8, x_scale=rng.random(6).astype(np.float32),
           w_scale=rng.random(96).astype(np.float32))
     check("mla.rms_norm", x=x, gamma=rnd(rng, (256,)), epsilon=1e-6)
