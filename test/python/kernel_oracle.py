@@ -56,6 +56,8 @@ def same_bits(a, b) -> str | None:
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype != b.dtype or a.shape != b.shape:
         return f"dtype/shape {a.dtype}{a.shape} != {b.dtype}{b.shape}"
+    if a.size == 0:
+        return None
     if a.dtype == bool:
         a, b = a.view(np.uint8), b.view(np.uint8)
     raw_a = np.ascontiguousarray(a).view(np.uint8).reshape(a.shape + (-1,))
