@@ -103,6 +103,15 @@ class TorchOps(NumpyOps):
         return a.transpose(1, 2)
 
 
+    def fill(self, dst, src):
+        # torch converts bf16/fp16 -> float32 on all threads
+        src_type = self.dtypes.get(src.dtype)
+        if src_type is None or dst.dtype != np.float32 or src.strides[-1] != src.itemsize:
+            dst[...] = src
+            return
+        bits = self.t.from_numpy(np.asarray(src).view(np.int16)).view(src_type)
+        self.t.from_numpy(dst).copy_(bits)
+
     def gather_blocks(self, dst, blocks, ids):
         # index_select writes into the strided dst directly, on all threads: one call when
         # the (batch row, block) axes of dst merge into one (one kv head), else one per row
@@ -146,11 +155,7 @@ class TorchOps(NumpyOps):
         return self.t.from_numpy(a).to(target).view(self.t.int16).numpy().view(dtype)
 
     def round_to_(self, a, dtype):
-        # NumPy's (ml_dtypes) casts: both directions round half to even like torch's, and
-        # torch's bf16 -> float32 conversion is several times slower
-        if dtype is not None:
-            super().round_to_(a.numpy(), dtype)
-        return a
+        return a if dtype is None else a.copy_(a.to(self.dtypes[np.dtype(dtype)]))
 
     def clamp_min(self, a, lo):
         return a.clamp_min(lo)
