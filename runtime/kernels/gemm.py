@@ -10,7 +10,8 @@ Matmul backends (the hot bf16 products; env ASCEND_MLA_MATMUL=numpy|torch|auto, 
   numpy  float32 BLAS on float32 copies of the weights: bf16 values are exact in float32, the
          accumulation is float32 and the caller rounds once to bf16 -- the rounding contract.
   torch  torch bf16 matmul (oneDNN): bf16 inputs, float32 accumulation, one rounding to bf16.
-         Used only where the result is rounded to bf16 anyway. Fast on CPUs with native bf16
+         Used only where the result is rounded to bf16 anyway. A constant weight is packed once
+         into oneDNN's blocked layout (bf16_matmul). Fast on CPUs with native bf16
          (AVX512-BF16/AMX, Arm BF16); on an AVX2-only CPU it runs 3-80x slower than sgemm.
   auto   (default) torch when the CPU has native bf16 and torch imports, numpy otherwise.
 """
@@ -70,8 +71,8 @@ def bf16_matmul(a, weight) -> np.ndarray:
     """a (T, K) holding bf16 values (bfloat16, or float32 that bf16 holds exactly) @ weight
     (K, N): float32 accumulation, rounded once to bf16; a bfloat16 array.
 
-    torch returns the rounded bf16 product itself, which is handed back without a conversion
-    (torch's bf16 -> float32 conversion is far slower than NumPy's)."""
+    torch returns the rounded bf16 product itself, which is handed back as it is (not converted
+    to float32 in fresh memory and rounded again)."""
     if use_torch():
         torch = torch_module()
         x = torch_bf16_input(torch, a)
@@ -124,8 +125,9 @@ def head_matmul_bf16(x, weight) -> np.ndarray:
     if _torch_heads(weight):
         torch = torch_module()
         heads = torch_bf16_input(torch, np.swapaxes(x, 0, 1))        # (H, T, K)
-        # the weight as it is, strided or not: oneDNN reads a transposed view in place (the
-        # same bits as from a contiguous copy, which costs more than the product at decode)
+        # the weight as it is, strided or not: torch reads a transposed view in place (the same
+        # bits as from a contiguous copy, which costs more than the product at decode) and
+        # copies it itself only when its strides do not fit
         out = numpy_bf16(torch.matmul(heads, torch_bf16(torch, weight, strided=True)))
     else:
         heads = np.ascontiguousarray(np.swapaxes(x, 0, 1))
