@@ -22,7 +22,7 @@ def kernel_oracle(monkeypatch):
         return
     from ascend_mla.runtime import kernels
     from kernel_oracle import compare
-    kernels._load_all()
+    kernels.load_kernels()
     for name, fn in list(kernels.KERNELS.items()):
         def checked(*, _name=name, _fn=fn, **operands):
             return compare(_name, _fn, operands)
