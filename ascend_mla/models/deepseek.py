@@ -513,4 +513,7 @@ def __getattr__(name):
     if name in ("TorchMLA", "TorchMLANaive"):
         from . import torch_mla
         return getattr(torch_mla, name)
+    if name == "CausalLM":            # the whole decoder from a checkpoint (causal_lm.py)
+        from .causal_lm import CausalLM
+        return CausalLM
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
