@@ -209,7 +209,7 @@ def read_config(path) -> ModelConfig:
     architectures = tuple(raw.get("architectures") or ())
     if model_type not in MODEL_TYPES:
         model_type = next((ARCHITECTURES[a] for a in architectures if a in ARCHITECTURES), None)
-        if model_type is None and "kv_lora_rank" in raw:     # a bare hyper-parameter dict (presets)
+        if raw.get("model_type") is None and not architectures and "kv_lora_rank" in raw:   # bare presets
             model_type = "deepseek_v3"
     if model_type not in MODEL_TYPES:
         raise _error(f"{where}: model_type: {raw.get('model_type')!r} is not a DeepSeek MLA model "
@@ -473,6 +473,8 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
         raise ValueError(f"tp, rank: expected 0 <= rank < tp, got tp={tp!r} rank={rank!r}")
     if config is None:
         config = read_config(path)
+    if config.num_attention_heads % tp:
+        raise _error(f"{path}: tp={tp} does not divide the {config.num_attention_heads} attention heads", "CKPT-TP")
     entries = tensor_index(path)
     scales = {n[:-len("_scale_inv")]: n for n in entries        # FP8 weight -> its scale blocks
               if n.endswith(".weight_scale_inv") and n[:-len("_scale_inv")] in entries}
@@ -499,7 +501,8 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
             if name not in scales:
                 raise _error(f"{path}: {name} is float8_e4m3fn without {name}_scale_inv", "CKPT-QUANT")
             scale = np.asarray(_read(entries[scales[name]], maps), np.float32)
-            value = _dequantize_fp8(name, value, scale, config.fp8_block or (128, 128), path)
+            value = _dequantize_fp8(name, value, scale, config.fp8_block or (128, 128), path,
+                                    np.float32 if to_int8(name) else BF16)   # int8 from the exact values
         if not _is_float(value):
             out[name] = np.array(value)                # integers as stored (a copy, not the map)
         elif to_int8(name) and value.ndim == 2:
@@ -520,18 +523,18 @@ def _is_float(a) -> bool:
     return a.dtype == BF16 or np.issubdtype(a.dtype, np.floating)
 
 
-def _dequantize_fp8(name, value, scale_inv, block, path) -> np.ndarray:
-    """bf16 of an FP8 weight: each (block) tile times its weight_scale_inv, tile by tile of
-    rows so no full float32 copy exists."""
+def _dequantize_fp8(name, value, scale_inv, block, path, dtype=BF16) -> np.ndarray:
+    """An FP8 weight as `dtype`: each (block) tile times its weight_scale_inv, a band of rows
+    at a time (no float32 copy of a whole bf16 result)."""
     rows, cols = value.shape
     br, bc = block
     if scale_inv.shape != (-(-rows // br), -(-cols // bc)):
         raise _error(f"{path}: {name}_scale_inv has shape {scale_inv.shape}, expected "
                      f"{(-(-rows // br), -(-cols // bc))} for {value.shape} in {br}x{bc} blocks", "CKPT-QUANT")
-    out = np.empty((rows, cols), BF16)
+    out = np.empty((rows, cols), dtype)
     for r in range(0, rows, br):
         per_col = np.repeat(scale_inv[r // br], bc)[:cols]
-        out[r:r + br] = (value[r:r + br].astype(np.float32) * per_col).astype(BF16)
+        out[r:r + br] = (value[r:r + br].astype(np.float32) * per_col).astype(dtype)
     return out
 
 

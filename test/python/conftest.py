@@ -1,4 +1,7 @@
 """Fixtures shared by the pytest files."""
+import hashlib
+import json
+
 import pytest
 
 
@@ -26,9 +29,9 @@ def hf_checkpoint(tmp_path_factory):
     made = {}
 
     def get(kind="bf16", **overrides):
-        key = (kind, tuple(sorted(overrides.items())))
+        key = (kind, json.dumps(overrides, sort_keys=True))
         if key not in made:
-            tag = "-".join(f"{k}={v}" for k, v in sorted(overrides.items())).replace("/", "_") or "base"
+            tag = hashlib.sha1(key[1].encode()).hexdigest()[:8] if overrides else "base"
             root = tmp_path_factory.mktemp(f"hf-{tag}")
             if kind == "bf16":
                 made[key] = hf.write_transformers_checkpoint(root / "bf16", **overrides)
