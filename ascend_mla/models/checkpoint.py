@@ -26,6 +26,8 @@ and a rule ID (CKPT-*, listed in docs/guide.md):
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import json
 import math
@@ -439,6 +441,20 @@ def _always_ignored(config: ModelConfig | None):
     return ignored
 
 
+_REPORT = contextvars.ContextVar("checkpoint_progress", default=None)
+
+
+@contextlib.contextmanager
+def reporting(callback):
+    """Within the block, load_tensors calls callback(bytes_read, bytes_total) after each tensor
+    (a progress bar: `ascend-mla generate` shows one while a model loads)."""
+    token = _REPORT.set(callback)
+    try:
+        yield
+    finally:
+        _REPORT.reset(token)
+
+
 def _predicate(names):
     if names is None:
         return lambda n: True
@@ -495,7 +511,12 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
                          f"{' ...' if len(missing) > 6 else ''}", "CKPT-MISSING")
     to_int8 = (int8 or w8a8_int8) if quant in ("w8a8", "w8a8c8") else (lambda n: False)
     maps, out = {}, {}
+    report, done = _REPORT.get(), 0
+    total = sum(entries[n].end - entries[n].start for n in selected)
     for name in selected:
+        if report is not None:
+            report(done, total)
+            done += entries[name].end - entries[name].start
         value = _read(entries[name], maps)
         if value.dtype == F8E4M3:
             if name not in scales:
@@ -511,6 +532,8 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
             out[name] = np.asarray(value).astype(np.float32)
         else:
             out[name] = np.asarray(value).astype(BF16)
+    if report is not None:
+        report(total, total)
     if quant == "w8a8c8":
         for name in [n for n in out if n.endswith("self_attn.kv_a_layernorm.weight")]:
             out[name.replace("kv_a_layernorm.weight", "kv_scale")] = kv_cache_scale(out[name])

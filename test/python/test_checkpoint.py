@@ -346,7 +346,7 @@ def assert_fused(program, layers):
 NOISE_FACTOR = 2.0
 
 
-@pytest.mark.parametrize("kind", ["bf16", "legacy"])
+@pytest.mark.parametrize("kind", ["bf16", pytest.param("legacy", marks=pytest.mark.slow)])
 def test_attention_matches_transformers(kind, hf_checkpoint, hf_model):
     """Both layers (dense and MoE layer's attention) of the 5.x checkpoint and its 4.x-config
     twin, prefill chunks of 3 tokens then the next chunk from the cache, batch 2, fused."""
