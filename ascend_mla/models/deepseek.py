@@ -112,14 +112,14 @@ class Model:
 
     @property
     def cache_names(self) -> list[str]:
-        return [f"{kind}_cache.{i}" for i in range(self.config["layers"]) for kind in ("kv", "kr")]
+        return [f"{kind}_cache.{i}" for i in self.config["layer_ids"] for kind in ("kv", "kr")]
 
     def new_caches(self) -> dict:
         """Zeroed paged caches, one kv (latent) and one kr (rope) cache per layer."""
         c = self.config
         kv_dtype = np.int8 if c["quant"] == "w8a8c8" else BF16
         out = {}
-        for i in range(c["layers"]):
+        for i in c["layer_ids"]:
             out[f"kv_cache.{i}"] = np.zeros((self.num_blocks, c["block_size"], 1, c["kv_lora_rank"]), kv_dtype)
             out[f"kr_cache.{i}"] = np.zeros((self.num_blocks, c["block_size"], 1, c["qk_rope_head_dim"]), BF16)
         return out
@@ -142,7 +142,11 @@ class Model:
         positions = np.broadcast_to(np.arange(step * seq, (step + 1) * seq), (batch, seq)).astype(np.int64)
         slots = self.block_table[np.arange(batch)[:, None], positions // block_size].astype(np.int64) \
             * block_size + positions % block_size
-        return {"hidden_states": rng.standard_normal((batch, seq, c["hidden_size"]), np.float32).astype(BF16),
+        if c.get("decoder"):
+            first = {"input_ids": rng.integers(0, c["vocab_size"], (batch, seq), dtype=np.int64)}
+        else:
+            first = {"hidden_states": rng.standard_normal((batch, seq, c["hidden_size"]), np.float32).astype(BF16)}
+        return {**first,
                 "positions": np.ascontiguousarray(positions), "slot_mapping": slots,
                 "block_table": self.block_table,
                 "seq_lengths": np.full((batch,), (step + 1) * seq, np.int64), **caches}
@@ -151,11 +155,16 @@ class Model:
 def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int = 1, seq: int = 1,
           quant: str = "bf16", cache_mode: str = "PA_BSND", block_size: int = 128, seed: int = 0,
           max_positions: int | None = None, weights: dict | None = None,
-          config: dict | None = None, rope: str = "interleave") -> Model:
+          config: dict | None = None, rope: str = "interleave", layer: int | None = None,
+          decoder: bool = False) -> Model:
     """The attention block of `layers` layers of model `name` at tensor-parallel slice `tp`.
 
     Weights are random (seeded) unless `weights` gives a checkpoint's (HF names, full size: the
-    tp slice is taken here); `config` overrides the preset's hyper-parameters (a config.json)."""
+    tp slice is taken here); `config` overrides the preset's hyper-parameters (a config.json).
+    `layer`: build that one layer (its index in the model: weight and cache names keep it)
+    instead of layers 0..layers-1. `decoder`: the whole decoder (ascend_mla/models/decoder.py):
+    token ids in, the embedding, each layer's MLP or MoE after its attention, the final norm
+    and lm_head; the first result is then the logits (batch, seq, vocab) float32."""
     if config is None:
         if name not in CONFIGS:
             raise ValueError(f"name: unknown model {name!r}; known: {', '.join(CONFIGS)}")
@@ -170,6 +179,11 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
         raise ValueError(f"tp: must divide the {heads} attention heads of {name}, got {tp}")
     if layers > c.get("num_hidden_layers", layers):
         raise ValueError(f"layers: {name} has {c['num_hidden_layers']} layers, got {layers}")
+    if layer is not None:
+        if not isinstance(layer, int) or not 0 <= layer < c.get("num_hidden_layers", layer + 1):
+            raise ValueError(f"layer: expected an index in [0, {c.get('num_hidden_layers')}), got {layer!r}")
+        if layers != 1:
+            raise ValueError(f"layers: one chosen layer (layer={layer}) builds 1 layer, got layers={layers}")
     if quant not in QUANTS:
         raise ValueError(f"quant: expected one of {', '.join(QUANTS)}, got {quant!r}")
     if cache_mode not in CACHE_MODES:
@@ -181,7 +195,11 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     blocks_per_row = -(-max_positions // block_size)
     c.update(name=name, tp=tp, heads=heads // tp, layers=layers, batch=batch, seq=seq, quant=quant,
              cache_mode=cache_mode, block_size=block_size, seed=seed, max_positions=max_positions, rope=rope,
-             softmax_scale=softmax_scale(c))
+             softmax_scale=softmax_scale(c), decoder=decoder,
+             layer_ids=[layer] if layer is not None else list(range(layers)))
+    if decoder:
+        from .decoder import check_config
+        check_config(c)
     rng = np.random.default_rng(seed)
     num_blocks = batch * blocks_per_row + 1                  # one spare block nobody uses
     block_table = rng.permutation(num_blocks)[:batch * blocks_per_row].reshape(batch, blocks_per_row).astype(np.int32)
@@ -245,7 +263,7 @@ def weight_specs(c) -> dict:
     if "max_positions" in c:
         for table in ("cos_cached", "sin_cached"):
             specs[f"model.rotary_emb.{table}"] = TensorInfo((c["max_positions"], c["qk_rope_head_dim"]), "bf16")
-    for i in range(c["layers"]):
+    for i in c["layer_ids"]:
         specs[f"model.layers.{i}.input_layernorm.weight"] = TensorInfo((c["hidden_size"],), "bf16")
         if c["q_lora_rank"]:
             specs[_attn(i, "q_a_layernorm.weight")] = TensorInfo((c["q_lora_rank"],), "bf16")
@@ -258,6 +276,9 @@ def weight_specs(c) -> dict:
                 specs[_attn(i, f"{proj}.weight_scale")] = TensorInfo((rows, 1), "f32")
         if c["quant"] == "w8a8c8":
             specs[_attn(i, "kv_scale")] = TensorInfo((1, c["kv_lora_rank"]), "f32")
+    if c.get("decoder"):
+        from .decoder import decoder_specs
+        specs.update(decoder_specs(c))
     return specs
 
 
@@ -267,12 +288,18 @@ def random_weights(c, rng) -> dict:
     for name, spec in weight_specs(c).items():
         if name.startswith("model.rotary_emb") or name.endswith(".weight_scale"):
             continue                                # tables: rope_tables; scales: with their weight
-        if name.endswith("layernorm.weight"):
+        if name.endswith(("layernorm.weight", "model.norm.weight")):
             weights[name] = _gamma(rng, spec.shape[0])
         elif name.endswith("kv_scale"):
             weights[name] = np.full(spec.shape, KV_SCALE, np.float32)
+        elif name.endswith("e_score_correction_bias"):
+            weights[name] = (rng.standard_normal(spec.shape, np.float32) * 0.01).astype(np.float32)
         else:
-            w = rng.standard_normal(spec.shape, np.float32) / np.float32(np.sqrt(spec.shape[1]))
+            fan_in = spec.shape[0] if name.endswith("embed_tokens.weight") else spec.shape[-1]
+            w = rng.standard_normal(spec.shape, np.float32) / np.float32(np.sqrt(fan_in))
+            if spec.dtype == "f32":
+                weights[name] = w
+                continue
             if spec.dtype == "i8":                  # symmetric per output channel
                 scale = np.abs(w).max(axis=1, keepdims=True) / 127
                 weights[name] = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
@@ -301,8 +328,12 @@ def _sliced(c, proj, rows, cols):
 def shard(weights: dict, c) -> dict:
     """Rank 0's tensor-parallel slice of full checkpoint weights (for the layers built)."""
     out = {}
-    for i in range(c["layers"]):
-        for key in [k for k in weights if k.startswith(f"model.layers.{i}.")]:
+    if c.get("decoder"):
+        from .decoder import shard_decoder
+        out.update(shard_decoder(weights, c))
+    for i in c["layer_ids"]:
+        for key in [k for k in weights if k.startswith(f"model.layers.{i}.self_attn.") or
+                    k.startswith(f"model.layers.{i}.input_layernorm.")]:
             value = np.asarray(weights[key])
             proj = key.split(".")[-2]
             if key.endswith((".weight", ".weight_scale")) and proj in ("q_b_proj", "q_proj", "kv_b_proj"):
@@ -343,13 +374,17 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
     def w(key):
         return g.weight(key, specs[key])
 
-    h = g.arg("hidden_states", t((b, s, he), "bf16"))
+    if c.get("decoder"):
+        from . import decoder as whole
+        h = whole.embedding(g, w, g.arg("input_ids", t((b, s), "i64")))
+    else:
+        h = g.arg("hidden_states", t((b, s, he), "bf16"))
     positions = g.arg("positions", t((b, s), "i64"))
     slots = g.arg("slot_mapping", t((b, s), "i64"))
     block_table = g.arg("block_table", t((b, blocks_per_row), "i32"))
     lengths = g.arg("seq_lengths", t((b,), "i64"))
     caches = []
-    for i in range(c["layers"]):
+    for i in c["layer_ids"]:
         caches.append((g.arg(f"kv_cache.{i}", t((num_blocks, c["block_size"], 1, lora), "i8" if kv_int8 else "bf16")),
                        g.arg(f"kr_cache.{i}", t((num_blocks, c["block_size"], 1, dr), "bf16"))))
     cos = g.op(Gather, table=w("model.rotary_emb.cos_cached"), indices=positions, name="cos")
@@ -366,7 +401,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
                     name=name, result={"y": t(x.shape[:-1] + wt.shape[1:], out)})
 
     new_caches = []
-    for i, (kv_cache, kr_cache) in enumerate(caches):
+    for i, (kv_cache, kr_cache) in zip(c["layer_ids"], caches):
         layer = f"model.layers.{i}"
         int8 = quant != "bf16"
         x = g.op(RmsNorm, x=h, gamma=w(f"{layer}.input_layernorm.weight"), epsilon=eps, name=f"l{i}_x")
@@ -434,6 +469,10 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
         else:
             out = linear(o, _attn(i, "o_proj"), None, "bf16", f"l{i}_o")
         h = g.op(Add, x=h, y=out, name=f"l{i}_h")
+        if c.get("decoder"):
+            h = whole.feed_forward(g, w, c, i, h)
+    if c.get("decoder"):
+        h = whole.logits(g, w, c, h)
     g.ret(h, *new_caches)
     return g.text()
 
@@ -443,4 +482,7 @@ def __getattr__(name):
     if name in ("TorchMLA", "TorchMLANaive"):
         from . import torch_mla
         return getattr(torch_mla, name)
+    if name == "CausalLM":            # the whole decoder from a checkpoint (causal_lm.py)
+        from .causal_lm import CausalLM
+        return CausalLM
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
