@@ -166,9 +166,9 @@ class Generate:
                      f"({steps * rows / decode:.1f} tokens/s)")
         if a.report:
             self.say(str(lm.report()))
-        if tokenizer is not None:
-            for row in new:
-                self.say(a.prompt + tokenizer.decode([int(t) for t in row]))
+        if tokenizer is not None:                      # each row's prompt and continuation
+            for prompt, row in zip(ids, new):
+                self.say(tokenizer.decode([int(t) for t in prompt] + [int(t) for t in row]))
         self.say(" ".join(str(int(t)) for t in new.reshape(-1)))
         return 0
 
