@@ -32,9 +32,6 @@ partial sum; the all-reduce is outside the block).
 """
 from __future__ import annotations
 
-import glob
-import json
-import math
 import os
 from dataclasses import dataclass, field
 
@@ -45,6 +42,7 @@ from ..dialect.primitive import (Add, DynamicQuant, Gather, HeadMatmul, Matmul, 
                                   PagedAttention, QuantMatmul, Quantize, RmsNorm, Rope,
                                   ScatterCache, Transpose)
 from ..dialect.types import TensorInfo
+from . import checkpoint
 from .graph import GraphWriter
 
 BF16 = ml_dtypes.bfloat16
@@ -78,44 +76,17 @@ CACHE_MODES = ("PA_BSND", "PA_NZ")
 KV_SCALE = 127.0 / 8.0     # the random models' per-tensor int8 kv-cache scale (|kv| < 8 after RmsNorm)
 
 
-# --- RoPE with YaRN (the Hugging Face DeepseekV3YarnRotaryEmbedding) -------------------------------
-
-def yarn_mscale(scale: float, mscale: float) -> float:
-    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
-
+# --- RoPE with YaRN (the Hugging Face DeepseekV3 rotary embedding; checkpoint.ModelConfig) --------
 
 def rope_tables(config: dict, positions: int):
-    """cos, sin (positions, Dr) as the model's rotary embedding computes them (float32 ->
-    bf16): frequencies blended between interpolated and extrapolated by YaRN's ramp, tables
-    concat(freqs, freqs) scaled by mscale(factor, mscale) / mscale(factor, mscale_all_dim)."""
-    dim, base = config["qk_rope_head_dim"], config["rope_theta"]
-    exponents = np.arange(0, dim, 2, dtype=np.float32) / dim
-    inv_freq = 1.0 / base ** exponents
-    scaling = config.get("rope_scaling") or {}
-    mscale = 1.0
-    if scaling.get("type", scaling.get("rope_type")) == "yarn":
-        factor, original = scaling["factor"], scaling["original_max_position_embeddings"]
-
-        def correction_dim(rotations):
-            return dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(base))
-        low = max(math.floor(correction_dim(scaling["beta_fast"])), 0)
-        high = min(math.ceil(correction_dim(scaling["beta_slow"])), dim - 1)
-        ramp = np.clip((np.arange(dim // 2, dtype=np.float32) - low) / max(high - low, 1e-3), 0, 1)
-        extrapolate = 1.0 - ramp
-        inv_freq = inv_freq / factor * (1 - extrapolate) + inv_freq * extrapolate
-        mscale = yarn_mscale(factor, scaling["mscale"]) / yarn_mscale(factor, scaling["mscale_all_dim"])
-    freqs = np.outer(np.arange(positions, dtype=np.float32), inv_freq.astype(np.float32))
-    emb = np.concatenate([freqs, freqs], axis=-1)
-    return (np.cos(emb) * mscale).astype(BF16), (np.sin(emb) * mscale).astype(BF16)
+    """cos, sin (positions, Dr) bf16 as the model's rotary embedding computes them (YaRN's
+    blended frequencies and attention factor included): checkpoint.ModelConfig.rope_tables."""
+    return checkpoint.read_config(config).rope_tables(positions)
 
 
 def softmax_scale(config: dict) -> float:
-    scale = (config["qk_nope_head_dim"] + config["qk_rope_head_dim"]) ** -0.5
-    scaling = config.get("rope_scaling") or {}
-    if scaling.get("mscale_all_dim"):
-        m = yarn_mscale(scaling["factor"], scaling["mscale_all_dim"])
-        scale *= m * m
-    return scale
+    """1/sqrt(nope + rope), times YaRN's mscale(factor, mscale_all_dim)^2."""
+    return checkpoint.read_config(config).softmax_scale
 
 
 # --- the model ---------------------------------------------------------------------------------------
@@ -248,12 +219,20 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
 
 
 def from_pretrained(path: str, **build_args) -> Model:
-    """A model from a Hugging Face checkpoint directory (config.json + *.safetensors)."""
-    with open(os.path.join(path, "config.json")) as f:
-        config = json.load(f)
+    """The attention blocks of a Hugging Face checkpoint directory (config.json + safetensors,
+    sharded or not; bf16, fp32 or block FP8; transformers 4.x or 5.x config): the rope mode,
+    YaRN and the norms' eps come from the config; quant="w8a8"/"w8a8c8" quantizes the
+    checkpoint's weights at load. What the graph cannot honour is a CompileError (checkpoint.py)."""
+    config = checkpoint.read_config(path)
+    rope = build_args.pop("rope", config.rope)
+    if rope != config.rope:
+        raise ValueError(f"rope: the checkpoint's rope_interleave says {config.rope!r}, got {rope!r}")
     layers = build_args.get("layers", 1)
-    name = config.get("_name_or_path") or os.path.basename(os.path.normpath(path))
-    return build(name, config=config, weights=load_weights(path, layers=range(layers)), **build_args)
+    if not isinstance(layers, int) or not 1 <= layers <= config.num_hidden_layers:
+        raise ValueError(f"layers: expected an integer in [1, {config.num_hidden_layers}], got {layers!r}")
+    weights = load_weights(path, layers=range(layers), quant=build_args.get("quant", "bf16"), config=config)
+    name = os.path.basename(os.path.normpath(path))
+    return build(name, config=config.build_config(), weights=weights, rope=rope, **build_args)
 
 
 # --- weights ---------------------------------------------------------------------------------------
@@ -366,27 +345,17 @@ def shard(weights: dict, c) -> dict:
     return out
 
 
-def load_weights(path: str, layers=None) -> dict:
-    """The attention weights of a Hugging Face checkpoint directory (*.safetensors), by their
-    checkpoint names, as NumPy arrays (bf16 as ml_dtypes.bfloat16). `layers`: which layer
-    indices (default all)."""
-    from safetensors import safe_open
-    wanted = None if layers is None else {int(i) for i in layers}
-    files = sorted(glob.glob(os.path.join(path, "*.safetensors")))
-    if not files:
-        raise FileNotFoundError(f"no *.safetensors files in {path}")
-    out = {}
-    for file in files:
-        with safe_open(file, framework="numpy") as f:
-            for key in f.keys():
-                parts = key.split(".")
-                if len(parts) < 4 or parts[:2] != ["model", "layers"]:
-                    continue
-                if wanted is not None and int(parts[2]) not in wanted:
-                    continue
-                if parts[3] in ("self_attn", "input_layernorm"):
-                    out[key] = f.get_tensor(key)
-    return out
+def load_weights(path: str, layers=None, *, quant: str | None = None, config=None) -> dict:
+    """The attention weights (with each layer's input_layernorm) of a Hugging Face checkpoint
+    directory, by their checkpoint names (bf16 as ml_dtypes.bfloat16; int8 + weight_scale for
+    quant="w8a8"/"w8a8c8"). `layers`: which layer indices (default all). The checkpoint's other
+    tensors are skipped; one inside an attention block that the graph would not read (a bias)
+    is refused (CKPT-UNUSED)."""
+    config = config or checkpoint.read_config(path)
+    layers = range(config.num_hidden_layers) if layers is None else [int(i) for i in layers]
+    names = checkpoint.attention_names(config, layers)
+    built = tuple(f"model.layers.{i}.{part}" for i in layers for part in ("self_attn.", "input_layernorm."))
+    return checkpoint.load_tensors(path, config, names=names, ignore=lambda n: not n.startswith(built), quant=quant)
 
 
 # --- the graph -------------------------------------------------------------------------------------
@@ -396,7 +365,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
     b, s, he = c["batch"], c["seq"], c["hidden_size"]
     n, nope, dr, dv, lora = c["heads"], c["qk_nope_head_dim"], c["qk_rope_head_dim"], c["v_head_dim"], c["kv_lora_rank"]
     quant, kv_int8 = c["quant"], c["quant"] == "w8a8c8"
-    eps = c["rms_norm_eps"]
+    eps, latent_eps = c["rms_norm_eps"], c.get("latent_norm_eps", checkpoint.LATENT_NORM_EPS)
     rope_mode = {} if c.get("rope", "interleave") == "interleave" else {"mode": c["rope"]}
 
     def t(shape, dtype):
@@ -441,7 +410,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
         # query path
         if c["q_lora_rank"]:
             q_a = linear(xq, _attn(i, "q_a_proj"), xs, f32_or_bf16, f"l{i}_q_a")
-            c_q = g.op(RmsNorm, x=q_a, gamma=w(_attn(i, "q_a_layernorm.weight")), epsilon=eps, name=f"l{i}_c_q",
+            c_q = g.op(RmsNorm, x=q_a, gamma=w(_attn(i, "q_a_layernorm.weight")), epsilon=latent_eps, name=f"l{i}_c_q",
                        result={"y": t(q_a.shape, f32_or_bf16)})
             if int8:
                 cqq, cqs = g.op(DynamicQuant, x=c_q, name=f"l{i}_c_q_quant")
@@ -464,7 +433,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
         kv = linear(xq, _attn(i, "kv_a_proj_with_mqa"), xs, f32_or_bf16, f"l{i}_kv")
         c_kv = g.extract_slice(kv, (0, 0, 0), (b, s, lora), f"l{i}_c_kv")
         k_pe = g.extract_slice(kv, (0, 0, lora), (b, s, dr), f"l{i}_k_pe")
-        kv_norm = g.op(RmsNorm, x=c_kv, gamma=w(_attn(i, "kv_a_layernorm.weight")), epsilon=eps,
+        kv_norm = g.op(RmsNorm, x=c_kv, gamma=w(_attn(i, "kv_a_layernorm.weight")), epsilon=latent_eps,
                        name=f"l{i}_kv_norm", result={"y": t(c_kv.shape, "f32" if kv_int8 else "bf16")})
         k_rope = g.op(Rope, x=k_pe, cos=cos, sin=sin, **rope_mode, name=f"l{i}_k_rope", result={"y": t(k_pe.shape, "bf16")})
         attention_extra = {}
