@@ -59,7 +59,9 @@ class CausalLM:
             max_positions = min(config.get("max_position_embeddings") or DEFAULT_POSITIONS, DEFAULT_POSITIONS)
         if not isinstance(max_positions, int) or max_positions < 1:
             raise ValueError(f"max_positions: expected an integer >= 1, got {max_positions!r}")
-        self.name, self.config, self.weights = name, config, weights
+        # Read-only constants: the kernels convert a weight once (gemm.converted) only when
+        # nothing can change it; a writeable one would be converted again at every step.
+        self.name, self.config, self.weights = name, config, {k: _frozen(v) for k, v in weights.items()}
         self.batch, self.max_positions, self.target = batch, max_positions, target
         self._build_args = dict(tp=tp, layers=layers, batch=batch, quant=quant or "bf16", cache_mode=cache_mode,
                                 block_size=block_size, rope=rope)
@@ -207,6 +209,13 @@ class CausalLM:
                           seq_lengths=np.full((self.batch,), self._position + seq, np.int64), **self._caches)
         self._position += real
         return np.asarray(outputs[0], np.float32)
+
+
+def _frozen(value):
+    if isinstance(value, np.ndarray) and (value.flags.writeable or value.base is not None):
+        value = np.array(value) if value.base is not None else value
+        value.flags.writeable = False
+    return value
 
 
 # --- checkpoint names ----------------------------------------------------------------------------
