@@ -65,9 +65,9 @@ def test_logits_equal_transformers_forward(v3, lm):
     noise = relative(bf16, fp32)
     assert 1e-3 < noise < 0.05, noise                        # the reference itself is sane
     assert relative(ours, fp32) < 2 * noise, (relative(ours, fp32), noise)
-    # every layer's attention fused, in both programs; nothing refused
+    # every layer's attention fused, in both functions of the one program; nothing refused
     report = lm.report()
-    assert set(lm.programs) == {"decode", "prefill"}
+    assert set(lm.programs) == {"decoder"}
     fused = [f["op"] for f in report["fused"]]
     assert fused.count("mla.prolog_v2") == 2 * 2 and fused.count("mla.fused_infer_attention_score") == 2 * 2
     assert report["refused"] == []
@@ -111,7 +111,7 @@ def test_rope_half_moe_layer_equals_transformers(hf_checkpoint, hf_model):
     bf16, fp32 = transformers_logits(hf_model(path), torch.tensor([[11, 22, 33, 44, 55, 66]]))
     noise = relative(bf16, fp32)
     assert relative(ours, fp32) < 2 * noise, (relative(ours, fp32), noise)
-    assert "mode = \"half\"" in lm.programs["decode"].stages["input"]
+    assert "mode = \"half\"" in lm.programs["decoder"].stages["input"]
 
 
 @pytest.mark.slow
