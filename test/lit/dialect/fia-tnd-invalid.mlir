@@ -1,7 +1,6 @@
 // RUN: mla-opt %s --split-input-file --verify-diagnostics
 // mla.fused_infer_attention_score in the TND layouts: one split per rule (FIA-TND-n, and the
-// catalog rules whose TND reading differs). The rules and their sources: dialect/fia.py "TND
-// layouts".
+// catalog rules whose TND reading differs). The rules and their sources: dialect/fia/tnd.py.
 
 // FIA-TND-1: actual_seq_lengths and actual_seq_lengths_kv are required: they give the batches
 func.func @tnd_without_lengths(%query: tensor<7x4x192xbf16>, %key: tensor<9x2x192xbf16>, %value: tensor<9x2x128xbf16>) {
