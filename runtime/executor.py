@@ -252,11 +252,7 @@ class LoweredFunction:
             env[slot] = backend.argument(state, index, value, actual)
         for inst in program:
             kind = inst[0]
-            if kind == "host":
-                env[inst[1]] = inst[2]
-            elif kind == "alloc":
-                env[inst[1]] = backend.alloc(state, inst[1], inst[2])
-            elif kind == "call":               # phase one, workspace and launch in a row
+            if kind == "call":                 # phase one, workspace and launch in a row
                 _, size_slot, exec_slot, call, workspace_slot = inst
                 self._phase_one(backend, env, sites, stats, size_slot, exec_slot, call)
                 env[workspace_slot] = backend.workspace(state, env[size_slot])
@@ -268,20 +264,10 @@ class LoweredFunction:
                 env[inst[1]] = backend.workspace(state, env[inst[2]])
             elif kind == "launch":
                 backend.launch(inst[1], env[inst[2]], env[inst[3]], env[inst[4]], checked=checked)
-            elif kind == "view":
-                _, slot, base, info, offset, strides = inst
-                env[slot] = backend.view(env[base], info, offset, strides)
-            elif kind == "tensor_list":
-                env[inst[1]] = [env[s] for s in inst[2]]
-            elif kind == "read_int_array":
-                env[inst[1]] = tuple(int(v) for v in np.asarray(backend.host_value(env[inst[2]])).reshape(-1))
-            elif kind == "constant_tensor":
-                if inst[2] is None:
-                    raise ExecutionError(f"@{self.name}: no value is bound to the global @{inst[4]} "
-                                         "(compile the program with weights={...})")
-                env[inst[1]] = backend.constant(state, inst[1], inst[2], inst[3])
             elif kind == "synchronize":
                 backend.synchronize()
+            else:
+                self._value(inst, env, backend, state)
         if "program" not in cache:
             self._remember(cache, env)
         outputs = []
@@ -290,6 +276,50 @@ class LoweredFunction:
             outputs.append(backend.result(env[slot], info, caller))
         backend.finish(state)
         return outputs
+
+
+    def _value(self, inst, env, backend, state):
+        """The instructions that make a value (host values, buffers, views, lists, constants)."""
+        kind = inst[0]
+        if kind == "host":
+            env[inst[1]] = inst[2]
+        elif kind == "alloc":
+            env[inst[1]] = backend.alloc(state, inst[1], inst[2])
+        elif kind == "view":
+            _, slot, base, info, offset, strides = inst
+            env[slot] = backend.view(env[base], info, offset, strides)
+        elif kind == "tensor_list":
+            env[inst[1]] = [env[s] for s in inst[2]]
+        elif kind == "read_int_array":
+            env[inst[1]] = tuple(int(v) for v in np.asarray(backend.host_value(env[inst[2]])).reshape(-1))
+        elif kind == "constant_tensor":
+            if inst[2] is None:
+                raise ExecutionError(f"@{self.name}: no value is bound to the global @{inst[4]} "
+                                     "(compile the program with weights={...})")
+            env[inst[1]] = backend.constant(state, inst[1], inst[2], inst[3])
+        else:
+            raise ExecutionError(f"@{self.name}: unknown instruction {kind}")
+
+    def workspace_size(self, inputs: Sequence, *, backend=None) -> int:
+        """Phase one (GetWorkspaceSize) of every call site on `inputs`, nothing launched: the
+        largest workspace a call asks for (what torch_npu's `_get_max_workspace` getters give
+        graph capture). The sites keep their executors: the next call with these arguments
+        reuses them, as after a run."""
+        backend = _resolve_backend(backend)
+        if len(inputs) != len(self.arg_slots):
+            raise ExecutionError(f"@{self.name} takes {len(self.arg_slots)} inputs, got {len(inputs)}")
+        state, sites, stats = self.state(backend)
+        env = [None] * self.slot_count
+        for index, (slot, info, value) in enumerate(zip(self.arg_slots, self.arg_types, inputs)):
+            env[slot] = backend.argument(state, index, value, _check_input(self.name, index, info, value))
+        size = 0
+        for inst in self.instructions:
+            if inst[0] == "phase_one":
+                self._phase_one(backend, env, sites, stats, *inst[1:])
+                size = max(size, int(env[inst[1]]))
+            elif inst[0] not in ("workspace", "launch", "synchronize"):
+                self._value(inst, env, backend, state)
+        return size
 
 
 def _fuse_calls(instructions):

@@ -7,7 +7,12 @@ from ..types import TensorInfo
 
 OP_NAME = "mla.fused_infer_attention_score"
 
-LAYOUTS = ("BSH", "BSND", "BNSD", "BNSD_BSND", "TND", "TND_NTD", "NTD_TND")
+LAYOUTS = ("BSH", "BSND", "BNSD", "BNSD_BSND", "BNSD_NBSD", "BSND_NBSD", "TND", "TND_NTD",
+           "NTD_TND")
+# Input BNSD / BSND, output (N, B, S, D): the MLA mode's head-major outputs (torch_npu
+# npu_fused_infer_attention_score_v2, "MLA场景约束", query D 512; vLLM-Ascend's decode calls them
+# so that W_uv's batched product reads the output without a transpose).
+NBSD_LAYOUTS = ("BNSD_NBSD", "BSND_NBSD")
 # Variable-length layouts: the batches' tokens packed along T, cumulative actual lengths
 # (seed L797, L880, L954 name TND; the later FIA documents define it, see the TND rules).
 TND_LAYOUTS = ("TND", "TND_NTD", "NTD_TND")
@@ -28,6 +33,11 @@ COMPRESSED_MASK = 2048          # sparse_mode 2/3/4 template, seed L872
 MLA_HEADS = (1, 2, 4, 8, 16, 32, 64, 128)
 MLA_BLOCK_SIZES = (16, 128)
 MLA_D, MLA_ROPE_D = 512, 64
+# The MLA mode's second query head dim: prefill with the rope part split off a per-head
+# query/key of 128 + 64 (torch_npu npu_fused_infer_attention_score "MLA约束": query D 512 or 128).
+MLA_PREFILL_D = 128
+# `mla=LATENT` guards a rule of the absorbed (latent, query D 512) MLA mode only.
+LATENT = "latent"
 # B*N*Q_S*KV_S*D of the smallest shape in the seed's AI Core timeout table (L810-864)
 TIMEOUT_WORK = 20 * 2097152 * 2097152 * 256
 
@@ -53,7 +63,8 @@ class FiaRules(RuleSet):
 
     def rule(self, rule_id, params, *, branch=None, mla=None, tnd=None, kind=STATIC,
              severity="error", profiles=None):
-        """A rule that only runs in one branch ("prompt" / "incre"), mode (mla True / False) or
+        """A rule that only runs in one branch ("prompt" / "incre"), mode (mla True / False;
+        LATENT: the MLA mode with query D 512) or
         layout family (tnd True: TND, TND_NTD, NTD_TND; False: the others).
 
         `params` is a parameter name, or a tuple of names for a rule about several operands: the
@@ -68,7 +79,9 @@ class FiaRules(RuleSet):
                 def guarded(op, s, name=name):
                     if branch == "prompt" and s.incre or branch == "incre" and not s.incre:
                         return None
-                    if mla is not None and s.mla != mla:
+                    if mla == LATENT and not s.latent:
+                        return None
+                    if mla is not None and mla != LATENT and s.mla != mla:
                         return None
                     if tnd is not None and s.tnd != tnd:
                         return None
@@ -92,12 +105,13 @@ def one_of(values) -> str:
 
 def seq_axis(layout) -> int:
     """The S axis of a query-like (and non-paged key-like) tensor; T in the TND layouts."""
-    return {"BSH": 1, "BSND": 1, "TND": 0, "TND_NTD": 0, "NTD_TND": 1}.get(layout, 2)
+    return {"BSH": 1, "BSND": 1, "BSND_NBSD": 1, "TND": 0, "TND_NTD": 0,
+            "NTD_TND": 1}.get(layout, 2)
 
 
 def heads_axis(layout) -> int:
     """The N axis of a query-like (and non-paged key-like) tensor (not BSH)."""
-    return {"BSND": 2, "TND": 1, "TND_NTD": 1, "NTD_TND": 0}.get(layout, 1)
+    return {"BSND": 2, "BSND_NBSD": 2, "TND": 1, "TND_NTD": 1, "NTD_TND": 0}.get(layout, 1)
 
 
 def logical_last(t: TensorInfo) -> int:

@@ -1,7 +1,8 @@
 """FIA rules 6.B (layout, heads, key/value and output shapes) and 6.P (softmax_lse)."""
 from __future__ import annotations
 
-from .common import FiaRules, LAYOUTS, TND_LAYOUTS, TND_MAX_BATCH, dims, heads_axis, logical_last
+from .common import (FiaRules, LAYOUTS, MLA_D, NBSD_LAYOUTS, TND_LAYOUTS, TND_MAX_BATCH, dims,
+                     heads_axis, logical_last)
 from .operands import element
 from .paging import kv_shape_mismatch
 
@@ -33,6 +34,15 @@ def query_rank(op, s):
     want = 3 if op.input_layout in ("BSH",) + TND_LAYOUTS else 4
     if op.query.rank != want:
         return f"expected rank {want} for input_layout {op.input_layout!r}, got {op.query}"
+
+
+@head_rules.rule("FIA-MLA-20", "input_layout")
+def nbsd_needs_latent_mla(op, s):
+    """The NBSD outputs are documented for the MLA mode with query D 512 only (torch_npu v2,
+    "MLA场景约束": BSH, BSND, BNSD, BNSD_NBSD, BSND_NBSD, BSH_NBSD, TND, TND_NTD)."""
+    if op.input_layout in NBSD_LAYOUTS and not s.latent:
+        return (f"{op.input_layout!r} (an NBSD output) needs the MLA mode with query D "
+                f"{MLA_D} (query_rope/key_rope given)")
 
 
 def cumulative_ends(values, total, what):
@@ -80,13 +90,13 @@ def kv_heads_non_negative(op, s):
 
 @head_rules.rule("FIA-023", "num_heads")
 def heads_bnsd(op, s):
-    if op.input_layout in ("BNSD", "BNSD_BSND") and op.query.shape[1] != op.num_heads:
+    if op.input_layout in ("BNSD", "BNSD_BSND", "BNSD_NBSD") and op.query.shape[1] != op.num_heads:
         return f"expected the N axis of query ({op.query.shape[1]}), got {op.num_heads}"
 
 
 @head_rules.rule("FIA-024", "num_heads")
 def heads_bsnd(op, s):
-    if op.input_layout == "BSND" and op.query.shape[2] != op.num_heads:
+    if op.input_layout in ("BSND", "BSND_NBSD") and op.query.shape[2] != op.num_heads:
         return f"expected the N axis of query ({op.query.shape[2]}), got {op.num_heads}"
 
 
@@ -175,14 +185,16 @@ def expected_out_shape(op, s):
         return (n, t, dv) if op.input_layout == "TND_NTD" else (t, n, dv)
     b, q_s, n, dv = s.B, s.Q_S, s.N, s.Dv
     return {"BSH": (b, q_s, n * dv), "BSND": (b, q_s, n, dv), "BNSD": (b, n, q_s, dv),
-            "BNSD_BSND": (b, q_s, n, dv)}[op.input_layout]
+            "BNSD_BSND": (b, q_s, n, dv), "BNSD_NBSD": (n, b, q_s, dv),
+            "BSND_NBSD": (n, b, q_s, dv)}[op.input_layout]
 
 
 @kv_shape_rules.rule("FIA-033", "attention_out")
 def out_shape(op, s):
     want = expected_out_shape(op, s)
     if op.attention_out.shape != want:
-        order = {"BNSD_BSND": ", BSND order", "TND_NTD": ", NTD order",
+        order = {"BNSD_BSND": ", BSND order", "BNSD_NBSD": ", NBSD order",
+                 "BSND_NBSD": ", NBSD order", "TND_NTD": ", NTD order",
                  "NTD_TND": ", TND order"}.get(op.input_layout, "")
         return (f"expected {dims(want)} (query shape with the value's D{order}), "
                 f"got {op.attention_out}")

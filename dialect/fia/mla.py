@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from ..types import FRACTAL_NZ
-from .common import ANTIQUANT_OPERANDS, FiaRules, MLA_D, MLA_HEADS, MLA_ROPE_D, QUANT_OPERANDS, dims
+from .common import (ANTIQUANT_OPERANDS, LATENT, FiaRules, MLA_D, MLA_HEADS, MLA_PREFILL_D,
+                     MLA_ROPE_D, QUANT_OPERANDS, dims)
 
 
 operand_rules = FiaRules()
@@ -29,8 +30,14 @@ def mla_key_dtype(op, s):
                 f"not quantized; i8: the full-quant mode quantizes both), got {op.key[0].dtype}")
 
 
-@operand_rules.rule("FIA-MLA-11", "block_table", mla=True)
+@operand_rules.rule("FIA-MLA-11", "block_table", mla=LATENT)
 def mla_paged(op, s):
+    """The absorbed mode (query D 512) reads the latent cache through page attention. With
+    query D 128 (prefill: per-head keys with a rope part, MLA_PREFILL_D) the keys may be dense:
+    torch_npu's npu_fused_infer_attention_score document ("MLA约束", D = 128: the TND/NTD_TND
+    constraints, page attention optional) and vLLM-Ascend's prefill
+    (npu_fused_infer_attention_score(q (T, N, 128), k, v, query_rope, key_rope, TND,
+    sparse_mode 3) without a block table) take them so."""
     if op.block_table is None:
         return "expected a block table: page attention is mandatory in MLA mode, got none"
 
@@ -132,7 +139,7 @@ def mla_quant_block_size(op, s):
 
 @quant_rules.rule("FIA-MLAQ-7", "input_layout", mla=True)
 def mla_quant_layout(op, s):
-    if s.mla_quant and op.input_layout in ("BNSD", "BNSD_BSND"):
+    if s.mla_quant and op.input_layout in ("BNSD", "BNSD_BSND", "BNSD_NBSD"):
         return (f"BNSD layouts are not supported in the MLA full-quant mode (NZ caches), got "
                 f"{op.input_layout!r}")
 
@@ -155,8 +162,22 @@ def mla_quant_out(op, s):
 
 @shape_rules.rule("FIA-MLA-4", "query", mla=True)
 def mla_query_dim(op, s):
-    if s.D != MLA_D:
-        return f"expected head dim {MLA_D} (the latent dim) in MLA mode, got {s.D}"
+    """512 (the latent dim, the absorbed decode) or 128 (prefill over per-head keys: torch_npu
+    "MLA约束", query D only 512 or 128)."""
+    if s.D not in (MLA_D, MLA_PREFILL_D):
+        return (f"expected head dim {MLA_D} (the latent dim) or {MLA_PREFILL_D} (per-head keys, "
+                f"prefill) in MLA mode, got {s.D}")
+    if s.D == MLA_PREFILL_D and op.query.dtype == "i8":
+        return f"the MLA full-quant mode (an i8 query) needs head dim {MLA_D}, got {s.D}"
+
+
+@shape_rules.rule("FIA-MLA-21", "value", mla=True)
+def mla_prefill_value_dim(op, s):
+    """Query D 128 with a rope part: query, key and value D all 128 (torch_npu v2 document, TND
+    with query_rope/key_rope: "要求Q_D、K_D、V_D等于128")."""
+    if s.D == MLA_PREFILL_D and s.Dv != MLA_PREFILL_D:
+        return (f"expected value head dim {MLA_PREFILL_D} (query D {MLA_PREFILL_D} with a rope "
+                f"part), got {s.Dv} in {op.value[0]}")
 
 
 def _with_head_dim(op, s, t, d, kv):
@@ -195,37 +216,37 @@ def mla_key_rope(op, s):
                 f"head dim {MLA_ROPE_D}), got {kr}")
 
 
-@shape_rules.rule("FIA-MLA-8", "num_heads", mla=True)
+@shape_rules.rule("FIA-MLA-8", "num_heads", mla=LATENT)
 def mla_heads(op, s):
     if op.num_heads not in MLA_HEADS:
         return f"expected one of {', '.join(map(str, MLA_HEADS))} in MLA mode, got {op.num_heads}"
 
 
-@shape_rules.rule("FIA-MLA-9", "query", mla=True)
+@shape_rules.rule("FIA-MLA-9", "query", mla=LATENT)
 def mla_query_seq(op, s):
     if not 1 <= s.Q_S <= 16:
         return f"expected Q_S in 1..16 in MLA mode, got {s.Q_S}"
 
 
-@shape_rules.rule("FIA-MLA-10", "num_key_value_heads", mla=True)
+@shape_rules.rule("FIA-MLA-10", "num_key_value_heads", mla=LATENT)
 def mla_single_kv_head(op, s):
     if s.KV_N != 1:
         return f"expected 1 (one latent kv head) in MLA mode, got {s.KV_N}"
 
 
-@shape_rules.rule("FIA-MLA-13", "sparse_mode", branch="incre", mla=True, tnd=False)
+@shape_rules.rule("FIA-MLA-13", "sparse_mode", branch="incre", mla=LATENT, tnd=False)
 def mla_incre_sparse(op, s):
     if op.sparse_mode != 0:
         return f"expected 0 in MLA mode with Q_S = 1, got {op.sparse_mode}"
 
 
-@shape_rules.rule("FIA-MLA-14", "atten_mask", branch="incre", mla=True, tnd=False)
+@shape_rules.rule("FIA-MLA-14", "atten_mask", branch="incre", mla=LATENT, tnd=False)
 def mla_incre_no_mask(op, s):
     if op.atten_mask is not None:
         return "expected none in MLA mode with Q_S = 1 (sparse_mode 0 without a mask)"
 
 
-@shape_rules.rule("FIA-MLA-15", "sparse_mode", branch="prompt", mla=True, tnd=False)
+@shape_rules.rule("FIA-MLA-15", "sparse_mode", branch="prompt", mla=LATENT, tnd=False)
 def mla_prompt_causal(op, s):
     if op.sparse_mode != 3:
         return (f"expected 3 (rightDownCausal with the 2048x2048 mask) in MLA mode with "

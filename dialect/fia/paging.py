@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import RUNTIME
-from .common import FLOATS, FiaRules, MLA_BLOCK_SIZES, TND_LAYOUTS, dims, is_int4, logical_last
+from .common import FLOATS, LATENT, FiaRules, MLA_BLOCK_SIZES, TND_LAYOUTS, dims, is_int4, logical_last
 
 
 cache_rules = FiaRules()
@@ -57,7 +57,7 @@ def incre_block_size(op, s):
         return f"expected 1..512 with page attention, got {op.block_size}"
 
 
-@cache_rules.rule("FIA-MLA-12", "block_size", mla=True)
+@cache_rules.rule("FIA-MLA-12", "block_size", mla=LATENT)
 def mla_block_size(op, s):
     if op.block_size not in MLA_BLOCK_SIZES:
         return f"expected 16 or 128 in MLA mode, got {op.block_size}"
@@ -65,8 +65,14 @@ def mla_block_size(op, s):
 
 @cache_rules.rule("FIA-169", "key")
 def paged_cache_rank(op, s):
+    """An NZ cache in the 5-D form torch_npu documents, (block_num, KV_N, D/C0, block_size,
+    C0), is a view of the FRACTAL_NZ (block_num, block_size, KV_N*D) tensor's bytes: the eager
+    calls take it so (ascend_mla/ops.py `_nz_cache_views`); in IR it is that tensor
+    (mla.nz_cache_view)."""
     if s.paged and op.key[0].rank not in (3, 4):
-        return (f"expected a paged cache of rank 3 (BnBsH) or 4 (BnNBsD), got {op.key[0]}")
+        return (f"expected a paged cache of rank 3 (BnBsH) or 4 (BnNBsD; an eager call also "
+                f"takes an NZ cache as the contiguous 5-D view (block_num, KV_N, D/C0, "
+                f"block_size, C0), C0 = 32 bytes / element size), got {op.key[0]}")
 
 
 @cache_rules.rule("FIA-170", "key")
@@ -93,8 +99,9 @@ def paged_bnnbsd(op, s):
 
 @cache_rules.rule("FIA-172", "key")
 def paged_layout_form(op, s):
-    """Query layout BSH/BSND: the cache is BnBsH only (L880, L954)."""
-    if s.paged and op.input_layout in ("BSH", "BSND") and s.cache_form == "BnNBsD":
+    """Query layout BSH/BSND (BSND_NBSD too: a BSND input): the cache is BnBsH only (L880,
+    L954)."""
+    if s.paged and op.input_layout in ("BSH", "BSND", "BSND_NBSD") and s.cache_form == "BnNBsD":
         return (f"input_layout {op.input_layout!r} allows the BnBsH cache only, got BnNBsD "
                 f"{op.key[0]}")
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..rules import dim
-from .common import TND_LAYOUTS, logical_last, seq_axis
+from .common import MLA_D, TND_LAYOUTS, logical_last, seq_axis
 
 
 # --- symbols (bound once per verification) --------------------------------------------------
@@ -74,6 +74,11 @@ def _tnd_kv_lengths(op, s):
     return [int(v) for v in values] if s.paged else _spans(values)
 
 
+def _query_rank_ok(op):
+    """The query has its layout's rank (FIA-019), so its head dim can be read."""
+    return op.query.rank == (3 if op.input_layout in ("BSH",) + TND_LAYOUTS else 4)
+
+
 SYMBOLS = {
     "tnd": lambda op, s: op.input_layout in TND_LAYOUTS,
     # TND: B is the number of actual lengths, T the packed token axis
@@ -94,6 +99,9 @@ SYMBOLS = {
     "mla": lambda op, s: op.query_rope is not None or op.key_rope is not None,
     # the MLA full-quant mode (aclnn V4, torch_npu v2): an int8 query over int8 latent caches
     "mla_quant": lambda op, s: s.mla and op.query.dtype == "i8",
+    # the absorbed MLA mode (query D 512 over the latent cache); with D 128 the MLA mode is a
+    # prefill over per-head keys (MLA_PREFILL_D)
+    "latent": lambda op, s: s.mla and _query_rank_ok(op) and s.D == MLA_D,
     "is_list": lambda op, s: len(op.key) > 1,
     "cache_form": _cache_form,
     "kv_lengths": _kv_lengths,

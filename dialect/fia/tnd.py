@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from ..rules import dim
-from .common import ANTIQUANT_OPERANDS, FiaRules, QUANT_OPERANDS, TND_HEAD_DIMS, TND_MAX_T, one_of, seq_axis
+from .common import (ANTIQUANT_OPERANDS, FLOATS, LATENT, FiaRules, QUANT_OPERANDS, TND_HEAD_DIMS,
+                     TND_MAX_T, one_of, seq_axis)
 from .layout import cumulative_ends
 
 
@@ -65,18 +66,25 @@ def tnd_kv_ends(op, s):
 
 @rules.rule("FIA-TND-7", "input_layout", tnd=True)
 def tnd_layout_in_mode(op, s):
-    """MLA (query D 512) takes TND and TND_NTD; without rope the PFA path takes TND and
-    NTD_TND."""
-    allowed = ("TND", "TND_NTD") if s.mla else ("TND", "NTD_TND")
+    """MLA (query D 512) takes TND and TND_NTD; without rope, and in MLA mode with query D 128
+    (the prefill over per-head keys), the PFA path takes TND and NTD_TND."""
+    allowed = ("TND", "TND_NTD") if s.latent else ("TND", "NTD_TND")
     if op.input_layout not in allowed:
-        mode = "in MLA mode" if s.mla else "without query_rope/key_rope"
+        mode = ("in MLA mode with query D 512" if s.latent else "in MLA mode with query D 128"
+                if s.mla else "without query_rope/key_rope")
         return f"expected {one_of(allowed)} {mode}, got {op.input_layout!r}"
 
 
 @rules.rule("FIA-TND-8", "query", tnd=True, mla=False)
-def tnd_bf16(op, s):
-    if op.query.dtype != "bf16":
-        return (f"expected element type bf16 with input_layout {op.input_layout!r} "
+def tnd_float(op, s):
+    """A float16 or bfloat16 query. Loosened from "bfloat16 only" (torch_npu v1's TND note,
+    which vLLM-Ascend repeats): torch_npu's own device test test_npu_infer_attention_score_PA
+    (op-plugin test/test_custom_ops/test_npu_fused_infer_attention_score.py, 910B) runs TND
+    page attention in float16 with key D 192 / value D 128 against a float32 golden, and the
+    torch_npu v2 document's TND constraints list float16 and bfloat16 (MHA: "仅支持数据类型为
+    float16、bfloat16")."""
+    if op.query.dtype not in FLOATS:
+        return (f"expected element type f16 or bf16 with input_layout {op.input_layout!r} "
                 f"(without query_rope/key_rope), got {op.query.dtype}")
 
 
@@ -92,7 +100,7 @@ def tnd_head_dims(op, s):
         return "value D 192 is not supported with input_layout 'NTD_TND'"
 
 
-@rules.rule("FIA-TND-10", "softmax_lse_flag", tnd=True, mla=True)
+@rules.rule("FIA-TND-10", "softmax_lse_flag", tnd=True, mla=LATENT)
 def tnd_mla_no_lse(op, s):
     if op.softmax_lse_flag:
         return f"softmax_lse is not supported in MLA mode with input_layout {op.input_layout!r}"

@@ -122,7 +122,8 @@ def fused_infer_attention_score(
         input_layout="BSH", num_key_value_heads=0, sparse_mode=0, inner_precise=0, block_size=0,
         antiquant_mode=0, softmax_lse_flag=False, key_antiquant_mode=0, value_antiquant_mode=0,
         query_quant_mode=0):
-    layout = input_layout
+    # BNSD_NBSD / BSND_NBSD: the input layout's attention, the output head-major (N, B, S, D)
+    layout, nbsd = (input_layout[:4], True) if input_layout.endswith("_NBSD") else (input_layout, False)
     n_heads = int(num_heads)
     kv_heads = int(num_key_value_heads) or n_heads
     tnd = _Tnd(layout, actual_seq_lengths, actual_seq_lengths_kv, block_table is not None) \
@@ -140,14 +141,15 @@ def fused_infer_attention_score(
             value = tnd.kv(value) if not _same_operand(value, key) else None
             key = tnd.kv(key)
             value = key if value is None else value
+            key_rope = None if key_rope is None else tnd.kv(key_rope)   # MLA prefill (D 128)
         layout, actual_seq_lengths, actual_seq_lengths_kv = "BNSD", tnd.q_lens, tnd.kv_lens
     q = _to_bnsd(np.asarray(query), layout, n_heads)               # (B, N, Q_S, D)
     batch, _, q_seq, _ = q.shape
     lse = np.full((batch, n_heads, q_seq, 1), -np.inf, np.float32)
     out_dtype = np.dtype(bfloat16) if mla_quant else _output_dtype(query.dtype, quant_scale2)
     if q.size == 0:
-        return _finish(_NUMPY, np.zeros(q.shape, np.float32), lse, layout, out_dtype,
-                       softmax_lse_flag, tnd=tnd)
+        return _nbsd(_finish(_NUMPY, np.zeros(q.shape, np.float32), lse, "BNSD" if nbsd else layout, out_dtype,
+                             softmax_lse_flag, tnd=tnd), nbsd)
     # TND decides masks and query rows as the prompt branch does, whatever its longest batch
     incre = q_seq == 1 and tnd is None
     full_quant = dequant_scale1 is not None
@@ -202,8 +204,8 @@ def fused_infer_attention_score(
         o[sel, :, rows], lse[sel, :, rows] = _attend(
             ops, q[sel, :, rows], k_g, v_g, masked, bias, float(scale_value),
             quant if mla_q is None else mla_q.for_rows(sel, rows), compute_dtype, d_v)
-    return _finish(ops, o, lse, layout, out_dtype, softmax_lse_flag, valid_rows, quant_scale2,
-                   quant_offset2, tnd)
+    return _nbsd(_finish(ops, o, lse, "BNSD" if nbsd else layout, out_dtype, softmax_lse_flag, valid_rows,
+                         quant_scale2, quant_offset2, tnd), nbsd)
 
 
 def _attend(ops, q, k, v, masked, bias, scale, quant, compute_dtype, d_v):
@@ -526,6 +528,12 @@ def _output_dtype(query_dtype, quant_scale2):
         return np.dtype(np.int8)
     dt = np.dtype(query_dtype)
     return np.dtype(np.float16) if dt == np.int8 else dt
+
+
+def _nbsd(result, nbsd):
+    """(out, lse), out made head-major (N, B, S, D) from the (B, N, S, D) `_finish` wrote."""
+    out, lse = result
+    return (np.ascontiguousarray(out.transpose(1, 0, 2, 3)), lse) if nbsd else result
 
 
 def _finish(ops, o, lse, layout, out_dtype, lse_flag, valid_rows=None, quant_scale2=None,
