@@ -203,8 +203,8 @@ KvRmsNormRopeCache = MLA.add(OpDef(
 # the attention output (N, B, 512) times W_uv (N, 512, 128) -> (B, N, 128)). Sources:
 # torch_npu-npu_transpose_batchmatmul.md (perm_x2 only [0, 1, 2], perm_y only [1, 0, 2], K and N
 # multiples of 16, bias "not supported yet"), TransposeBatchMatMulKernelNpuOpApi.cpp (output
-# (M, B, N); aclnnTransposeBatchMatMul). The int8 output of `scale` and batch_split_factor > 1
-# are not modelled (TBMM-007).
+# (M, B, N), with batch_split_factor f > 1 (f, M, B*N/f); aclnnTransposeBatchMatMul). The int8
+# output of `scale` is not modelled (ascend_mla.ops refuses it, TBMM-009).
 
 TBMM_TYPES = ("bf16", "f16", "f32")
 tbmm_rules = RuleSet()
@@ -260,13 +260,17 @@ rule("TBMM-006", "w")(nd_only("w"))
 
 @rule("TBMM-007", "batch_split_factor")
 def tbmm_split(op, s):
-    if op.batch_split_factor != 1:
-        return f"expected 1 (a split output is not modelled), got {op.batch_split_factor}"
+    n, f = op.w.shape[2], op.batch_split_factor
+    if not 1 <= f <= n or n % f:
+        return f"expected a divisor of N = {n} in [1, {n}], got {f}"
 
 
 def _tbmm_shape(op, s):
+    """(M, B, N); split: (factor, M, B*N / factor), the (M, B*N) rows cut in `factor` column
+    blocks stacked in front (op-plugin's test golden: reshape (M, factor, -1), transpose)."""
     b, m, _ = _bmk(op)
-    return (m, b, op.w.shape[2])
+    n, f = op.w.shape[2], op.batch_split_factor
+    return (m, b, n) if f == 1 else (f, m, b * n // f)
 
 
 rule("TBMM-008", "y")(result_is("y", _tbmm_shape, TBMM_TYPES))

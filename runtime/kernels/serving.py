@@ -56,4 +56,7 @@ def transpose_batchmatmul(x, w, perm_x1=(0, 1, 2), perm_x2=(0, 1, 2), perm_y=(1,
     rows = x if list(perm_x1) == [1, 0, 2] else x.transpose(1, 0, 2)      # (M, B, K)
     out = numpy_dtype(result_types["y"].dtype) if result_types else x.dtype
     y = head_matmul_f32(np.ascontiguousarray(rows), w, rounds_to_bf16=out == bfloat16 and x.dtype == out)
+    f = int(batch_split_factor)
+    if f > 1:                       # (M, B*N) cut into f column blocks, stacked in front
+        y = np.ascontiguousarray(y.reshape(y.shape[0], f, -1).transpose(1, 0, 2))
     return (y.astype(out),)
