@@ -36,7 +36,7 @@ def query_rank(op, s):
         return f"expected rank {want} for input_layout {op.input_layout!r}, got {op.query}"
 
 
-@head_rules.rule("FIA-MLA-20", "input_layout")
+@head_rules.rule("FIA-MLA-22", "input_layout")
 def nbsd_needs_latent_mla(op, s):
     """The NBSD outputs are documented for the MLA mode with query D 512 only (torch_npu v2,
     "MLA场景约束": BSH, BSND, BNSD, BNSD_NBSD, BSND_NBSD, BSH_NBSD, TND, TND_NTD)."""

@@ -140,7 +140,7 @@ func.func @dynamic_shape(%query: tensor<2x?x4x64xbf16>, %key: tensor<2x16x2x64xb
 
 // FIA-017 [both] (S) inputLayout — ∈ {"BSH","BSND","BNSD","BNSD_BSND"} (TND/NTD_TND only as an
 //   opt-in extension) → REJECT (L719). TND, TND_NTD and NTD_TND are accepted (test/lit/dialect/
-//   fia-tnd*.mlir), BNSD_NBSD and BSND_NBSD in MLA mode (FIA-MLA-20); other layouts of the
+//   fia-tnd*.mlir), BNSD_NBSD and BSND_NBSD in MLA mode (FIA-MLA-22); other layouts of the
 //   later API (BSH_NBSD, NTD ...) are not.
 func.func @layout_unsupported(%query: tensor<2x1x4x64xbf16>, %key: tensor<2x16x2x64xbf16>, %value: tensor<2x16x2x64xbf16>) {
   // expected-error @+1 {{input_layout: expected one of BSH, BSND, BNSD, BNSD_BSND, BNSD_NBSD, BSND_NBSD, TND, TND_NTD, NTD_TND, got 'BSH_NBSD' [FIA-017]}}

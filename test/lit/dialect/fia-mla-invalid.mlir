@@ -176,9 +176,9 @@ func.func @prompt_sparse_mode_0(%query: tensor<1x2x8x512xbf16>, %key: tensor<4x1
 
 // -----
 
-// FIA-MLA-20: the NBSD outputs are the MLA mode's (query D 512 with query_rope/key_rope)
+// FIA-MLA-22: the NBSD outputs are the MLA mode's (query D 512 with query_rope/key_rope)
 func.func @nbsd_without_rope(%query: tensor<2x4x1x64xbf16>, %key: tensor<2x2x16x64xbf16>) {
-  // expected-error @+1 {{input_layout: 'BNSD_NBSD' (an NBSD output) needs the MLA mode with query D 512 (query_rope/key_rope given) [FIA-MLA-20]}}
+  // expected-error @+1 {{input_layout: 'BNSD_NBSD' (an NBSD output) needs the MLA mode with query D 512 (query_rope/key_rope given) [FIA-MLA-22]}}
   %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %key) {num_heads = 4 : i64, input_layout = "BNSD_NBSD", num_key_value_heads = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x4x1x64xbf16>, tensor<2x2x16x64xbf16>, tensor<2x2x16x64xbf16>) -> (tensor<4x2x1x64xbf16>, tensor<1xf32>)
   return
 }
