@@ -15,7 +15,7 @@ from .eager import call, workspace_size
 from .runtime.formats import NZTensor, c0_for
 from .runtime.interop import is_torch, torch_to_numpy
 from .dialect.primitive import DynamicQuant, FormatCast, RmsNorm, Rope
-from .dialect.serving import KvRmsNormRopeCache, TransposeBatchMatmul
+from .dialect.primitive import KvRmsNormRopeCache, TransposeBatchMatmul
 from .dialect.types import TensorInfo
 from .dialect.nsa import NsaCompressAttentionInfer
 from .dialect.prolog import Prolog, PrologV2

@@ -1,4 +1,4 @@
-"""CPU kernels of the serving primitives (dialect/serving.py). They reuse the MLA helpers of the
+"""CPU kernels of the serving primitives (dialect/primitive/cache.py, matmul.py). They reuse the MLA helpers of the
 fused kernels (common.py: RmsNorm, interleaved RoPE, paged-cache writes; gemm.py: the per-head
 product), so the client's unfused chain computes what mla.prolog_v2 computes wherever its
 result types put the same rounding points.

@@ -1,5 +1,5 @@
 // RUN: mla-opt %s --split-input-file --verify-diagnostics
-// The serving primitives' rules (dialect/serving.py), one split per rule. The data rules
+// The serving primitives' rules (dialect/primitive/cache.py, matmul.py), one split per rule. The data rules
 // (KVR-012, KVR-013) and the torch_npu-call rules (ROPE-008..010, DQ-008..010, FC-004,
 // KVR-015, TBMM-009) are tested in test/python/test_serving_ops.py.
 

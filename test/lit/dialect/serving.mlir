@@ -2,7 +2,7 @@
 // RUN: mla-opt %s --lower-to-aclnn | FileCheck %s --check-prefix=LOWER
 // RUN: mla-translate --emit-cpp %s --function kv_decode | FileCheck %s --check-prefix=CPP
 // RUN: mla-translate --emit-cpp %s --function v_up_proj | FileCheck %s --check-prefix=CPPB
-// The serving primitives (dialect/serving.py) with vLLM-Ascend's DeepSeek-V3 tp-16 decode shapes
+// The serving primitives (dialect/primitive/cache.py, matmul.py) with vLLM-Ascend's DeepSeek-V3 tp-16 decode shapes
 // (N = 8, batch 16, block 128), their aclnn calls and their C++.
 
 // The kv path: kv_a_proj_with_mqa's (16, 576) viewed (B, 1, S, 576), written into the PA caches.

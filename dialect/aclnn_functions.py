@@ -289,7 +289,7 @@ MINIMUM = ACLNN.add(Function(
     "aclnnMinimum", (tensor("self"), tensor("other"), out("out", ctype=_OUT)),
     source="NON-SEED: public CANN aclnnMinimum", strided=True))
 
-# --- the serving primitives (dialect/serving.py; op-plugin KvRmsNormRopeCacheNpuOpApi.cpp and
+# --- the serving primitives (dialect/primitive/cache.py, matmul.py; op-plugin KvRmsNormRopeCacheNpuOpApi.cpp and
 # TransposeBatchMatMulKernelNpuOpApi.cpp make these calls) ----------------------------------------
 
 KV_RMS_NORM_ROPE_CACHE = ACLNN.add(Function(
