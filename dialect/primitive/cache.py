@@ -75,7 +75,8 @@ ScatterCache = MLA.add(OpDef(
 # element size: 16 for bf16/f16, 32 for int8). is_output_kv: k_embed_out / y_out are the
 # unquantized k_rope / c_kv in kv's type; otherwise the device leaves them unwritten (zeros here).
 # Sources: torch_npu-npu_kv_rmsnorm_rope_cache.md (DeepSeek only: Dv 512, Dk 64, kv
-# (B, 1, S, 576); "Norm", PA_BLK_* and the v / offsets forms are not modelled: KVR-006, KVR-010),
+# (B, 1, S, 576); "Norm", PA_BLK_*, offsets and the v form are not modelled: KVR-006, KVR-009,
+# KVR-015 in ascend_mla.ops),
 # ops-nn kv_rms_norm_rope_cache README (each scale exactly when its cache is int8: a kRope or
 # ckv scale alone is allowed, as vLLM-Ascend's A5 path passes c_kv_scale alone) and
 # op-plugin KvRmsNormRopeCacheNpuOpApi.cpp (the two kv outputs are allocated (B, 1, S, Dk) and

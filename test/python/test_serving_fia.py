@@ -183,6 +183,20 @@ def test_graph_capture_out_variant_and_workspace():
     assert not np.any(f64(wrong))
 
 
+def test_out_variant_refuses_a_small_workspace(monkeypatch):
+    """FIA-API-4: the workspace given to .out must hold what phase one asks for (the CPU asks for
+    none, so a device's size is stood in for)."""
+    rng = np.random.default_rng(28)
+    q, q_pe, k_nope, k_pe, table, lens = decode_inputs(rng)
+    kwargs = common(table, lens, "BNSD_NBSD", q_pe, k_pe)
+    monkeypatch.setattr(ops, "workspace_size", lambda *a, **k: 4096)
+    attn_output = np.zeros((N, B, 1, 512), BF16)
+    with pytest.raises(VerificationError, match=r"workspace: expected at least 4096 bytes \(the call's phase one\), got 1024 \[FIA-API-4\]"):
+        ops.npu_fused_infer_attention_score_v2.out(q, k_nope, k_nope, **kwargs, workspace=np.zeros(1024, np.uint8),
+                                                   out=[attn_output, np.zeros((B,), BF16)])
+    assert not np.any(f64(attn_output))
+
+
 def test_op_plugin_tnd_paged_float16(install_standin):
     """torch_npu's device test test_npu_infer_attention_score_PA: float16 TND page attention,
     B 1, 16 heads over one kv head, key D 192 / value D 128, 69 keys in one block of 128
