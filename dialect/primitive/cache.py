@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..dialect import MLA
 from ..opdef import OpDef, f64, i1, operand, optional, string
-from ..rules import RuleSet, shape_text
+from ..rules import RuleSet, dim, shape_text
 from ..types import ND, TensorInfo
 from .checks import (CACHE_MODES, INDEX_TYPES, differs, dtype_in, nd_only, pa_nz_blocks, rank_is,
                      result_is, same_dtype)
@@ -92,7 +92,7 @@ kvr_rules = RuleSet()
 
 @kvr_rules.rule("KVR-001", "kv")
 def kvr_kv_shape(op, s):
-    if op.kv.rank != 4 or op.kv.shape[1] != 1 or op.kv.shape[3] != KV_RMS + KV_ROPE:
+    if op.kv.rank != 4 or differs(op.kv.shape[1::2], (1, KV_RMS + KV_ROPE)):
         return (f"expected (B, 1, S, {KV_RMS + KV_ROPE}) (one kv head: the RmsNorm part "
                 f"{KV_RMS} then the RoPE part {KV_ROPE}), got {op.kv}")
 
@@ -102,14 +102,14 @@ kvr_rules.rule("KVR-002", "kv")(dtype_in("kv", KVR_TYPES))
 
 @kvr_rules.rule("KVR-003", "gamma")
 def kvr_gamma(op, s):
-    if op.gamma.shape != (KV_RMS,) or op.gamma.dtype != op.kv.dtype:
+    if differs(op.gamma.shape, (KV_RMS,)) or op.gamma.dtype != op.kv.dtype:
         return f"expected ({KV_RMS},) of {op.kv.dtype} (kv's type), got {op.gamma}"
 
 
 def _kvr_table(name):
     def check(op, s):
         t, want = getattr(op, name), op.kv.shape[:3] + (KV_ROPE,)
-        if t.shape != want or t.dtype != op.kv.dtype:
+        if differs(t.shape, want) or t.dtype != op.kv.dtype:
             return f"expected {shape_text(want)} of {op.kv.dtype} (B, 1, S, {KV_ROPE}), got {t}"
     return check
 
@@ -120,8 +120,9 @@ kvr_rules.rule("KVR-004", "sin")(_kvr_table("sin"))
 
 @kvr_rules.rule("KVR-005", "index")
 def kvr_index(op, s):
-    want = (op.kv.shape[0] * op.kv.shape[2],)
-    if op.index.dtype != "i64" or op.index.shape != want:
+    b, seq = op.kv.shape[0], op.kv.shape[2]
+    want = (None if None in (b, seq) else b * seq,)
+    if op.index.dtype != "i64" or differs(op.index.shape, want):
         return f"expected an i64 tensor {shape_text(want)} (one slot per token, B*S), got {op.index}"
 
 
@@ -136,8 +137,7 @@ def _kvr_cache(name):
     def check(op, s):
         cache, (scale_name, width) = getattr(op, name), CACHES[name]
         k = op.k_cache
-        if cache.rank != 4 or cache.shape[2] != 1 or cache.shape[3] != width \
-                or cache.shape[:2] != k.shape[:2]:
+        if cache.rank != 4 or differs(cache.shape, k.shape[:2] + (1, width)):
             return (f"expected (BlockNum, BlockSize, 1, {width}) (the k_cache's blocks), got {cache}")
         want = "i8" if getattr(op, scale_name) is not None else op.kv.dtype
         if cache.dtype != want:
@@ -153,7 +153,7 @@ kvr_rules.rule("KVR-007", "ckv_cache")(_kvr_cache("ckv_cache"))
 def _kvr_scale(name, width):
     def check(op, s):
         t = getattr(op, name)
-        if t is not None and (t.dtype != "f32" or t.shape != (width,)):
+        if t is not None and (t.dtype != "f32" or differs(t.shape, (width,))):
             return f"expected an f32 tensor ({width},) (one factor per channel), got {t}"
     return check
 
@@ -175,8 +175,8 @@ kvr_rules.rule("KVR-009", "c_kv_offset")(_kvr_no_offset("c_kv_offset"))
 
 @kvr_rules.rule("KVR-010", "k_cache")
 def kvr_blocks(op, s):
-    blocks, block_size = op.k_cache.shape[:2]
-    batch, seq = op.kv.shape[0], op.kv.shape[2]
+    blocks, block_size = dim(op.k_cache, 0), dim(op.k_cache, 1)     # hold until shapes are known
+    batch, seq = dim(op.kv, 0), dim(op.kv, 2)
     if block_size < 1 or blocks < -(-seq // block_size) * batch:
         return (f"expected BlockNum >= ceil(S/BlockSize) * B = ceil({seq}/{block_size}) * {batch}, "
                 f"got {op.k_cache}")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..dialect import MLA
 from ..opdef import OpDef, i64, i64_array, operand
-from ..rules import RuleSet, shape_text
+from ..rules import RuleSet, dim, shape_text
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, differs, dtype_in, nd_only, rank_at_least, rank_is, result_is, same_dtype
 
@@ -172,14 +172,14 @@ def _bmk(op):
 @tbmm_rules.rule("TBMM-004", "w")
 def tbmm_dims(op, s):
     b, _, k = _bmk(op)
-    if op.w.shape[:2] != (b, k):
+    if differs(op.w.shape[:2], (b, k)):
         return (f"expected (B, K) = ({b}, {k}) (x's batch and reduce dims through perm_x1), "
                 f"got {op.w}")
 
 
 @tbmm_rules.rule("TBMM-005", "w")
 def tbmm_alignment(op, s):
-    k, n = op.w.shape[1:]
+    k, n = dim(op.w, 1), dim(op.w, 2)
     if k % 16 or n % 16:
         return f"expected K and N multiples of 16, got K = {k}, N = {n}"
 
@@ -190,7 +190,7 @@ tbmm_rules.rule("TBMM-006", "w")(nd_only("w"))
 
 @tbmm_rules.rule("TBMM-007", "batch_split_factor")
 def tbmm_split(op, s):
-    n, f = op.w.shape[2], op.batch_split_factor
+    n, f = dim(op.w, 2), op.batch_split_factor
     if not 1 <= f <= n or n % f:
         return f"expected a divisor of N = {n} in [1, {n}], got {f}"
 
