@@ -406,20 +406,27 @@ def npu_dynamic_quant(input, *, smooth_scales=None, group_index=None, dst_type=N
     max|x * smooth| / 127, y = rint(x * smooth / scale). Returns (y int8, scale float32 (x's
     shape without the last dim)). torch_npu's rules: DQ-008/009. MoE groups (group_index), int4
     and float8 outputs, other quant modes and dst_type_max are not modelled [DQ-010]."""
-    if group_index is not None or not _is_int8(dst_type) or quant_mode != "pertoken" \
-            or not _same(dst_type_max, 0.0):
-        raise VerificationError(f"'{DynamicQuant.name}' op dst_type: not supported: only the "
+    given = {"group_index": group_index, "dst_type": dst_type, "quant_mode": quant_mode,
+             "dst_type_max": dst_type_max}
+    unmodelled = [name for name, off in (("group_index", group_index is not None),
+                                         ("dst_type", not _is_int8(dst_type)),
+                                         ("quant_mode", quant_mode != "pertoken"),
+                                         ("dst_type_max", not _same(dst_type_max, 0.0))) if off]
+    if unmodelled:
+        name = unmodelled[0]
+        shown = "a tensor" if name == "group_index" else repr(given[name])
+        raise VerificationError(f"'{DynamicQuant.name}' op {name}: not supported: only the "
                                 f"per-token int8 quantization is modelled (group_index None, "
-                                f"dst_type None or int8, quant_mode \"pertoken\", dst_type_max 0; "
-                                f"got {group_index is not None and 'a group_index' or dst_type}) "
-                                f"[DQ-010]")
+                                f"dst_type None or int8, quant_mode \"pertoken\", dst_type_max "
+                                f"0), got {shown} [DQ-010]")
     return call(DynamicQuant, {"x": input, "smooth_scales": smooth_scales}, {"rounding": "half_even"},
                 profile="PT")
 
 
 def _is_int8(dst_type) -> bool:
-    """None, or int8 spelled as torch, NumPy or a string."""
-    return dst_type is None or str(dst_type).replace("torch.", "") in ("int8", "<class 'numpy.int8'>")
+    """None, or int8 spelled as torch (torch.int8), NumPy (np.int8) or a string."""
+    name = getattr(dst_type, "__name__", None) or str(dst_type)
+    return dst_type is None or name.replace("torch.", "") == "int8"
 
 
 def npu_format_cast(input, acl_format, *, customize_dtype=None, input_dtype=None):

@@ -233,10 +233,12 @@ def test_dynamic_quant_rules():
         ops.npu_dynamic_quant(rand(rng, (256,)))
     with pytest.raises(VerificationError, match=r"smooth_scales: expected a 1-D f16 or bf16 tensor \(256,\) .* \[DQ-009\]"):
         ops.npu_dynamic_quant(x, smooth_scales=np.ones((1, 256), np.float32))
-    with pytest.raises(VerificationError, match=r"\[DQ-010\]"):
+    with pytest.raises(VerificationError, match=r"dst_type: not supported: .*, got 'float8_e4m3fn' \[DQ-010\]"):
         ops.npu_dynamic_quant(x, dst_type="float8_e4m3fn")
-    with pytest.raises(VerificationError, match=r"\[DQ-010\]"):
+    with pytest.raises(VerificationError, match=r"group_index: not supported: .*, got a tensor \[DQ-010\]"):
         ops.npu_dynamic_quant(x, group_index=np.array([B], np.int32))
+    for int8 in (None, np.int8, "int8"):
+        assert ops.npu_dynamic_quant(x, dst_type=int8)[0].dtype == np.int8
 
 
 # --- npu_format_cast -----------------------------------------------------------------------------
