@@ -314,3 +314,22 @@ def test_client_chain_fuses_and_equals_the_chain(split):
     for a, b in zip(run(fused), run(chain)):
         a, b = np.asarray(a), np.asarray(b)
         assert a.shape == b.shape and np.array_equal(a.view(np.uint16), b.view(np.uint16))
+
+
+def test_graph_capture_with_torch_tensors():
+    """vLLM passes torch tensors: the getter returns a torch uint8 tensor, .out writes the
+    caller's torch output (its memory) and returns it."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(29)
+    q, q_pe, k_nope, k_pe, table, lens = decode_inputs(rng)
+    as_torch = lambda a: torch.from_numpy(a.view(np.int16)).view(torch.bfloat16) if a.dtype == BF16 else torch.from_numpy(a)
+    kwargs = common(as_torch(table), lens, "BNSD_NBSD", as_torch(q_pe), as_torch(k_pe))
+    q_t, k_t = as_torch(q), as_torch(k_nope)
+    workspace = ops._npu_fused_infer_attention_score_v2_get_max_workspace(q_t, k_t, k_t, **kwargs)
+    assert isinstance(workspace, torch.Tensor) and workspace.dtype == torch.uint8
+    attn_output = torch.zeros((N, B, 1, 512), dtype=torch.bfloat16)
+    got = ops.npu_fused_infer_attention_score_v2.out(q_t, k_t, k_t, **kwargs, workspace=workspace,
+                                                     out=[attn_output, torch.zeros(B, dtype=torch.bfloat16)])
+    plain, _ = ops.npu_fused_infer_attention_score_v2(q, k_nope, k_nope, **common(table, lens, "BNSD_NBSD", q_pe, k_pe))
+    assert got[0] is attn_output
+    assert np.array_equal(attn_output.view(torch.int16).numpy(), plain.view(np.int16))
