@@ -122,7 +122,7 @@ def _host_parameters(opdef: OpDef, attributes: Mapping[str, Any]) -> dict:
 
 def _warn(opdef: OpDef, findings):
     for finding in findings:
-        warnings.warn(finding.text(opdef.name), VerificationWarning, stacklevel=4)
+        warnings.warn(finding.text(opdef.name), VerificationWarning, stacklevel=5)   # past _checked_call
 
 
 def _error(opdef: OpDef, findings) -> VerificationError:
