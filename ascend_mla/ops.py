@@ -105,13 +105,20 @@ def npu_fused_infer_attention_score(
     zero tensor. key_rope_antiquant_scale is torch_npu's reserved keyword (every document:
     "reserved, no effect"): ignored with a warning [FIA-API-1]. The MLA full-quant mode has no
     keywords here (dequant_scale_query is npu_fused_infer_attention_score_v2's)."""
-    _reserved({"key_rope_antiquant_scale": key_rope_antiquant_scale})
+    return _fia_v1(locals())
+
+
+def _fia_v1(arguments: dict, run=call):
+    """npu_fused_infer_attention_score's arguments (all its keywords): the reserved one warned
+    about, the `scale` alias resolved."""
+    _reserved({"key_rope_antiquant_scale": arguments["key_rope_antiquant_scale"]})
+    scale, scale_value = arguments["scale"], arguments["scale_value"]
     if scale is not None:
         if not _same(scale_value, 1.0) and not _same(scale_value, scale):
             raise TypeError("npu_fused_infer_attention_score: got both scale_value and its alias "
                             "scale; give one")
-        scale_value = scale     # its kind is checked with the other arguments (ARG-004)
-    return _fia(locals())
+        arguments = {**arguments, "scale_value": scale}   # its kind is checked with the others
+    return _fia(arguments, run)
 
 
 def _fia(arguments: dict, run=call):
@@ -210,6 +217,13 @@ def _npu_fused_infer_attention_score_v2_get_max_workspace(query, key, value, **k
     return _like_query(buffer, query)
 
 
+def _npu_fused_infer_attention_score_get_max_workspace(query, key, value, **keywords):
+    """The same getter for npu_fused_infer_attention_score (torch_npu's v1 spelling)."""
+    size = _fia_v1(_call_arguments(_V1_DEFAULTS, "npu_fused_infer_attention_score", query, key,
+                                   value, keywords), run=workspace_size)
+    return _like_query(np.zeros((size,), np.uint8), query)
+
+
 def _fia_v2_out(query, key, value, *, workspace=None, out=None, attention_out=None,
                 softmax_lse=None, **keywords):
     """npu_fused_infer_attention_score_v2.out: the call, its results written into the caller's
@@ -218,22 +232,39 @@ def _fia_v2_out(query, key, value, *, workspace=None, out=None, attention_out=No
     softmax_lse is written when return_softmax_lse is true (then of the result's type,
     FIA-API-3) and left as it is otherwise. `workspace`, when given, must hold the getter's
     bytes [FIA-API-4]. Every check runs before anything is written."""
+    arguments = _v2_call_arguments(query, key, value, keywords)
+    return _write_out(lambda run: _fia_v2(arguments, run), arguments["return_softmax_lse"],
+                      workspace, out, attention_out, softmax_lse)
+
+
+def _fia_v1_out(query, key, value, *, workspace=None, out=None, attention_out=None,
+                softmax_lse=None, **keywords):
+    """npu_fused_infer_attention_score.out: as npu_fused_infer_attention_score_v2.out, with
+    npu_fused_infer_attention_score's keywords (softmax_lse written with softmax_lse_flag)."""
+    arguments = _call_arguments(_V1_DEFAULTS, "npu_fused_infer_attention_score", query, key,
+                                value, keywords)
+    return _write_out(lambda run: _fia_v1(arguments, run), arguments["softmax_lse_flag"],
+                      workspace, out, attention_out, softmax_lse)
+
+
+def _write_out(fia, lse_flag, workspace, out, attention_out, softmax_lse):
+    """The .out overloads: `fia(run)` calls the op (run=call) or asks its workspace
+    (run=workspace_size)."""
     if out is not None:
         if attention_out is not None or softmax_lse is not None or len(out) != 2:
-            raise TypeError("npu_fused_infer_attention_score_v2.out: give out=[attention_out, "
+            raise TypeError("npu_fused_infer_attention_score(_v2).out: give out=[attention_out, "
                             "softmax_lse] or the two keywords")
         attention_out, softmax_lse = out
     if attention_out is None:
-        raise TypeError("npu_fused_infer_attention_score_v2.out: attention_out (out[0]) is required")
-    arguments = _v2_call_arguments(query, key, value, keywords)
-    need = 0 if workspace is None else _fia_v2(arguments, run=workspace_size)
+        raise TypeError("npu_fused_infer_attention_score(_v2).out: attention_out (out[0]) is required")
+    need = 0 if workspace is None else fia(workspace_size)
     if _nbytes(workspace) < need:
         raise VerificationError(f"'{FusedInferAttentionScore.name}' op workspace: expected at "
                                 f"least {need} bytes (the call's phase one), got "
                                 f"{_nbytes(workspace)} [FIA-API-4]")
-    result, lse = _fia_v2(arguments)
+    result, lse = fia(call)
     targets = [("attention_out", attention_out, result)]
-    if arguments["return_softmax_lse"]:
+    if lse_flag:
         targets.append(("softmax_lse", softmax_lse, lse))
     for name, target, value in targets:
         got, want = _described(target), _described(value)
@@ -246,13 +277,17 @@ def _fia_v2_out(query, key, value, *, workspace=None, out=None, attention_out=No
 
 
 def _v2_call_arguments(query, key, value, keywords: dict) -> dict:
-    """Every npu_fused_infer_attention_score_v2 parameter, the given ones and the defaults;
-    TypeError for a keyword it does not have (as Python's call would)."""
-    unknown = set(keywords) - set(_V2_DEFAULTS)
+    return _call_arguments(_V2_DEFAULTS, "npu_fused_infer_attention_score_v2", query, key, value,
+                           keywords)
+
+
+def _call_arguments(defaults, function, query, key, value, keywords: dict) -> dict:
+    """Every parameter of `function`, the given ones and the defaults; TypeError for a keyword
+    it does not have (as Python's call would)."""
+    unknown = set(keywords) - set(defaults)
     if unknown:
-        raise TypeError(f"npu_fused_infer_attention_score_v2: unexpected keyword argument(s) "
-                        f"{', '.join(sorted(unknown))}")
-    return {**_V2_DEFAULTS, **keywords, "query": query, "key": key, "value": value}
+        raise TypeError(f"{function}: unexpected keyword argument(s) {', '.join(sorted(unknown))}")
+    return {**defaults, **keywords, "query": query, "key": key, "value": value}
 
 
 def _host_view(x):
@@ -300,8 +335,12 @@ V2_NOT_MODELLED = {
 _V2_DEFAULTS = {p.name: p.default for p in
                 inspect.signature(npu_fused_infer_attention_score_v2).parameters.values()
                 if p.default is not inspect.Parameter.empty}
-# torch_npu's overload and getter (vLLM-Ascend's graph capture calls both)
+_V1_DEFAULTS = {p.name: p.default for p in
+                inspect.signature(npu_fused_infer_attention_score).parameters.values()
+                if p.default is not inspect.Parameter.empty}
+# torch_npu's .out overloads (vLLM-Ascend's graph capture calls v2's, with its getter)
 npu_fused_infer_attention_score_v2.out = _fia_v2_out
+npu_fused_infer_attention_score.out = _fia_v1_out
 
 
 def _v2_spelling(message: str) -> str:

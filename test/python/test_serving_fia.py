@@ -333,3 +333,22 @@ def test_graph_capture_with_torch_tensors():
     plain, _ = ops.npu_fused_infer_attention_score_v2(q, k_nope, k_nope, **common(table, lens, "BNSD_NBSD", q_pe, k_pe))
     assert got[0] is attn_output
     assert np.array_equal(attn_output.view(torch.int16).numpy(), plain.view(np.int16))
+
+
+def test_v1_out_variant_and_workspace():
+    """npu_fused_infer_attention_score.out and its getter (torch_npu's v1 spelling): the
+    prefill call with softmax_lse_flag writes both out tensors."""
+    rng = np.random.default_rng(30)
+    ends, t = [5, 12], 12
+    q, k, v = (rand(rng, (t, N, 128)) for _ in range(3))
+    q_pe, k_pe = rand(rng, (t, N, 64)), rand(rng, (t, N, 64))
+    kwargs = dict(query_rope=q_pe, key_rope=k_pe, num_heads=N, num_key_value_heads=N, input_layout="TND",
+                  atten_mask=np.triu(np.ones((2048, 2048), np.int8), 1), sparse_mode=3,
+                  scale=192 ** -0.5, softmax_lse_flag=True, actual_seq_lengths=ends,
+                  actual_seq_lengths_kv=ends)
+    workspace = ops._npu_fused_infer_attention_score_get_max_workspace(q, k, v, **kwargs)
+    out, lse = np.zeros((t, N, 128), BF16), np.zeros((t, N, 1), np.float32)
+    got = ops.npu_fused_infer_attention_score.out(q, k, v, **kwargs, workspace=workspace, out=[out, lse])
+    want_out, want_lse = ops.npu_fused_infer_attention_score(q, k, v, **kwargs)
+    assert got[0] is out and got[1] is lse
+    assert np.array_equal(out.view(np.uint16), want_out.view(np.uint16)) and np.array_equal(lse, want_lse)

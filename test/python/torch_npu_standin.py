@@ -15,6 +15,7 @@ from ascend_mla import ops
 OPS = ("npu_interleave_rope", "npu_kv_rmsnorm_rope_cache", "npu_transpose_batchmatmul",
        "npu_dynamic_quant", "npu_format_cast", "npu_fused_infer_attention_score",
        "npu_fused_infer_attention_score_v2", "_npu_fused_infer_attention_score_v2_get_max_workspace",
+       "_npu_fused_infer_attention_score_get_max_workspace",
        "npu_mla_prolog_v2")
 
 
