@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...dialect.primitive import KvRmsNormRopeCache, TransposeBatchMatmul
 from ...dialect.types import numpy_dtype
 from . import kernel
 from .common import f32, last_writers, rms_norm, rope_deinterleaved, saturate_int8, write_paged_caches
@@ -16,10 +17,10 @@ from .common import bfloat16
 KV_RMS = 512
 
 
-@kernel("mla.kv_rmsnorm_rope_cache")
+@kernel(KvRmsNormRopeCache)
 def kv_rmsnorm_rope_cache(kv, gamma, cos, sin, index, k_cache, ckv_cache, k_rope_scale=None,
-                          c_kv_scale=None, k_rope_offset=None, c_kv_offset=None, epsilon=1e-5,
-                          cache_mode="Norm", is_output_kv=False):
+                          c_kv_scale=None, k_rope_offset=None, c_kv_offset=None, *, epsilon,
+                          cache_mode, is_output_kv):
     """c_kv = RmsNorm(kv[..., :512]) * gamma, k_rope = the interleaved RoPE of kv[..., 512:]
     (float32), each written to its cache at the token's slot: rounded to a float cache, or
     saturate(rint(x * scale)) into an int8 one. Negative slots skip; of repeated slots the last
@@ -47,9 +48,8 @@ def kv_rmsnorm_rope_cache(kv, gamma, cos, sin, index, k_cache, ckv_cache, k_rope
     return k_cache, ckv_cache, k_embed, y
 
 
-@kernel("mla.transpose_batchmatmul")
-def transpose_batchmatmul(x, w, perm_x1=(0, 1, 2), perm_x2=(0, 1, 2), perm_y=(1, 0, 2),
-                          batch_split_factor=1, result_types=None):
+@kernel(TransposeBatchMatmul)
+def transpose_batchmatmul(x, w, *, perm_x1, perm_x2, perm_y, batch_split_factor, result_types=None):
     """(x^perm_x1 @ w)^[1, 0, 2]: x as (M, B, K) rows over B heads -- the per-head product of
     mla.head_matmul, float32 sums, one rounding (bf16 rounded like the prolog's W_uk product)."""
     x = np.asarray(x)
