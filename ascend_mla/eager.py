@@ -48,6 +48,31 @@ def tensor_info(param: str, value) -> TensorInfo:
 def call(opdef: OpDef, operands: Mapping[str, Any], attributes: Mapping[str, Any], *,
          profile: Optional[str] = None, api_name: str = ""):
     """Verify and run `opdef` on the given arguments; returns its results as a tuple."""
+    lowered, inputs, back_to_torch = _checked_call(opdef, operands, attributes, profile)
+    # The data rules ran above, on the host values: the executor need not check them again.
+    outputs = lowered(inputs, checked=False)
+    # In-out buffers: hand back the caller's own object (its memory holds the update).
+    final = []
+    for name, out in zip(opdef.result_names, outputs):
+        if name in opdef.inplace:
+            final.append(operands[opdef.inplace[name]])
+        else:
+            final.append(back_to_torch(out))
+    return tuple(final)
+
+
+def workspace_size(opdef: OpDef, operands: Mapping[str, Any], attributes: Mapping[str, Any], *,
+                   profile: Optional[str] = None) -> int:
+    """The workspace bytes a call of `opdef` with these arguments asks for: every check of
+    `call`, then the lowered function's phase one (GetWorkspaceSize) on the selected backend,
+    nothing launched (0 on the CPU backend, whose kernels need none)."""
+    lowered, inputs, _ = _checked_call(opdef, operands, attributes, profile)
+    return lowered.workspace_size(inputs)
+
+
+def _checked_call(opdef, operands, attributes, profile):
+    """The call's lowered function and its inputs, after every rule (argument kinds, static
+    rules, the one-op module as IR, data rules)."""
     try:   # the kinds of the arguments (ARG-nnn), before any rule reads them
         arrays, back_to_torch = interop.to_numpy_arguments(operands, set(opdef.inplace.values()))
         infos = {}
@@ -78,16 +103,7 @@ def call(opdef: OpDef, operands: Mapping[str, Any], attributes: Mapping[str, Any
             inputs.extend(value or [])
         elif value is not None:
             inputs.append(value)
-    # The data rules ran above, on the host values: the executor need not check them again.
-    outputs = lowered(inputs, checked=False)
-    # In-out buffers: hand back the caller's own object (its memory holds the update).
-    final = []
-    for name, out in zip(opdef.result_names, outputs):
-        if name in opdef.inplace:
-            final.append(operands[opdef.inplace[name]])
-        else:
-            final.append(back_to_torch(out))
-    return tuple(final)
+    return lowered, inputs, back_to_torch
 
 
 def _host_parameters(opdef: OpDef, attributes: Mapping[str, Any]) -> dict:
@@ -106,7 +122,7 @@ def _host_parameters(opdef: OpDef, attributes: Mapping[str, Any]) -> dict:
 
 def _warn(opdef: OpDef, findings):
     for finding in findings:
-        warnings.warn(finding.text(opdef.name), VerificationWarning, stacklevel=4)
+        warnings.warn(finding.text(opdef.name), VerificationWarning, stacklevel=5)   # past _checked_call
 
 
 def _error(opdef: OpDef, findings) -> VerificationError:

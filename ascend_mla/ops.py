@@ -11,8 +11,12 @@ import warnings
 import numpy as np
 
 from .errors import VerificationError, VerificationWarning
-from .eager import call
-from .dialect.primitive import RmsNorm
+from .eager import call, workspace_size
+from .runtime.formats import NZTensor, c0_for
+from .runtime.interop import is_torch, torch_to_numpy
+from .dialect.primitive import DynamicQuant, FormatCast, RmsNorm, Rope
+from .dialect.primitive import KvRmsNormRopeCache, TransposeBatchMatmul
+from .dialect.types import TensorInfo
 from .dialect.nsa import NsaCompressAttentionInfer
 from .dialect.prolog import Prolog, PrologV2
 from .dialect.fia import FusedInferAttentionScore
@@ -101,24 +105,62 @@ def npu_fused_infer_attention_score(
     zero tensor. key_rope_antiquant_scale is torch_npu's reserved keyword (every document:
     "reserved, no effect"): ignored with a warning [FIA-API-1]. The MLA full-quant mode has no
     keywords here (dequant_scale_query is npu_fused_infer_attention_score_v2's)."""
-    _reserved({"key_rope_antiquant_scale": key_rope_antiquant_scale})
+    return _fia_v1(locals())
+
+
+def _fia_v1(arguments: dict, run=call):
+    """npu_fused_infer_attention_score's arguments (all its keywords): the reserved one warned
+    about, the `scale` alias resolved."""
+    _reserved({"key_rope_antiquant_scale": arguments["key_rope_antiquant_scale"]})
+    scale, scale_value = arguments["scale"], arguments["scale_value"]
     if scale is not None:
         if not _same(scale_value, 1.0) and not _same(scale_value, scale):
             raise TypeError("npu_fused_infer_attention_score: got both scale_value and its alias "
                             "scale; give one")
-        scale_value = scale     # its kind is checked with the other arguments (ARG-004)
-    return _fia(locals())
+        arguments = {**arguments, "scale_value": scale}   # its kind is checked with the others
+    return _fia(arguments, run)
 
 
-def _fia(arguments: dict):
-    """Call the op with the parameters named in `arguments` (the others: absent / default)."""
+def _fia(arguments: dict, run=call):
+    """Call the op with the parameters named in `arguments` (the others: absent / default);
+    `run`: eager.call, or eager.workspace_size for the workspace getters."""
     operands = {o.name: arguments.get(o.name) for o in FusedInferAttentionScore.kernel_operands}
     operands["key"] = _tensor_list(arguments["key"])
     operands["value"] = _tensor_list(arguments["value"])
     attributes = {a.name: arguments.get(a.name, a.default)
                   for a in FusedInferAttentionScore.attributes}
-    return call(FusedInferAttentionScore, operands,
-                _torch_style_ints(FusedInferAttentionScore, attributes), profile="PT")
+    if operands["block_table"] is not None:
+        _nz_cache_views(operands, _one_element_int(attributes["block_size"]))
+    return run(FusedInferAttentionScore, operands,
+               _torch_style_ints(FusedInferAttentionScore, attributes), profile="PT")
+
+
+def _nz_cache_views(operands: dict, block_size):
+    """The paged caches given as torch_npu's FIA documents take an NZ cache, the 5-D
+    (block_num, KV_N, D/C0, block_size, C0) view of its bytes (C0 = 32 bytes / element size;
+    vLLM-Ascend's `k_nope.view(-1, N_kv, D // 16, block_size, 16)`), become the FRACTAL_NZ
+    (block_num, block_size, KV_N*D) tensor over the same memory: what `nz_cache_view` gives for
+    the (block_num, block_size, KV_N, D) PA_NZ cache, the same bytes. Other shapes are left to
+    the rules (FIA-169 names the 5-D form). The key given again as value stays one object."""
+    seen = {}
+
+    def view(x):
+        if id(x) in seen:
+            return seen[id(x)]
+        arr = torch_to_numpy(x) if is_torch(x) else x
+        out = x
+        if isinstance(arr, np.ndarray) and arr.ndim == 5 and arr.flags.c_contiguous:
+            blocks, kv_n, d1, bs, c0 = arr.shape
+            if c0 == c0_for(arr.dtype) and bs == block_size and bs % 16 == 0:
+                out = NZTensor(arr.reshape(blocks, kv_n * d1, bs // 16, 16, c0),
+                               (blocks, bs, kv_n * d1 * c0))
+        seen[id(x)] = out
+        return out
+
+    for name in ("key", "value"):
+        operands[name] = [view(x) for x in operands[name]]
+    if operands.get("key_rope") is not None:
+        operands["key_rope"] = view(operands["key_rope"])
 
 
 def npu_fused_infer_attention_score_v2(
@@ -145,7 +187,11 @@ def npu_fused_infer_attention_score_v2(
     (FIA-MLAQ-*, docs/attention.md). What the op does not model is rejected [FIA-API-2]:
     learnable_sink, out_dtype. The reserved keywords (dequant_scale_key_rope, quant_scale_p,
     the *_dtype ones) are ignored with a warning [FIA-API-1]."""
-    arguments = locals()
+    return _fia_v2(locals())
+
+
+def _fia_v2(arguments: dict, run=call):
+    """npu_fused_infer_attention_score_v2's arguments (all its keywords) mapped onto the op's."""
     _reserved({name: arguments[name] for name in V2_RESERVED})
     for name, why in V2_NOT_MODELLED.items():
         default = _V2_DEFAULTS[name]
@@ -155,9 +201,115 @@ def npu_fused_infer_attention_score_v2(
     mapped = {V2_NAMES.get(name, name): value for name, value in arguments.items()
               if name not in V2_RESERVED and name not in V2_NOT_MODELLED}
     try:
-        return _fia(mapped)
+        return _fia(mapped, run)
     except VerificationError as error:
         raise VerificationError(_v2_spelling(str(error)), error.findings) from None
+
+
+def _npu_fused_infer_attention_score_v2_get_max_workspace(query, key, value, **keywords):
+    """torch_npu's workspace getter for graph capture: the bytes npu_fused_infer_attention_score_v2
+    with these arguments asks for, as a uint8 tensor of that size (torch when the query is).
+    The size is the lowered call's phase one (aclnnFusedInferAttentionScoreV3/V4
+    GetWorkspaceSize) on the selected backend: 0 on the CPU, whose kernel needs none. Every
+    rule of the call applies, with the v2 keywords' spelling."""
+    size = _fia_v2(_v2_call_arguments(query, key, value, keywords), run=workspace_size)
+    buffer = np.zeros((size,), np.uint8)
+    return _like_query(buffer, query)
+
+
+def _npu_fused_infer_attention_score_get_max_workspace(query, key, value, **keywords):
+    """The same getter for npu_fused_infer_attention_score (torch_npu's v1 spelling)."""
+    size = _fia_v1(_call_arguments(_V1_DEFAULTS, "npu_fused_infer_attention_score", query, key,
+                                   value, keywords), run=workspace_size)
+    return _like_query(np.zeros((size,), np.uint8), query)
+
+
+def _fia_v2_out(query, key, value, *, workspace=None, out=None, attention_out=None,
+                softmax_lse=None, **keywords):
+    """npu_fused_infer_attention_score_v2.out: the call, its results written into the caller's
+    tensors (`out=[attention_out, softmax_lse]`, as vLLM-Ascend passes them, or by keyword),
+    which are returned. attention_out must have the type of the call's result [FIA-API-3];
+    softmax_lse is written when return_softmax_lse is true (then of the result's type,
+    FIA-API-3) and left as it is otherwise. `workspace`, when given, must hold the getter's
+    bytes [FIA-API-4]. Every check runs before anything is written."""
+    arguments = _v2_call_arguments(query, key, value, keywords)
+    return _write_out(lambda run: _fia_v2(arguments, run), arguments["return_softmax_lse"],
+                      workspace, out, attention_out, softmax_lse)
+
+
+def _fia_v1_out(query, key, value, *, workspace=None, out=None, attention_out=None,
+                softmax_lse=None, **keywords):
+    """npu_fused_infer_attention_score.out: as npu_fused_infer_attention_score_v2.out, with
+    npu_fused_infer_attention_score's keywords (softmax_lse written with softmax_lse_flag)."""
+    arguments = _call_arguments(_V1_DEFAULTS, "npu_fused_infer_attention_score", query, key,
+                                value, keywords)
+    return _write_out(lambda run: _fia_v1(arguments, run), arguments["softmax_lse_flag"],
+                      workspace, out, attention_out, softmax_lse)
+
+
+def _write_out(fia, lse_flag, workspace, out, attention_out, softmax_lse):
+    """The .out overloads: `fia(run)` calls the op (run=call) or asks its workspace
+    (run=workspace_size)."""
+    if out is not None:
+        if attention_out is not None or softmax_lse is not None or len(out) != 2:
+            raise TypeError("npu_fused_infer_attention_score(_v2).out: give out=[attention_out, "
+                            "softmax_lse] or the two keywords")
+        attention_out, softmax_lse = out
+    if attention_out is None:
+        raise TypeError("npu_fused_infer_attention_score(_v2).out: attention_out (out[0]) is required")
+    need = 0 if workspace is None else fia(workspace_size)
+    if _nbytes(workspace) < need:
+        raise VerificationError(f"'{FusedInferAttentionScore.name}' op workspace: expected at "
+                                f"least {need} bytes (the call's phase one), got "
+                                f"{_nbytes(workspace)} [FIA-API-4]")
+    result, lse = fia(call)
+    targets = [("attention_out", attention_out, result)]
+    if lse_flag:
+        targets.append(("softmax_lse", softmax_lse, lse))
+    for name, target, value in targets:
+        got, want = _described(target), _described(value)
+        if got != want:
+            raise VerificationError(f"'{FusedInferAttentionScore.name}' op {name}: expected an "
+                                    f"out tensor {want} (the call's result), got {got} [FIA-API-3]")
+    for _, target, value in targets:
+        np.copyto(_host_view(target), _host_view(value))
+    return attention_out, softmax_lse
+
+
+def _v2_call_arguments(query, key, value, keywords: dict) -> dict:
+    return _call_arguments(_V2_DEFAULTS, "npu_fused_infer_attention_score_v2", query, key, value,
+                           keywords)
+
+
+def _call_arguments(defaults, function, query, key, value, keywords: dict) -> dict:
+    """Every parameter of `function`, the given ones and the defaults; TypeError for a keyword
+    it does not have (as Python's call would)."""
+    unknown = set(keywords) - set(defaults)
+    if unknown:
+        raise TypeError(f"{function}: unexpected keyword argument(s) {', '.join(sorted(unknown))}")
+    return {**defaults, **keywords, "query": query, "key": key, "value": value}
+
+
+def _host_view(x):
+    """A NumPy view of a CPU tensor's memory (torch or NumPy)."""
+    return torch_to_numpy(x) if is_torch(x) else np.asarray(x)
+
+
+def _described(x) -> str:
+    arr = _host_view(x) if x is not None else None
+    return "none" if arr is None else f"{arr.dtype.name} {tuple(arr.shape)}"
+
+
+def _nbytes(x) -> int:
+    return 0 if x is None else int(_host_view(x).nbytes)
+
+
+def _like_query(array, query):
+    """`array` as a torch tensor when the query is one."""
+    if is_torch(query):
+        import torch
+        return torch.from_numpy(array)
+    return array
 
 
 # npu_fused_infer_attention_score_v2 keyword -> npu_fused_infer_attention_score keyword
@@ -181,7 +333,14 @@ V2_NOT_MODELLED = {
 
 
 _V2_DEFAULTS = {p.name: p.default for p in
-                inspect.signature(npu_fused_infer_attention_score_v2).parameters.values()}
+                inspect.signature(npu_fused_infer_attention_score_v2).parameters.values()
+                if p.default is not inspect.Parameter.empty}
+_V1_DEFAULTS = {p.name: p.default for p in
+                inspect.signature(npu_fused_infer_attention_score).parameters.values()
+                if p.default is not inspect.Parameter.empty}
+# torch_npu's .out overloads (vLLM-Ascend's graph capture calls v2's, with its getter)
+npu_fused_infer_attention_score_v2.out = _fia_v2_out
+npu_fused_infer_attention_score.out = _fia_v1_out
 
 
 def _v2_spelling(message: str) -> str:
@@ -232,3 +391,102 @@ def _one_element_int(value):
         return value
     item = value.item()
     return item if isinstance(item, int) and not isinstance(item, bool) else value
+
+
+# --- the serving engines' calls (vLLM-Ascend's MLA backend; docs/attention.md "Serving clients") --
+
+def npu_interleave_rope(x, cos, sin):
+    """torch_npu.npu_interleave_rope: `mla.rope` (mode "interleave") with torch_npu's rules
+    (ROPE-008..010: x (B, N, S, 64) f16/bf16, cos/sin (B, 1, S or 1, 64)): x's pairs
+    de-interleaved, then x*cos + rotate_half(x)*sin in float32, rounded to x's type."""
+    return call(Rope, {"x": x, "cos": cos, "sin": sin}, {"mode": "interleave"}, profile="PT")[0]
+
+
+def npu_kv_rmsnorm_rope_cache(kv, gamma, cos, sin, index, k_cache, ckv_cache, *, k_rope_scale=None,
+                              c_kv_scale=None, k_rope_offset=None, c_kv_offset=None, v=None,
+                              epsilon=1e-5, cache_mode="Norm", is_output_kv=False):
+    """torch_npu.npu_kv_rmsnorm_rope_cache, `mla.kv_rmsnorm_rope_cache`: RmsNorm of kv's latent
+    part into ckv_cache, the interleaved RoPE of its rope part into k_cache, at the token slots
+    `index` (cache_mode PA / PA_BNSD / PA_NZ; an int8 cache takes its scale). Returns (k_cache,
+    ckv_cache, k_embed_out, y_out): the caches updated in place and returned themselves.
+    `v` (the V2 form for other head dims) is not modelled [KVR-015]."""
+    if v is not None:
+        raise VerificationError(f"'{KvRmsNormRopeCache.name}' op v: not supported: the v input "
+                                f"(aclnnKvRmsNormRopeCacheV2's Dk 192 / Dv 128 form) is not "
+                                f"modelled [KVR-015]")
+    operands = {"kv": kv, "gamma": gamma, "cos": cos, "sin": sin, "index": index,
+                "k_cache": k_cache, "ckv_cache": ckv_cache, "k_rope_scale": k_rope_scale,
+                "c_kv_scale": c_kv_scale, "k_rope_offset": k_rope_offset,
+                "c_kv_offset": c_kv_offset}
+    return call(KvRmsNormRopeCache, operands, {"epsilon": epsilon, "cache_mode": cache_mode,
+                                               "is_output_kv": is_output_kv})
+
+
+def npu_transpose_batchmatmul(input, weight, *, bias=None, scale=None, perm_x1=None, perm_x2=None,
+                              perm_y=None, batch_split_factor=1):
+    """torch_npu.npu_transpose_batchmatmul, `mla.transpose_batchmatmul`: (input^perm_x1 @
+    weight)^perm_y, output (M, B, N) in input's type (float32 sums). bias ("not supported yet" in
+    torch_npu's document) and the int8 output of `scale` are not modelled [TBMM-009]."""
+    for name, value in (("bias", bias), ("scale", scale)):
+        if value is not None:
+            raise VerificationError(f"'{TransposeBatchMatmul.name}' op {name}: not supported "
+                                    f"(bias: not supported by the operator yet; scale: the int8 "
+                                    f"output is not modelled) [TBMM-009]")
+    attributes = {"perm_x1": perm_x1, "perm_x2": perm_x2, "perm_y": perm_y,
+                  "batch_split_factor": batch_split_factor}
+    attributes = {k: (list(v) if isinstance(v, tuple) else v) for k, v in attributes.items()}
+    return call(TransposeBatchMatmul, {"x": input, "w": weight},
+                _torch_style_ints(TransposeBatchMatmul, attributes))[0]
+
+
+def npu_dynamic_quant(input, *, smooth_scales=None, group_index=None, dst_type=None,
+                      quant_mode="pertoken", dst_type_max=0.0):
+    """torch_npu.npu_dynamic_quant, `mla.dynamic_quant`: per-token symmetric int8, scale =
+    max|x * smooth| / 127, y = rint(x * smooth / scale). Returns (y int8, scale float32 (x's
+    shape without the last dim)). torch_npu's rules: DQ-008/009. MoE groups (group_index), int4
+    and float8 outputs, other quant modes and dst_type_max are not modelled [DQ-010]."""
+    given = {"group_index": group_index, "dst_type": dst_type, "quant_mode": quant_mode,
+             "dst_type_max": dst_type_max}
+    unmodelled = [name for name, off in (("group_index", group_index is not None),
+                                         ("dst_type", not _is_int8(dst_type)),
+                                         ("quant_mode", quant_mode != "pertoken"),
+                                         ("dst_type_max", not _same(dst_type_max, 0.0))) if off]
+    if unmodelled:
+        name = unmodelled[0]
+        shown = "a tensor" if name == "group_index" else repr(given[name])
+        raise VerificationError(f"'{DynamicQuant.name}' op {name}: not supported: only the "
+                                f"per-token int8 quantization is modelled (group_index None, "
+                                f"dst_type None or int8, quant_mode \"pertoken\", dst_type_max "
+                                f"0), got {shown} [DQ-010]")
+    return call(DynamicQuant, {"x": input, "smooth_scales": smooth_scales}, {"rounding": "half_even"},
+                profile="PT")
+
+
+def _is_int8(dst_type) -> bool:
+    """None, or int8 spelled as torch (torch.int8), NumPy (np.int8) or a string."""
+    name = getattr(dst_type, "__name__", None) or str(dst_type)
+    return dst_type is None or name.replace("torch.", "") == "int8"
+
+
+def npu_format_cast(input, acl_format, *, customize_dtype=None, input_dtype=None):
+    """torch_npu.npu_format_cast(x, 29 | 2): the FRACTAL_NZ tensor (an NZTensor) or the ND array
+    again, as `ascend_mla.format_cast`, checked against `mla.format_cast`'s rules (FC-002 rank,
+    FC-003 element type) and torch_npu's format values [FC-004]. acl_format may also be a
+    tensor whose format is taken (the npu_format_cast.Tensor overload). customize_dtype /
+    input_dtype are not modelled [FC-004]."""
+    from .runtime.formats import FRACTAL_NZ, ND, describe_value, format_cast, get_format
+    if hasattr(acl_format, "shape"):
+        acl_format = get_format(acl_format)
+    if customize_dtype is not None or input_dtype is not None or acl_format not in (ND, FRACTAL_NZ):
+        raise VerificationError(f"'{FormatCast.name}' op acl_format: expected 2 (ND) or 29 "
+                                f"(FRACTAL_NZ) without customize_dtype / input_dtype, got "
+                                f"{acl_format} [FC-004]")
+    info = describe_value("input", torch_to_numpy(input) if is_torch(input) else input)
+    target = "FRACTAL_NZ" if acl_format == FRACTAL_NZ else "ND"
+    snapshot = FormatCast.snapshot_from_parts({"x": info}, {}, results={
+        "y": TensorInfo(info.shape, info.dtype, target)})
+    verdict = FormatCast.check(snapshot)
+    if not verdict.ok:
+        raise VerificationError("\n".join(f.text(FormatCast.name) for f in verdict.errors),
+                                verdict.errors)
+    return format_cast(input, acl_format)

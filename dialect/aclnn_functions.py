@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from .fia import FusedInferAttentionScore
 from .nsa import NsaCompressAttentionInfer
-from .primitive import Add, Amax, Div, DynamicQuant, FormatCast, Mean, Mul, Quantize, Rope, Rsqrt, Transpose
+from .primitive import (Add, Amax, Div, DynamicQuant, FormatCast, KvRmsNormRopeCache, Mean, Mul,
+                        Quantize, Rope, Rsqrt, Transpose, TransposeBatchMatmul)
 from .prolog import Prolog, PrologV2
 from .aclnn import (ACLNN, Function, Param, boolean, dtype, f64, i8, i32, i64, int_array, opt_out,
                     opt_tensor, opt_tensor_list, out, out_tensor_list, ref, scalar, string, tensor,
@@ -340,4 +341,29 @@ MOE_FINALIZE_ROUTING_V2 = ACLNN.add(Function(
      opt_tensor("scalesOptional", "scales"), opt_tensor("expertIdxOptional"), i64("dropPadMode"),
      out("out", "out")),
     kernel=MoeFinalizeRouting, source="NON-SEED: ops-transformer aclnnMoeFinalizeRoutingV2",
+     strided=True))
+
+# --- the serving primitives (dialect/primitive/cache.py, matmul.py; op-plugin KvRmsNormRopeCacheNpuOpApi.cpp and
+# TransposeBatchMatMulKernelNpuOpApi.cpp make these calls) ----------------------------------------
+
+KV_RMS_NORM_ROPE_CACHE = ACLNN.add(Function(
+    "aclnnKvRmsNormRopeCache",
+    (tensor("kv", "kv"), tensor("gamma", "gamma"), tensor("cos", "cos"), tensor("sin", "sin"),
+     tensor("index", "index"), ref("kCacheRef", "k_cache", _OUT), ref("ckvCacheRef", "ckv_cache", _OUT),
+     opt_tensor("kRopeScaleOptional", "k_rope_scale"), opt_tensor("ckvScaleOptional", "c_kv_scale"),
+     opt_tensor("kRopeOffsetOptional", "k_rope_offset"), opt_tensor("cKvOffsetOptional", "c_kv_offset"),
+     f64("epsilon", "epsilon"), string("cacheModeOptional", "cache_mode", "char *"),
+     boolean("isOutputKv", "is_output_kv"), out("kRopeOut", "k_embed_out", _OUT),
+     out("cKvOut", "y_out", _OUT)),
+    kernel=KvRmsNormRopeCache,
+    source="NON-SEED: hicann ops-nn norm/kv_rms_norm_rope_cache docs/aclnnKvRmsNormRopeCache.md"))
+
+TRANSPOSE_BATCH_MATMUL = ACLNN.add(Function(
+    "aclnnTransposeBatchMatMul",
+    (tensor("x1", "x"), tensor("x2", "w"), opt_tensor("bias"), opt_tensor("scale"),
+     int_array("permX1", "perm_x1"), int_array("permX2", "perm_x2"), int_array("permY", "perm_y"),
+     i8("cubeMathType"), i32("batchSplitFactor", "batch_split_factor", "const int32_t"),
+     out("out", "y", _OUT)),
+    kernel=TransposeBatchMatmul,
+    source="NON-SEED: ops-transformer TransposeBatchMatMul docs/aclnnTransposeBatchMatMul.md",
     strided=True))

@@ -23,8 +23,11 @@ from .lower_to_aclnn import LoweringError, info, lowers
 from ..dialect.aclnn_functions import (ADD, ASCEND_QUANT_V3, DIV, DYNAMIC_QUANT, EMBEDDING, INPLACE_ONE,
                       INTERLEAVE_ROPE, MATMUL, MATMUL_WEIGHT_NZ, MUL, NPU_FORMAT_CAST, PERMUTE,
                       QUANT_MATMUL_V4, QUANT_MATMUL_WEIGHT_NZ, RMS_NORM, ROTARY_POSITION_EMBEDDING,
-                      SCATTER_PA_KV_CACHE, TRIU, MEAN, RSQRT, AMAX)
-from ..dialect.primitive import Add, Amax, CausalMask, Div, DynamicQuant, FormatCast, Gather, HeadMatmul, Matmul, Mean, Mul, QuantMatmul, Quantize, RmsNorm, Rope, Rsqrt, ScatterCache, Transpose
+                      SCATTER_PA_KV_CACHE, TRIU, MEAN, RSQRT, AMAX, KV_RMS_NORM_ROPE_CACHE,
+                      TRANSPOSE_BATCH_MATMUL)
+from ..dialect.primitive import (Add, Amax, CausalMask, Div, DynamicQuant, FormatCast, Gather, HeadMatmul,
+                                 KvRmsNormRopeCache, Matmul, Mean, Mul, QuantMatmul, Quantize, RmsNorm, Rope,
+                                 Rsqrt, ScatterCache, Transpose, TransposeBatchMatmul)
 
 KEEP_DTYPE = 0          # cubeMathType: compute in the inputs' type (float32 accumulation)
 ACL_INT8 = 2            # aclDataType of AscendQuantV3's dstType
@@ -293,3 +296,20 @@ def causal_mask(op, b):
     out = b.alloc(mask)
     b.call(TRIU, {"self": ones, "diagonal": b.host(A.I64, 1), "out": out})
     return {"mask": out}
+
+
+@lowers(KvRmsNormRopeCache)
+def kv_rmsnorm_rope_cache(op, b):
+    """npu_kv_rmsnorm_rope_cache -> aclnnKvRmsNormRopeCache(kv, gamma, cos, sin, index,
+    kCacheRef, ckvCacheRef, kRopeScale, ckvScale, kRopeOffset, cKvOffset, epsilon, cacheMode,
+    isOutputKv, kRopeOut, cKvOut): the caches in place (a PA_NZ cache passed as the 4-D tensor
+    whose bytes are NZ blocks, as torch_npu passes it), the two outputs always allocated."""
+    return b.call_bound(KV_RMS_NORM_ROPE_CACHE)
+
+
+@lowers(TransposeBatchMatmul)
+def transpose_batchmatmul(op, b):
+    """npu_transpose_batchmatmul -> aclnnTransposeBatchMatMul(x1, x2, bias = nullptr, scale =
+    nullptr, permX1, permX2, permY, cubeMathType, batchSplitFactor, out) (the ND weight path;
+    aclnnTransposeBatchMatMulWeightNz takes an NZ weight, which the primitive does not)."""
+    return b.call_bound(TRANSPOSE_BATCH_MATMUL, given={"cubeMathType": b.host(A.I8, KEEP_DTYPE)})

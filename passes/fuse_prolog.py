@@ -11,6 +11,14 @@ is a property of the dtypes, so the pattern for each is fixed):
                  scatter c_kv and k_rope into the paged caches at cache_index    [KVQ: quantized]
     FQ-KVQ       query -> dynamic quant (ties away), query_rope rescaled by qs_ckv / scale
 
+Serving engines write two pieces with their own torch_npu ops (vLLM-Ascend's bf16 decode):
+the key path is one mla.kv_rmsnorm_rope_cache (RmsNorm, interleaved RoPE and both cache stores,
+its caches written as the prolog writes them: PA is PA_BSND, PA_NZ is PA_NZ), and the absorbed
+product is mla.transpose_batchmatmul(q_nope, W_uk, perm_x1 = [1, 0, 2]) -- the same per-head
+product as mla.head_matmul (its result (T, N, 512), same kernel numerics). `prolog_pattern`
+takes each form as a variant; the client's query RoPE reads a (T, N, 1, 64) view of q_pe with
+(T, 1, 1, 64) tables (npu_interleave_rope's 4-D form), which the cos/sin check accepts.
+
 The match is rooted at the kv cache store and checked against mla.prolog_v2's verifier before
 anything changes: where a documented constraint fails (He = 5120, N = 3, BlockSize 64...) the
 graph stays as it is and a remark names the rule. A graph that has the key path of MLA but not
@@ -35,6 +43,13 @@ from .registry import ModulePass, option, UNCHANGED, register_pass
 from .rewrite import Builder, Refusal, fused_location, info, insertion_point, legality, replace, rewrite_anchors
 
 SCENARIOS = (NQ, PQ_KVNQ, PQ_KVQ, FQ_KVNQ, FQ_KVQ)
+# The key path as one mla.kv_rmsnorm_rope_cache: the scenarios whose caches are not quantized
+# (its int8 caches quantize per channel, the prolog's KVQ scenarios otherwise).
+CLIENT_KEY_SCENARIOS = (NQ, PQ_KVNQ, FQ_KVNQ)
+KEY_PATHS = ("primitives", "kv_rmsnorm_rope_cache")
+UK_PRODUCTS = ("mla.head_matmul", "mla.transpose_batchmatmul")
+# mla.kv_rmsnorm_rope_cache's cache modes as mla.prolog_v2 names the same cache layouts
+CLIENT_CACHE_MODES = {"PA": "PA_BSND", "PA_BNSD": "PA_BSND", "PA_NZ": "PA_NZ"}
 PASS = "fuse-prolog"
 
 
@@ -63,14 +78,25 @@ def attr_is(name, value):
     return lambda op: attributes_of(op)[name] == value
 
 
+def per_head_product(op) -> bool:
+    """mla.transpose_batchmatmul computing mla.head_matmul: x read (T, N, D) (perm_x1 [1, 0, 2]),
+    output (T, N, Hckv) (perm_y [1, 0, 2]), not split."""
+    a = attributes_of(op)
+    return (list(a["perm_x1"]) == [1, 0, 2] and list(a["perm_x2"]) == [0, 1, 2]
+            and list(a["perm_y"]) == [1, 0, 2] and a["batch_split_factor"] == 1)
+
+
 # --- the pattern ---------------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=None)
-def prolog_pattern(scenario: str) -> Pattern:
+def prolog_pattern(scenario: str, key_path: str = "primitives", uk: str = "mla.head_matmul") -> Pattern:
     full = scenario in (FQ_KVNQ, FQ_KVQ)
     uq_int8 = scenario != NQ
     kv_int8 = scenario in (PQ_KVQ, FQ_KVQ)
-    p = Pattern(f"mla.prolog_v2 {scenario}", root="kv_store")
+    client = key_path == "kv_rmsnorm_rope_cache"
+    variant = "".join([" (kv_rmsnorm_rope_cache)" if client else "",
+                       " (transpose_batchmatmul)" if uk != "mla.head_matmul" else ""])
+    p = Pattern(f"mla.prolog_v2 {scenario}{variant}", root="kv_store")
     x, slots = p.input("token_x"), p.input("cache_index")
     cos, sin = p.input("rope_cos"), p.input("rope_sin")
 
@@ -82,6 +108,22 @@ def prolog_pattern(scenario: str) -> Pattern:
 
     # key path (the root is its cache store)
     kv = down_projection("weight_dkv_kr", "dequant_scale_w_dkv_kr", "kv_down", "the kv down-projection x @ weight_dkv_kr", "MLA-005")
+    if client:
+        store = p.op("mla.kv_rmsnorm_rope_cache", kv=p.view(kv), gamma=p.weight("rmsnorm_gamma_ckv"),
+                     cos=p.view(cos), sin=p.view(sin), index=p.view(slots), k_cache=p.input("kr_cache"),
+                     ckv_cache=p.input("kv_cache"), name="kv_store")
+        kv_store, kr_store = store["ckv_cache_out"], store["k_cache_out"]
+    else:
+        kv_store, kr_store = _key_path(p, kv, scenario, cos, sin, slots)
+    _query_path(p, scenario, down_projection, uq_int8, uk, cos, sin)
+    p.output("kv_cache_out", kv_store)
+    p.output("kr_cache_out", kr_store)
+    return p
+
+
+def _key_path(p, kv, scenario, cos, sin, slots):
+    """RmsNorm and RoPE of the kv projection's two parts, each stored in its cache (quantized
+    in the KVQ scenarios): the primitive graph's key path."""
     c_kv = p.op("mla.rms_norm", x=p.op("tensor.extract_slice", kv, name="c_kv", where=leading),
                 gamma=p.weight("rmsnorm_gamma_ckv"), name="norm_ckv")
     k_rope = p.op("mla.rope", x=p.op("tensor.extract_slice", kv, name="k_pe", where=trailing),
@@ -100,8 +142,11 @@ def prolog_pattern(scenario: str) -> Pattern:
     kr_store = p.op("mla.scatter_cache", cache=p.input("kr_cache"), slot_mapping=slots,
                     update=p.view(kr_rows), name="kr_store",
                     role="the store of the key's rope part in the rope cache", rule="MLA-012")
+    return kv_store, kr_store
 
-    # query path
+
+def _query_path(p, scenario, down_projection, uq_int8, uk, cos, sin):
+    """x @ W_dq, RmsNorm, @ W_uq_qr, split into q_nope (times W_uk per head) and q_pe (RoPE)."""
     c_q = p.op("mla.rms_norm", x=down_projection("weight_dq", "dequant_scale_w_dq", "q_down",
                                                 "the query down-projection x @ weight_dq", "MLA-002"),
                gamma=p.weight("rmsnorm_gamma_cq"), name="norm_cq",
@@ -117,23 +162,21 @@ def prolog_pattern(scenario: str) -> Pattern:
     q_nope = p.op("tensor.extract_slice", p.view(q), name="q_nope", where=leading)
     if uq_int8:                     # the float32 product is rounded where it enters W_uk
         q_nope = p.op("arith.truncf", q_nope)
-    query = p.op("mla.head_matmul", x=q_nope, w=p.weight("weight_uk"), name="query",
+    query = p.op(uk, x=q_nope, w=p.weight("weight_uk"), name="query",
+                 where=per_head_product if uk == "mla.transpose_batchmatmul" else None,
                  role="the absorbed per-head product q_nope @ weight_uk", rule="MLA-004")
-    query_rope = p.op("mla.rope", x=p.op("tensor.extract_slice", p.view(q), name="q_pe", where=trailing),
+    query_rope = p.op("mla.rope", x=p.view(p.op("tensor.extract_slice", p.view(q), name="q_pe", where=trailing)),
                       cos=p.view(cos), sin=p.view(sin), where=attr_is("mode", "interleave"),
                       name="query_rope", role="the interleaved RoPE of the query's rope part")
     if scenario == FQ_KVQ:
         qq = p.op("mla.dynamic_quant", x=query, where=attr_is("rounding", "half_away"), name="query_quant")
-        factor = p.op("mla.div", x=p.view(kv_scale), y=p.view(qq["scale"]), name="rope_factor")
+        factor = p.op("mla.div", x=p.view(p.by_name("kv_scale")), y=p.view(qq["scale"]), name="rope_factor")
         query_rope = p.op("mla.mul", x=query_rope, y=p.view(factor), name="query_rope_rescaled")
         p.output("query", qq["y"])
         p.output("dequant_scale_q_nope", qq["scale"])
     else:
         p.output("query", query)
     p.output("query_rope", query_rope)
-    p.output("kv_cache_out", kv_store)
-    p.output("kr_cache_out", kr_store)
-    return p
 
 
 # --- the rewrite ------------------------------------------------------------------------------------
@@ -167,12 +210,15 @@ def _semantics_problem(m, scenario) -> Refusal | None:
         return Refusal(SEMANTICS, "q_nope and q_pe are slices of different values")
     if list(m.op("q_pe").attributes["static_offsets"])[-1] != info(m.op("q_nope").results[0]).shape[-1]:
         return Refusal(SEMANTICS, "q_nope and q_pe are not adjacent")
-    if list(m.op("k_pe").attributes["static_offsets"])[-1] != info(m.op("c_kv").results[0]).shape[-1]:
+    client = "kr_store" not in m.pattern_ops      # the key path is one mla.kv_rmsnorm_rope_cache
+    if not client and list(m.op("k_pe").attributes["static_offsets"])[-1] != info(m.op("c_kv").results[0]).shape[-1]:
         return Refusal(SEMANTICS, "c_kv and k_pe are not adjacent")
-    query_cos = info(m.op("query_rope").operands[1]).shape
-    if query_cos != tokens + (1, query_cos[-1]):
+    rope_x, query_cos = info(m.op("query_rope").operands[0]).shape, info(m.op("query_rope").operands[1]).shape
+    lead = len(tokens)
+    # one table row per token, broadcast over the heads (and a unit axis: the 4-D form)
+    if rope_x[:lead] != tokens or query_cos[:lead] != tokens or any(d != 1 for d in query_cos[lead:-1]):
         return Refusal(SEMANTICS, "the query's cos/sin do not broadcast one row per token over the heads")
-    if len({attributes_of(m.op(s))["cache_mode"] for s in ("kv_store", "kr_store")}) != 1:
+    if not client and len({attributes_of(m.op(s))["cache_mode"] for s in ("kv_store", "kr_store")}) != 1:
         return Refusal(SEMANTICS, "the two caches use different cache modes")
     for name in ("kv_quant", "kr_quant"):
         if name in m.pattern_ops:
@@ -186,12 +232,14 @@ def _semantics_problem(m, scenario) -> Refusal | None:
                 return Refusal(SEMANTICS, "the query_rope rescale is not one factor per token and head "
                                           f"{tokens + (n, 1)}")
     for name, dtype in ROUNDING[scenario].items():
+        if name not in m.pattern_ops:        # inside mla.kv_rmsnorm_rope_cache: its caches' types
+            continue
         got = info(m.op(name).results[0]).dtype
         if got != dtype:
             return Refusal(SEMANTICS, f"the graph rounds {name} to {got} where mla.prolog_v2 ({scenario}) "
                                       f"keeps {dtype} (docs/numerics.md, MLA prolog 2, 7, 8)")
     for name in ALWAYS_BF16:
-        if info(m.op(name).results[0]).dtype != "bf16":
+        if name in m.pattern_ops and info(m.op(name).results[0]).dtype != "bf16":
             return Refusal(SEMANTICS, f"the graph's {name} is {info(m.op(name).results[0]).dtype}, "
                                       "mla.prolog_v2's is bf16")
     return None
@@ -225,9 +273,11 @@ def _fuse(m, scenario, v1: bool, log) -> Refusal | None:
         if math.prod(shape) != math.prod(t.shape):
             return Refusal(SEMANTICS, f"{name}: {t} cannot be viewed as {TensorInfo(shape, t.dtype)}")
         infos[name] = TensorInfo(shape, t.dtype, FRACTAL_NZ if name in nz else t.format)
+    key = attributes_of(root if "norm_ckv" not in m.pattern_ops else m.op("norm_ckv"))
+    mode = attributes_of(root)["cache_mode"]
     attributes = {"rmsnorm_epsilon_cq": attributes_of(m.op("norm_cq"))["epsilon"],
-                  "rmsnorm_epsilon_ckv": attributes_of(m.op("norm_ckv"))["epsilon"],
-                  "cache_mode": attributes_of(root)["cache_mode"]}
+                  "rmsnorm_epsilon_ckv": key["epsilon"],
+                  "cache_mode": CLIENT_CACHE_MODES.get(mode, mode)}
     query = info(m.output("query"))
     results = {"query": TensorInfo(tokens + (n, hckv), query.dtype),
                "query_rope": TensorInfo(tokens + (n, dr), info(m.output("query_rope")).dtype),
@@ -255,6 +305,10 @@ def _fuse(m, scenario, v1: bool, log) -> Refusal | None:
 
 # --- the pass -----------------------------------------------------------------------------------------
 
+# Every (scenario, key path, W_uk product) form the pass fuses.
+VARIANTS = tuple((s, k, uk) for k in KEY_PATHS for s in SCENARIOS for uk in UK_PRODUCTS
+                 if k == "primitives" or s in CLIENT_KEY_SCENARIOS)
+
 # A near miss worth a remark: the best attempt matched at least the kv store, its update, the
 # RmsNorm and the slice of a projection -- the key path of MLA -- and then found no more.
 NEAR_MISS = 4
@@ -279,8 +333,8 @@ class FuseProlog(ModulePass):
     def apply(self, module, inputs):
         def find(anchor):
             progress = Progress()
-            for scenario in SCENARIOS:       # at most one matches: the scenarios differ in op kinds
-                m = match(prolog_pattern(scenario), anchor, progress)
+            for scenario, key_path, uk in VARIANTS:   # at most one matches: they differ in op kinds
+                m = match(prolog_pattern(scenario, key_path, uk), anchor, progress)
                 if m is not None:
                     return m, (m, scenario)
             if progress.matched >= NEAR_MISS and progress.missing is not None:
@@ -293,5 +347,6 @@ class FuseProlog(ModulePass):
         def rewrite(found):
             m, scenario = found
             return _semantics_problem(m, scenario) or _escapes(m) or _fuse(m, scenario, self.v1, inputs.log)
-        changed = rewrite_anchors(module, ("mla.scatter_cache",), find, rewrite, pass_name=PASS, log=inputs.log)
+        changed = rewrite_anchors(module, ("mla.scatter_cache", "mla.kv_rmsnorm_rope_cache"), find, rewrite,
+                                  pass_name=PASS, log=inputs.log)
         return None if changed else UNCHANGED

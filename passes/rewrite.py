@@ -149,10 +149,15 @@ def insertion_point(values: list, match: Match, *, after_users_of=()) -> Optiona
     """Where the fused op goes: right after the last definition among `values` (its operands)
     and after every op outside the match that uses one of `after_users_of` (the caches the fused
     op updates in place: their readers must see the old contents), provided every user outside
-    the match of an output comes after it; None otherwise."""
+    the match of an output comes after it; None otherwise. A constant operand (a weight load,
+    an arith.constant: no operands, no effects) does not hold the fused op back: it moves to the
+    top of the block when it comes too late."""
     inside = match.operations
     block = next(iter(match.ops.values())).block
     anchors = [defining_op(v) for v in values]
+    constants = [op for op in anchors if op is not None and op.name in CONSTANT_OPS
+                 and not list(op.operands) and _in_block(op, block) is op]
+    anchors = [op for op in anchors if op is None or op.name not in CONSTANT_OPS or op not in constants]
     anchors += [u.owner.operation for v in after_users_of for u in v.uses if u.owner.operation not in inside]
     last = None
     for op in anchors:
@@ -165,9 +170,16 @@ def insertion_point(values: list, match: Match, *, after_users_of=()) -> Optiona
                 owner = _in_block(use.owner.operation, block)
                 if owner is not None and owner not in inside and not last.is_before_in_block(owner):
                     return None
-    if last is None:
-        return ir.InsertionPoint.at_block_begin(block)
+    for op in constants:
+        if last is None or last.is_before_in_block(op):
+            op.move_before(block.operations[0])
+    if last is None:       # after the constants, now at the top (the other operands: arguments)
+        tops = [op for op in constants if not any(op.is_before_in_block(o) for o in constants)]
+        return ir.InsertionPoint.after(tops[0]) if tops else ir.InsertionPoint.at_block_begin(block)
     return ir.InsertionPoint.after(last)
+
+
+CONSTANT_OPS = ("ml_program.global_load_const", "arith.constant")
 
 
 def _in_block(op, block):

@@ -107,10 +107,6 @@ class LoweredFunction(DecodedFunction):
             env[slot] = backend.argument(state, index, value, actual)
         for inst in program:
             match inst:
-                case Host(slot, value):
-                    env[slot] = value
-                case Alloc(slot, info):
-                    env[slot] = backend.alloc(state, slot, info)
                 case _Call(size_slot, exec_slot, call, workspace_slot):   # phase one, workspace, launch
                     self._phase_one(backend, env, sites, stats, size_slot, exec_slot, call)
                     env[workspace_slot] = backend.workspace(state, env[size_slot])
@@ -122,19 +118,10 @@ class LoweredFunction(DecodedFunction):
                     env[slot] = backend.workspace(state, env[size_slot])
                 case Launch(callee, workspace_slot, size_slot, exec_slot):
                     backend.launch(callee, env[workspace_slot], env[size_slot], env[exec_slot], checked=checked)
-                case View(slot, base, info, offset, strides):
-                    env[slot] = backend.view(env[base], info, offset, strides)
-                case TensorList(slot, elements):
-                    env[slot] = [env[s] for s in elements]
-                case ReadIntArray(slot, source):
-                    env[slot] = tuple(int(v) for v in np.asarray(backend.host_value(env[source])).reshape(-1))
-                case Constant(slot, value, info, symbol):
-                    if value is None:
-                        raise ExecutionError(f"@{self.name}: no value is bound to the global @{symbol} "
-                                             "(compile the program with weights={...})")
-                    env[slot] = backend.constant(state, slot, value, info)
                 case Synchronize():
                     backend.synchronize()
+                case _:
+                    self._value(inst, env, backend, state)
         if "program" not in cache:
             self._remember(cache, env)
         outputs = []
@@ -143,6 +130,52 @@ class LoweredFunction(DecodedFunction):
             outputs.append(backend.result(env[slot], info, caller))
         backend.finish(state)
         return outputs
+
+
+    def _value(self, inst, env, backend, state):
+        """The instructions that make a value: host values, buffers, views, lists, constants."""
+        match inst:
+            case Host(slot, value):
+                env[slot] = value
+            case Alloc(slot, info):
+                env[slot] = backend.alloc(state, slot, info)
+            case View(slot, base, info, offset, strides):
+                env[slot] = backend.view(env[base], info, offset, strides)
+            case TensorList(slot, elements):
+                env[slot] = [env[s] for s in elements]
+            case ReadIntArray(slot, source):
+                env[slot] = tuple(int(v) for v in np.asarray(backend.host_value(env[source])).reshape(-1))
+            case Constant(slot, value, info, symbol):
+                if value is None:
+                    raise ExecutionError(f"@{self.name}: no value is bound to the global @{symbol} "
+                                         "(compile the program with weights={...})")
+                env[slot] = backend.constant(state, slot, value, info)
+            case _:
+                raise ExecutionError(f"@{self.name}: cannot execute {inst}")
+
+    def workspace_size(self, inputs: Sequence, *, backend=None) -> int:
+        """Phase one (GetWorkspaceSize) of every call site on `inputs`, nothing launched: the
+        largest workspace a call asks for (what torch_npu's `_get_max_workspace` getters give
+        graph capture). The sites keep their executors: the next call with these arguments
+        reuses them, as after a run."""
+        backend = _resolve_backend(backend)
+        if len(inputs) != len(self.arg_slots):
+            raise ExecutionError(f"@{self.name} takes {len(self.arg_slots)} inputs, got {len(inputs)}")
+        state, sites, stats = self.state(backend)
+        env = [None] * self.slot_count
+        for index, (slot, info, value) in enumerate(zip(self.arg_slots, self.arg_types, inputs)):
+            env[slot] = backend.argument(state, index, value, _check_input(self.name, index, info, value))
+        size = 0
+        for inst in self.instructions:
+            match inst:
+                case PhaseOne(size_slot, exec_slot, call):
+                    self._phase_one(backend, env, sites, stats, size_slot, exec_slot, call)
+                    size = max(size, int(env[size_slot]))
+                case Workspace() | Launch() | Synchronize():
+                    pass
+                case _:
+                    self._value(inst, env, backend, state)
+        return size
 
 
 @dataclass(frozen=True, slots=True)

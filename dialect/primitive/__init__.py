@@ -12,10 +12,12 @@ weights are upstream `ml_program` globals. Guide: docs/dialect.md ("Primitive op
     mla.matmul            torch.matmul(x, w), w (K, N); int32 too MM-
     mla.head_matmul       einsum("...hk,hkn->...hn")             HMM-
     mla.quant_matmul      npu_quant_matmul(pertoken_scale=)      QMM-
+    mla.transpose_batchmatmul  npu_transpose_batchmatmul         TBMM-
     mla.rope              npu_interleave_rope / rotate-half      ROPE-
     mla.dynamic_quant     npu_dynamic_quant(smooth_scales=)      DQ-
     mla.quantize          npu_quantize (static, symmetric)       QNT-
     mla.scatter_cache     npu_scatter_pa_kv_cache (one cache)    SC-
+    mla.kv_rmsnorm_rope_cache  npu_kv_rmsnorm_rope_cache (PA, PA_NZ)  KVR-
     mla.gather            index_select / embedding rows          GTH-
     mla.format_cast       npu_format_cast                        FC-
     mla.transpose         permute                                TR-
@@ -35,21 +37,22 @@ from __future__ import annotations
 # One line per family, in declaration order (the order of the ops in the dialect).
 from .checks import CACHE_MODES, FLOAT_TYPES, INDEX_TYPES, cache_writer  # noqa: F401
 from .norm import RmsNorm  # noqa: F401
-from .matmul import HeadMatmul, Matmul, QuantMatmul  # noqa: F401
+from .matmul import HeadMatmul, Matmul, QuantMatmul, TransposeBatchMatmul  # noqa: F401
 from .rope import ROPE_MODES, Rope  # noqa: F401
 from .quant import DQ_ROUNDING, DynamicQuant, Quantize  # noqa: F401
 from .elementwise import Add, Amax, Div, Mean, Mul, Rsqrt  # noqa: F401
-from .cache import ScatterCache  # noqa: F401
+from .cache import KvRmsNormRopeCache, ScatterCache  # noqa: F401
 from .layout import FormatCast, Gather, NzCacheView, Transpose  # noqa: F401
 from .attention import Attention, CausalMask, PagedAttention  # noqa: F401
 
 # Ops without operand reads or writes beyond their results: a dead one may be erased (passes/cleanup.py).
-PURE = ("mla.rms_norm", "mla.mean", "mla.amax", "mla.rsqrt", "mla.matmul", "mla.head_matmul", "mla.quant_matmul", "mla.rope",
+PURE = ("mla.rms_norm", "mla.mean", "mla.amax", "mla.rsqrt", "mla.matmul", "mla.head_matmul", "mla.quant_matmul",
+        "mla.transpose_batchmatmul", "mla.rope",
         "mla.dynamic_quant", "mla.quantize", "mla.add", "mla.mul", "mla.div", "mla.gather",
         "mla.format_cast", "mla.transpose", "mla.paged_attention", "mla.attention",
         "mla.causal_mask", "mla.nz_cache_view")
 
 __all__ = ["CACHE_MODES", "FLOAT_TYPES", "INDEX_TYPES", "cache_writer", "RmsNorm", "HeadMatmul", "Matmul",
-           "QuantMatmul", "ROPE_MODES", "Rope", "DQ_ROUNDING", "DynamicQuant", "Quantize", "Add", "Amax",
+           "QuantMatmul", "TransposeBatchMatmul", "KvRmsNormRopeCache", "ROPE_MODES", "Rope", "DQ_ROUNDING", "DynamicQuant", "Quantize", "Add", "Amax",
            "Div", "Mean", "Mul", "Rsqrt", "ScatterCache", "FormatCast", "Gather", "NzCacheView",
            "Transpose", "Attention", "CausalMask", "PagedAttention", "PURE"]

@@ -1,9 +1,9 @@
-"""Primitive ops: mla.matmul, mla.head_matmul, mla.quant_matmul."""
+"""Primitive ops: mla.matmul, mla.head_matmul, mla.quant_matmul, mla.transpose_batchmatmul."""
 from __future__ import annotations
 
 from ..dialect import MLA
-from ..opdef import OpDef, operand
-from ..rules import RuleSet, shape_text
+from ..opdef import OpDef, i64, i64_array, operand
+from ..rules import RuleSet, dim, shape_text
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, differs, dtype_in, nd_only, rank_at_least, rank_is, result_is, same_dtype
 
@@ -124,4 +124,94 @@ QuantMatmul = MLA.add(OpDef(
     rules=quant_matmul_rules,
     infer_results=lambda op, s: {"y": TensorInfo(op.x.shape[:-1] + op.w.shape[1:], "f32")},
     summary="int8 x @ int8 w, exact int32 sums dequantized per token x per channel",
+))
+
+
+# --- mla.transpose_batchmatmul -------------------------------------------------------------------
+# y = (x^perm_x1 @ w)^perm_y: a batched product over the batch axis 0 of x^perm_x1 (B, M, K) and
+# w (B, K, N), float32 sums, one rounding, output (M, B, N) -- perm_y is [1, 0, 2], the only
+# value documented. perm_x1 [0, 1, 2] reads x as (B, M, K), [1, 0, 2] as (M, B, K) (vLLM-Ascend:
+# the attention output (N, B, 512) times W_uv (N, 512, 128) -> (B, N, 128)). Sources:
+# torch_npu-npu_transpose_batchmatmul.md (perm_x2 only [0, 1, 2], perm_y only [1, 0, 2], K and N
+# multiples of 16, bias "not supported yet"), TransposeBatchMatMulKernelNpuOpApi.cpp (output
+# (M, B, N), with batch_split_factor f > 1 (f, M, B*N/f); aclnnTransposeBatchMatMul). The int8
+# output of `scale` is not modelled (ascend_mla.ops refuses it, TBMM-009).
+
+TBMM_TYPES = ("bf16", "f16", "f32")
+tbmm_rules = RuleSet()
+tbmm_rules.rule("TBMM-001", "x")(rank_is("x", 3, " (B, M, K) or (M, B, K)"))
+tbmm_rules.rule("TBMM-002", "x")(dtype_in("x", TBMM_TYPES))
+tbmm_rules.rule("TBMM-001", "w")(rank_is("w", 3, " (B, K, N)"))
+tbmm_rules.rule("TBMM-002", "w")(same_dtype("w", "x"))
+
+
+@tbmm_rules.rule("TBMM-003", "perm_x1")
+def tbmm_perm_x1(op, s):
+    if list(op.perm_x1) not in ([0, 1, 2], [1, 0, 2]):
+        return f"expected [0, 1, 2] or [1, 0, 2], got {list(op.perm_x1)}"
+
+
+@tbmm_rules.rule("TBMM-003", "perm_x2")
+def tbmm_perm_x2(op, s):
+    if list(op.perm_x2) != [0, 1, 2]:
+        return f"expected [0, 1, 2] (the only value documented), got {list(op.perm_x2)}"
+
+
+@tbmm_rules.rule("TBMM-003", "perm_y")
+def tbmm_perm_y(op, s):
+    if list(op.perm_y) != [1, 0, 2]:
+        return f"expected [1, 0, 2] (the only value documented), got {list(op.perm_y)}"
+
+
+def _bmk(op):
+    """x read as (B, M, K) through perm_x1."""
+    x = op.x.shape
+    return (x[1], x[0], x[2]) if list(op.perm_x1) == [1, 0, 2] else x
+
+
+@tbmm_rules.rule("TBMM-004", "w")
+def tbmm_dims(op, s):
+    b, _, k = _bmk(op)
+    if differs(op.w.shape[:2], (b, k)):
+        return (f"expected (B, K) = ({b}, {k}) (x's batch and reduce dims through perm_x1), "
+                f"got {op.w}")
+
+
+@tbmm_rules.rule("TBMM-005", "w")
+def tbmm_alignment(op, s):
+    k, n = dim(op.w, 1), dim(op.w, 2)
+    if k % 16 or n % 16:
+        return f"expected K and N multiples of 16, got K = {k}, N = {n}"
+
+
+tbmm_rules.rule("TBMM-006", "x")(nd_only("x"))
+tbmm_rules.rule("TBMM-006", "w")(nd_only("w"))
+
+
+@tbmm_rules.rule("TBMM-007", "batch_split_factor")
+def tbmm_split(op, s):
+    n, f = dim(op.w, 2), op.batch_split_factor
+    if not 1 <= f <= n or n % f:
+        return f"expected a divisor of N = {n} in [1, {n}], got {f}"
+
+
+def _tbmm_shape(op, s):
+    """(M, B, N); split: (factor, M, B*N / factor), the (M, B*N) rows cut in `factor` column
+    blocks stacked in front (op-plugin's test golden: reshape (M, factor, -1), transpose)."""
+    b, m, _ = _bmk(op)
+    n, f = op.w.shape[2], op.batch_split_factor
+    return (m, b, n) if f == 1 else (f, m, b * n // f)
+
+
+tbmm_rules.rule("TBMM-008", "y")(result_is("y", _tbmm_shape, TBMM_TYPES))
+
+TransposeBatchMatmul = MLA.add(OpDef(
+    "mla.transpose_batchmatmul",
+    operands=[operand("x"), operand("w")],
+    attributes=[i64_array("perm_x1", default=(0, 1, 2)), i64_array("perm_x2", default=(0, 1, 2)),
+                i64_array("perm_y", default=(1, 0, 2)), i64("batch_split_factor", default=1)],
+    results=["y"],
+    rules=tbmm_rules,
+    infer_results=lambda op, s: {"y": TensorInfo(_tbmm_shape(op, s), op.x.dtype)},
+    summary="batched x @ w over the batch axis, x read through perm_x1, output (M, B, N)",
 ))

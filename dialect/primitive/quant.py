@@ -1,4 +1,4 @@
-"""Primitive ops: mla.dynamic_quant, mla.quantize."""
+"""Primitive ops: mla.dynamic_quant (and npu_dynamic_quant's torch_npu rules, profile PT), mla.quantize."""
 from __future__ import annotations
 
 from ..dialect import MLA
@@ -38,6 +38,26 @@ dynamic_quant_rules.rule("DQ-005", "x")(nd_only("x"))
 dynamic_quant_rules.rule("DQ-005", "smooth_scales")(nd_only("smooth_scales"))
 dynamic_quant_rules.rule("DQ-006", "y")(result_is("y", lambda op, s: op.x.shape, ("i8",)))
 dynamic_quant_rules.rule("DQ-007", "scale")(result_is("scale", lambda op, s: op.x.shape[:-1], ("f32",)))
+
+PT, HALF_TYPES = "PT", ("bf16", "f16")    # torch_npu's profile (ascend_mla.ops)
+
+# npu_dynamic_quant (torch_npu-npu_dynamic_quant.md): x f16/bf16 of rank > 1; smooth_scales a 1-D
+# tensor of x's last dim, f16/bf16. (group_index, int4 and the other quant modes: ascend_mla.ops
+# refuses them, DQ-010.)
+
+@dynamic_quant_rules.rule("DQ-008", "x", profiles=PT)
+def torch_dynamic_quant_x(op, s):
+    if op.x.rank < 2 or op.x.dtype not in HALF_TYPES:
+        return f"expected an f16 or bf16 tensor of rank > 1 (torch_npu), got {op.x}"
+
+
+@dynamic_quant_rules.rule("DQ-009", "smooth_scales", profiles=PT)
+def torch_dynamic_quant_smooth(op, s):
+    t = op.smooth_scales
+    if t is not None and (t.shape != op.x.shape[-1:] or t.dtype not in HALF_TYPES):
+        return (f"expected a 1-D f16 or bf16 tensor ({op.x.shape[-1]},) (torch_npu, without "
+                f"group_index), got {t}")
+
 
 DynamicQuant = MLA.add(OpDef(
     "mla.dynamic_quant",

@@ -1,4 +1,4 @@
-"""Primitive ops: mla.rope."""
+"""Primitive ops: mla.rope (and npu_interleave_rope's torch_npu rules, profile PT)."""
 from __future__ import annotations
 
 from ..dialect import MLA
@@ -13,6 +13,8 @@ from .checks import FLOAT_TYPES, broadcasts_to, differs, dtype_in, nd_only, resu
 #   out = xd * cos + rotate_half(xd) * sin   -- the output stays de-interleaved (numerics.md 4).
 # mode "half" (rotate_half RoPE, npu_rotary_mul): out = x * cos + rotate_half(x) * sin.
 # cos, sin broadcast against x (NumPy rules). float32, one rounding.
+
+ROPE_PT_D = 64              # npu_interleave_rope: D is 64 (torch_npu-npu_interleave_rope.md)
 
 ROPE_MODES = ("interleave", "half")
 rope_rules = RuleSet()
@@ -47,6 +49,35 @@ def rope_mode(op, s):
 for _name in ("x", "cos", "sin"):
     rope_rules.rule("ROPE-006", _name)(nd_only(_name))
 rope_rules.rule("ROPE-007", "y")(result_is("y", lambda op, s: op.x.shape, FLOAT_TYPES))
+
+
+# torch_npu's profile: rules an eager call of the torch_npu function adds (ascend_mla.ops)
+PT = "PT"
+HALF_TYPES = ("bf16", "f16")
+
+# npu_interleave_rope (torch_npu-npu_interleave_rope.md): x (B, N, S, 64) f16/bf16, cos/sin
+# (B, 1, S or 1, 64) of x's type.
+
+@rope_rules.rule("ROPE-008", "x", profiles=PT)
+def interleave_rope_x(op, s):
+    if op.x.rank != 4 or op.x.shape[-1] != ROPE_PT_D or op.x.dtype not in HALF_TYPES:
+        return f"expected a (B, N, S, {ROPE_PT_D}) f16 or bf16 tensor (torch_npu), got {op.x}"
+
+
+@rope_rules.rule("ROPE-009", "cos", profiles=PT)
+def interleave_rope_tables(op, s):
+    b, _, seq, d = op.x.shape
+    t = op.cos
+    if t.rank != 4 or t.shape[0] != b or t.shape[1] != 1 or t.shape[2] not in (1, seq) \
+            or t.shape[3] != d or t.dtype != op.x.dtype:
+        return f"expected ({b}, 1, 1 or {seq}, {d}) of {op.x.dtype} (torch_npu), got {t}"
+
+
+@rope_rules.rule("ROPE-010", "mode", profiles=PT)
+def interleave_rope_mode(op, s):
+    if op.mode != "interleave":
+        return f"npu_interleave_rope computes mode \"interleave\", got {op.mode!r}"
+
 
 Rope = MLA.add(OpDef(
     "mla.rope",

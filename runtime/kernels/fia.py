@@ -128,7 +128,8 @@ def fused_infer_attention_score(
         input_layout, num_key_value_heads, sparse_mode, inner_precise, block_size,
         antiquant_mode, softmax_lse_flag, key_antiquant_mode, value_antiquant_mode,
         query_quant_mode):
-    layout = input_layout
+    # BNSD_NBSD / BSND_NBSD: the input layout's attention, the output head-major (N, B, S, D)
+    layout, nbsd = (input_layout[:4], True) if input_layout.endswith("_NBSD") else (input_layout, False)
     n_heads = int(num_heads)
     kv_heads = int(num_key_value_heads) or n_heads
     tnd = Tnd(layout, actual_seq_lengths, actual_seq_lengths_kv, block_table is not None) \
@@ -146,14 +147,15 @@ def fused_infer_attention_score(
             value = tnd.kv(value) if not same_operand(value, key) else None
             key = tnd.kv(key)
             value = key if value is None else value
+            key_rope = None if key_rope is None else tnd.kv(key_rope)   # MLA prefill (D 128)
         layout, actual_seq_lengths, actual_seq_lengths_kv = "BNSD", tnd.q_lens, tnd.kv_lens
     q = to_bnsd(np.asarray(query), layout, n_heads)               # (B, N, Q_S, D)
     batch, _, q_seq, _ = q.shape
     lse = np.full((batch, n_heads, q_seq, 1), -np.inf, np.float32)
     out_dtype = np.dtype(bfloat16) if mla_quant else output_dtype(query.dtype, quant_scale2)
     if q.size == 0:
-        return finish(NUMPY, np.zeros(q.shape, np.float32), lse, layout, out_dtype,
-                       softmax_lse_flag, tnd=tnd)
+        return _nbsd(finish(NUMPY, np.zeros(q.shape, np.float32), lse, "BNSD" if nbsd else layout,
+                            out_dtype, softmax_lse_flag, tnd=tnd), nbsd)
     # TND decides masks and query rows as the prompt branch does, whatever its longest batch
     incre = q_seq == 1 and tnd is None
     full_quant = dequant_scale1 is not None
@@ -208,8 +210,8 @@ def fused_infer_attention_score(
         o[sel, :, rows], lse[sel, :, rows] = _attend(
             ops, q[sel, :, rows], k_g, v_g, masked, bias, float(scale_value),
             quant if mla_q is None else mla_q.for_rows(sel, rows), compute_dtype, d_v)
-    return finish(ops, o, lse, layout, out_dtype, softmax_lse_flag, valid_rows, quant_scale2,
-                   quant_offset2, tnd)
+    return _nbsd(finish(ops, o, lse, "BNSD" if nbsd else layout, out_dtype, softmax_lse_flag,
+                        valid_rows, quant_scale2, quant_offset2, tnd), nbsd)
 
 
 def _attend(ops, q, k, v, masked, bias, scale, quant, compute_dtype, d_v):
@@ -290,3 +292,9 @@ def _stack(per_batch):
         return None
     like = next(x for x in per_batch if x is not None)
     return np.stack([np.zeros_like(like) if x is None else x for x in per_batch])
+
+
+def _nbsd(result, nbsd):
+    """(out, lse), out made head-major (N, B, S, D) from the (B, N, S, D) `finish` wrote."""
+    out, lse = result
+    return (np.ascontiguousarray(out.transpose(1, 0, 2, 3)), lse) if nbsd else result

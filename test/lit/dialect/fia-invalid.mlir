@@ -140,10 +140,11 @@ func.func @dynamic_shape(%query: tensor<2x?x4x64xbf16>, %key: tensor<2x16x2x64xb
 
 // FIA-017 [both] (S) inputLayout — ∈ {"BSH","BSND","BNSD","BNSD_BSND"} (TND/NTD_TND only as an
 //   opt-in extension) → REJECT (L719). TND, TND_NTD and NTD_TND are accepted (test/lit/dialect/
-//   fia-tnd*.mlir); other layouts of the later API (BSH_NBSD, NTD ...) are not.
+//   fia-tnd*.mlir), BNSD_NBSD and BSND_NBSD in MLA mode (FIA-MLA-22); other layouts of the
+//   later API (BSH_NBSD, NTD ...) are not.
 func.func @layout_unsupported(%query: tensor<2x1x4x64xbf16>, %key: tensor<2x16x2x64xbf16>, %value: tensor<2x16x2x64xbf16>) {
-  // expected-error @+1 {{input_layout: expected one of BSH, BSND, BNSD, BNSD_BSND, TND, TND_NTD, NTD_TND, got 'BSND_NBSD' [FIA-017]}}
-  %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value) {num_heads = 4 : i64, input_layout = "BSND_NBSD", num_key_value_heads = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x1x4x64xbf16>, tensor<2x16x2x64xbf16>, tensor<2x16x2x64xbf16>) -> (tensor<2x1x4x64xbf16>, tensor<1xf32>)
+  // expected-error @+1 {{input_layout: expected one of BSH, BSND, BNSD, BNSD_BSND, BNSD_NBSD, BSND_NBSD, TND, TND_NTD, NTD_TND, got 'BSH_NBSD' [FIA-017]}}
+  %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value) {num_heads = 4 : i64, input_layout = "BSH_NBSD", num_key_value_heads = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x1x4x64xbf16>, tensor<2x16x2x64xbf16>, tensor<2x16x2x64xbf16>) -> (tensor<2x1x4x64xbf16>, tensor<1xf32>)
   return
 }
 

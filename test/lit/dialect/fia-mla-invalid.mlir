@@ -88,7 +88,7 @@ func.func @nz_cache_bnbsnd(%query: tensor<2x1x8x512xbf16>, %key: tensor<4x128x1x
 
 // FIA-MLA-4 MLA mode: query head dim D = 512 (the latent dim)
 func.func @query_head_dim(%query: tensor<2x1x8x256xbf16>, %key: tensor<4x128x1x256xbf16>, %block_table: tensor<2x2xi32>, %query_rope: tensor<2x1x8x64xbf16>, %key_rope: tensor<4x128x1x64xbf16>) {
-  // expected-error @+1 {{query: expected head dim 512 (the latent dim) in MLA mode, got 256 [FIA-MLA-4]}}
+  // expected-error @+1 {{query: expected head dim 512 (the latent dim) or 128 (per-head keys, prefill) in MLA mode, got 256 [FIA-MLA-4]}}
   %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %key, %block_table, %query_rope, %key_rope) {actual_seq_lengths_kv = array<i64: 130, 9>, num_heads = 8 : i64, input_layout = "BSND", num_key_value_heads = 1 : i64, block_size = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0>} : (tensor<2x1x8x256xbf16>, tensor<4x128x1x256xbf16>, tensor<4x128x1x256xbf16>, tensor<2x2xi32>, tensor<2x1x8x64xbf16>, tensor<4x128x1x64xbf16>) -> (tensor<2x1x8x256xbf16>, tensor<1xf32>)
   return
 }
@@ -171,5 +171,23 @@ func.func @incre_mask(%query: tensor<2x1x8x512xbf16>, %key: tensor<4x128x1x512xb
 func.func @prompt_sparse_mode_0(%query: tensor<1x2x8x512xbf16>, %key: tensor<4x16x512xbf16>, %block_table: tensor<1x4xi32>, %query_rope: tensor<1x2x8x64xbf16>, %key_rope: tensor<4x16x64xbf16>) {
   // expected-error @+1 {{sparse_mode: expected 3 (rightDownCausal with the 2048x2048 mask) in MLA mode with Q_S > 1, got 0 [FIA-MLA-15]}}
   %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %key, %block_table, %query_rope, %key_rope) {actual_seq_lengths_kv = array<i64: 50>, num_heads = 8 : i64, input_layout = "BSND", num_key_value_heads = 1 : i64, sparse_mode = 0 : i64, block_size = 16 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0>} : (tensor<1x2x8x512xbf16>, tensor<4x16x512xbf16>, tensor<4x16x512xbf16>, tensor<1x4xi32>, tensor<1x2x8x64xbf16>, tensor<4x16x64xbf16>) -> (tensor<1x2x8x512xbf16>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+// FIA-MLA-22: the NBSD outputs are the MLA mode's (query D 512 with query_rope/key_rope)
+func.func @nbsd_without_rope(%query: tensor<2x4x1x64xbf16>, %key: tensor<2x2x16x64xbf16>) {
+  // expected-error @+1 {{input_layout: 'BNSD_NBSD' (an NBSD output) needs the MLA mode with query D 512 (query_rope/key_rope given) [FIA-MLA-22]}}
+  %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %key) {num_heads = 4 : i64, input_layout = "BNSD_NBSD", num_key_value_heads = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x4x1x64xbf16>, tensor<2x2x16x64xbf16>, tensor<2x2x16x64xbf16>) -> (tensor<4x2x1x64xbf16>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+// FIA-MLA-21: MLA with query D 128 (prefill over per-head keys): the value's D is 128 too
+func.func @prefill_value_dim(%query: tensor<20x8x128xbf16>, %value: tensor<20x8x64xbf16>, %atten_mask: tensor<2048x2048xi8>, %rope: tensor<20x8x64xbf16>) {
+  // expected-error @+1 {{value: expected value head dim 128 (query D 128 with a rope part), got 64 in tensor<20x8x64xbf16> [FIA-MLA-21]}}
+  %out, %lse = "mla.fused_infer_attention_score"(%query, %query, %value, %atten_mask, %rope, %rope) {actual_seq_lengths = array<i64: 5, 12, 20>, actual_seq_lengths_kv = array<i64: 5, 12, 20>, num_heads = 8 : i64, num_key_value_heads = 8 : i64, input_layout = "TND", sparse_mode = 3 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0>} : (tensor<20x8x128xbf16>, tensor<20x8x128xbf16>, tensor<20x8x64xbf16>, tensor<2048x2048xi8>, tensor<20x8x64xbf16>, tensor<20x8x64xbf16>) -> (tensor<20x8x64xbf16>, tensor<1xf32>)
   return
 }

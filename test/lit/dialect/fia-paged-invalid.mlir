@@ -63,7 +63,7 @@ func.func @incre_block_size_zero(%query: tensor<2x1x256xbf16>, %key: tensor<6x16
 
 // FIA-169 [both] (S) key — PA ⇒ rank ∈ {3 (BnBsH), 4 (BnNBsD)} → REJECT (L880, L954)
 func.func @paged_cache_rank(%query: tensor<2x1x256xbf16>, %key: tensor<96x128xbf16>, %value: tensor<96x128xbf16>, %block_table: tensor<2x3xi32>) {
-  // expected-error @+1 {{key: expected a paged cache of rank 3 (BnBsH) or 4 (BnNBsD), got tensor<96x128xbf16> [FIA-169]}}
+  // expected-error @+1 {{key: expected a paged cache of rank 3 (BnBsH) or 4 (BnNBsD; an eager call also takes an NZ cache as the contiguous 5-D view (block_num, KV_N, D/C0, block_size, C0), C0 = 32 bytes / element size), got tensor<96x128xbf16> [FIA-169]}}
   %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value, %block_table) {actual_seq_lengths_kv = array<i64: 40, 7>, num_heads = 4 : i64, num_key_value_heads = 2 : i64, block_size = 16 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x1x256xbf16>, tensor<96x128xbf16>, tensor<96x128xbf16>, tensor<2x3xi32>) -> (tensor<2x1x512xbf16>, tensor<1xf32>)
   return
 }

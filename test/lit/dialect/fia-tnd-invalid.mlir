@@ -1,7 +1,6 @@
 // RUN: mla-opt %s --split-input-file --verify-diagnostics
 // mla.fused_infer_attention_score in the TND layouts: one split per rule (FIA-TND-n, and the
-// catalog rules whose TND reading differs). The rules and their sources: dialect/fia.py "TND
-// layouts".
+// catalog rules whose TND reading differs). The rules and their sources: dialect/fia/tnd.py.
 
 // FIA-TND-1: actual_seq_lengths and actual_seq_lengths_kv are required: they give the batches
 func.func @tnd_without_lengths(%query: tensor<7x4x192xbf16>, %key: tensor<9x2x192xbf16>, %value: tensor<9x2x128xbf16>) {
@@ -113,17 +112,17 @@ func.func @tnd_ntd_without_rope(%query: tensor<7x4x192xbf16>, %key: tensor<9x2x1
 
 // FIA-TND-7: NTD_TND is not the MLA mode's
 func.func @ntd_tnd_mla(%query: tensor<8x5x512xbf16>, %key: tensor<6x16x512xbf16>, %value: tensor<6x16x512xbf16>, %block_table: tensor<2x3xi32>, %query_rope: tensor<8x5x64xbf16>, %key_rope: tensor<6x16x64xbf16>) {
-  // expected-error @+1 {{input_layout: expected TND or TND_NTD in MLA mode, got 'NTD_TND' [FIA-TND-7]}}
+  // expected-error @+1 {{input_layout: expected TND or TND_NTD in MLA mode with query D 512, got 'NTD_TND' [FIA-TND-7]}}
   %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value, %block_table, %query_rope, %key_rope) {actual_seq_lengths = array<i64: 2, 5>, actual_seq_lengths_kv = array<i64: 37, 20>, num_heads = 8 : i64, num_key_value_heads = 1 : i64, input_layout = "NTD_TND", block_size = 16 : i64, sparse_mode = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0>} : (tensor<8x5x512xbf16>, tensor<6x16x512xbf16>, tensor<6x16x512xbf16>, tensor<2x3xi32>, tensor<8x5x64xbf16>, tensor<6x16x64xbf16>) -> (tensor<5x8x512xbf16>, tensor<1xf32>)
   return
 }
 
 // -----
 
-// FIA-TND-8: without rope the TND path computes bf16
-func.func @tnd_f16(%query: tensor<7x4x192xf16>, %key: tensor<9x2x192xf16>, %value: tensor<9x2x128xf16>) {
-  // expected-error @+1 {{query: expected element type bf16 with input_layout 'TND' (without query_rope/key_rope), got f16 [FIA-TND-8]}}
-  %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value) {actual_seq_lengths = array<i64: 3, 3, 7>, actual_seq_lengths_kv = array<i64: 4, 5, 9>, num_heads = 4 : i64, num_key_value_heads = 2 : i64, input_layout = "TND", operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<7x4x192xf16>, tensor<9x2x192xf16>, tensor<9x2x128xf16>) -> (tensor<7x4x128xf16>, tensor<1xf32>)
+// FIA-TND-8: without rope the TND path computes f16 or bf16 (an int8 query is V2's full quant)
+func.func @tnd_int8(%query: tensor<7x4x192xi8>, %key: tensor<9x2x192xi8>, %value: tensor<9x2x128xi8>) {
+  // expected-error @+1 {{query: expected element type f16 or bf16 with input_layout 'TND' (without query_rope/key_rope), got i8 [FIA-TND-8]}}
+  %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value) {actual_seq_lengths = array<i64: 3, 3, 7>, actual_seq_lengths_kv = array<i64: 4, 5, 9>, num_heads = 4 : i64, num_key_value_heads = 2 : i64, input_layout = "TND", operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<7x4x192xi8>, tensor<9x2x192xi8>, tensor<9x2x128xi8>) -> (tensor<7x4x128xf16>, tensor<1xf32>)
   return
 }
 

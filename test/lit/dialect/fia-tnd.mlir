@@ -1,7 +1,7 @@
 // RUN: mla-opt %s --split-input-file | FileCheck %s
 // mla.fused_infer_attention_score in the TND layouts (TND, TND_NTD, NTD_TND): the batches' tokens
 // packed along T, actual_seq_lengths / actual_seq_lengths_kv their cumulative ends (per-batch
-// lengths for a paged cache). Rules: dialect/fia.py "TND layouts"; docs/attention.md.
+// lengths for a paged cache). Rules: dialect/fia/tnd.py; docs/attention.md.
 
 // TND prefill without rope (the DeepSeek non-absorbed form: key D 192, value D 128), GQA 4/2,
 // three batches of 3, 0 and 4 query tokens over 4, 1 and 4 keys (cumulative ends), softmax_lse
