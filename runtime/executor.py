@@ -55,6 +55,14 @@ class Call:
 
 
 @dataclass
+class CollectiveCall:
+    """One HCCL call (lowering/collective.py): the function's name and its argument slots in
+    C order (sendBuf, recvBuf, count, dataType, [op,] comm; the stream is the backend's)."""
+    function: str
+    args: tuple
+
+
+@dataclass
 class SiteState:
     key: Any = None
     executor: Any = None
@@ -103,7 +111,7 @@ class LoweredFunction:
     def _find_unread_outputs(self):
         reads: dict = {}
         for inst in self.instructions:
-            used = {"phase_one": lambda i: i[3].args, "view": lambda i: (i[2],),
+            used = {"phase_one": lambda i: i[3].args, "view": lambda i: (i[2],), "collective": lambda i: i[1].args,
                     "tensor_list": lambda i: i[2], "read_int_array": lambda i: (i[2],)}.get(inst[0])
             for slot in (used(inst) if used else ()):
                 reads[slot] = reads.get(slot, 0) + 1
@@ -184,6 +192,12 @@ class LoweredFunction:
             emit(("workspace", res[0], src[0]))
         elif name == "aclnn.launch":
             emit(("launch", op.attributes["callee"].value, src[0], src[1], src[2]))
+        elif name == "aclnn.hccl_communicator":
+            emit(("comm", res[0], op.attributes["group"].value, int(op.attributes["world_size"].value)))
+        elif name == "aclnn.hccl_reduce_op":
+            emit(("host", res[0], op.attributes["op"].value))
+        elif name in ("aclnn.hccl_all_reduce", "aclnn.hccl_all_gather"):
+            emit(("collective", CollectiveCall(op.attributes["callee"].value, tuple(src[:-1]))))
         elif name == "aclnn.current_stream":
             emit(("host", res[0], "stream"))
         elif name == "aclnn.synchronize":
@@ -280,6 +294,10 @@ class LoweredFunction:
                     raise ExecutionError(f"@{self.name}: no value is bound to the global @{inst[4]} "
                                          "(compile the program with weights={...})")
                 env[inst[1]] = backend.constant(state, inst[1], inst[2], inst[3])
+            elif kind == "comm":
+                env[inst[1]] = backend.communicator(inst[2], inst[3])
+            elif kind == "collective":
+                backend.collective(inst[1].function, [env[s] for s in inst[1].args])
             elif kind == "synchronize":
                 backend.synchronize()
         if "program" not in cache:

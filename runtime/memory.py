@@ -69,6 +69,8 @@ def plan(lowered) -> MemoryPlan:
             uses = inst[2]
         elif kind in ("view", "read_int_array"):
             uses = (inst[2],)
+        elif kind == "collective":
+            uses = inst[1].args
         for slot in uses:
             last_use[alias.get(slot, slot)] = index
     end = len(lowered.instructions)

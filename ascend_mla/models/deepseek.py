@@ -27,8 +27,9 @@ full-quant path), quant="w8a8c8" an int8 latent cache too (the query then quanti
 and head, as mla.prolog_v2 does in FQ-KVQ). The weights carry the Hugging Face checkpoint names
 and layouts ((out, in) linears; int8 ones with a per-output-channel `weight_scale` (out, 1)), so
 a real checkpoint maps onto them (`from_pretrained`). A tensor-parallel slice (tp > 1) is rank
-0's: heads [0, N/tp) of q_b_proj, kv_b_proj and o_proj's columns (o_proj's output is then a
-partial sum; the all-reduce is outside the block).
+`rank`'s (default 0): heads [rank*N/tp, (rank+1)*N/tp) of q_b_proj, kv_b_proj and o_proj's
+columns; o_proj's output is then a partial sum, and an `mla.all_reduce` over the tp ranks
+(dialect/collective.py) makes it the full projection before the residual add.
 """
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 
+from ..dialect.collective import AllReduce
 from ..dialect.primitive import (Add, DynamicQuant, Gather, HeadMatmul, Matmul, Mul, Div,
                                   PagedAttention, QuantMatmul, Quantize, RmsNorm, Rope,
                                   ScatterCache, Transpose)
@@ -180,7 +182,7 @@ class Model:
 def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int = 1, seq: int = 1,
           quant: str = "bf16", cache_mode: str = "PA_BSND", block_size: int = 128, seed: int = 0,
           max_positions: int | None = None, weights: dict | None = None,
-          config: dict | None = None, rope: str = "interleave") -> Model:
+          config: dict | None = None, rope: str = "interleave", rank: int = 0) -> Model:
     """The attention block of `layers` layers of model `name` at tensor-parallel slice `tp`.
 
     Weights are random (seeded) unless `weights` gives a checkpoint's (HF names, full size: the
@@ -197,6 +199,8 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
             raise ValueError(f"{arg}: expected an integer >= {low}, got {value!r}")
     if heads % tp:
         raise ValueError(f"tp: must divide the {heads} attention heads of {name}, got {tp}")
+    if not isinstance(rank, int) or not 0 <= rank < tp:
+        raise ValueError(f"rank: expected an integer in [0, tp) = [0, {tp}), got {rank!r}")
     if layers > c.get("num_hidden_layers", layers):
         raise ValueError(f"layers: {name} has {c['num_hidden_layers']} layers, got {layers}")
     if quant not in QUANTS:
@@ -208,7 +212,7 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     if max_positions is None:
         max_positions = block_size * max(2, -(-32 * seq // block_size))
     blocks_per_row = -(-max_positions // block_size)
-    c.update(name=name, tp=tp, heads=heads // tp, layers=layers, batch=batch, seq=seq, quant=quant,
+    c.update(name=name, tp=tp, rank=rank, heads=heads // tp, layers=layers, batch=batch, seq=seq, quant=quant,
              cache_mode=cache_mode, block_size=block_size, seed=seed, max_positions=max_positions, rope=rope,
              softmax_scale=softmax_scale(c))
     rng = np.random.default_rng(seed)
@@ -320,17 +324,19 @@ def _sliced(c, proj, rows, cols):
 
 
 def shard(weights: dict, c) -> dict:
-    """Rank 0's tensor-parallel slice of full checkpoint weights (for the layers built)."""
-    out = {}
+    """Rank c["rank"]'s tensor-parallel slice of full checkpoint weights (for the layers built):
+    its heads' rows of q_b_proj / q_proj / kv_b_proj, its heads' columns of o_proj."""
+    out, rank = {}, c.get("rank", 0)
     for i in range(c["layers"]):
         for key in [k for k in weights if k.startswith(f"model.layers.{i}.")]:
             value = np.asarray(weights[key])
             proj = key.split(".")[-2]
             if key.endswith((".weight", ".weight_scale")) and proj in ("q_b_proj", "q_proj", "kv_b_proj"):
                 rows, _ = _sliced(c, proj, 0, 0)
-                value = value[:rows]
+                value = value[rank * rows:(rank + 1) * rows]
             elif key.endswith(".weight") and proj == "o_proj":
-                value = value[:, :c["heads"] * c["v_head_dim"]]
+                cols = c["heads"] * c["v_head_dim"]
+                value = value[:, rank * cols:(rank + 1) * cols]
             out[key] = np.ascontiguousarray(value)
     return out
 
@@ -464,6 +470,8 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
             out = linear(oq, _attn(i, "o_proj"), os_, "bf16", f"l{i}_o")
         else:
             out = linear(o, _attn(i, "o_proj"), None, "bf16", f"l{i}_o")
+        if c["tp"] > 1:      # row-parallel o_proj: the ranks' partial sums, summed
+            out = g.op(AllReduce, x=out, world_size=c["tp"], name=f"l{i}_o_sum")
         h = g.op(Add, x=h, y=out, name=f"l{i}_h")
     g.ret(h, *new_caches)
     return g.text()

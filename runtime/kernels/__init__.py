@@ -38,3 +38,4 @@ def _load_all():
     from . import nsa  # noqa: F401
     from . import fia  # noqa: F401
     from . import prolog  # noqa: F401
+    from . import collective  # noqa: F401
