@@ -284,6 +284,8 @@ class _Emitter:
                                                 b.literal(str(nbytes), _SIZE)], [_CSTR, _CSTR, _VOID, _SIZE], "i32")
             b.check(status, "i32", f"writing result {index}")
 
+        for destroy in self.__dict__.get("after_results", ()):     # HCCL communicators
+            destroy()
         b.comment("5. destroy the executors and descriptions, free the memory")
         for function, value, t in self.cleanup:
             status = b.call(function, [value], [t], _ACLNN_STATUS)
@@ -513,6 +515,14 @@ class _Emitter:
     def _synchronize(self):
         self.synchronize()
 
+    def _comm(self, slot, group, world_size):
+        from .collective import emit_communicator
+        self.env[slot] = emit_communicator(self, group, world_size)
+
+    def _collective(self, call):
+        from .collective import emit_collective
+        emit_collective(self, call)
+
 
 def _contiguous(shape):
     from ..runtime.formats import contiguous_strides
@@ -529,7 +539,12 @@ def emitc_module(lowered, argument_names) -> str:
     called = sorted({c.function.header for c in lowered.calls})
     lines = ['emitc.include "acl/acl.h"']
     lines += [f'emitc.include "{h}"' for h in called]
-    lines += [f'emitc.verbatim "{_q(line)}"' for line in _PRELUDE.splitlines()]
+    prelude = _PRELUDE
+    if any(inst[0] == "collective" for inst in lowered.instructions):
+        from .collective import CPP_PRELUDE
+        lines.append('emitc.include "hccl/hccl.h"')
+        prelude += CPP_PRELUDE
+    lines += [f'emitc.verbatim "{_q(line)}"' for line in prelude.splitlines()]
     lines.append('emitc.func @main(%argc: i32, %argv: !emitc.ptr<!emitc.ptr<!emitc.opaque<"char">>>) -> i32 {')
     lines.append(body)
     lines.append("}")

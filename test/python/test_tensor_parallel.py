@@ -82,7 +82,7 @@ def test_two_ranks_on_gloo_give_the_block_of_one(tmp_path):
     np.testing.assert_array_equal(got["by_columns"], np.repeat([0.0, 1.0], 3)[None, :] * np.ones((2, 6)))
 
 
-@pytest.mark.parametrize("mode", ["bad_shard", "die"])
+@pytest.mark.parametrize("mode", ["bad_shard", pytest.param("die", marks=pytest.mark.slow)])
 def test_a_failing_rank_ends_every_rank_with_one_error(tmp_path, mode):
     (code0, err0), (code1, err1) = launch(tmp_path, mode)
     assert code0 == 1 and code1 != 0, (err0, err1)
