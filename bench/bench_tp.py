@@ -42,7 +42,7 @@ def worker(out: str, model: str, layers: int, batch: int, steps: int):
     built = deepseek.build(**shape, tp=w.size, rank=w.rank, weights=full)
     del full
     program = ascend_mla.compile(built)
-    weight_bytes = sum(np.asarray(getattr(v, "data", v)).nbytes for v in program.weights.values())
+    weight_bytes = sum((v.data if hasattr(v, "to_nd") else np.asarray(v)).nbytes for v in program.weights.values())
     times = []
     for step in range(steps):
         inputs = built.inputs(step)
