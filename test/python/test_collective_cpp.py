@@ -92,3 +92,37 @@ func.func @f(%x: tensor<2x3xf32> {mla.name = "x"}) -> tensor<2x6xf32> {
     assert "HcclAllGather(" in code and "HCCL_DATA_TYPE_FP32" in code and "aclnnInplaceCopy(" in code
     # a gathering program needs its ranks: alone it stops before any call
     assert "ascend_mla_check_world(" in code and ", 2, false)" in code
+
+
+def test_a_failing_hccl_call_is_one_clear_error(toolchain, tmp_path, monkeypatch):
+    """HCCL_E_TIMEOUT (9) from HcclAllReduce: the Python NPU backend raises HcclError naming the
+    function and the status; the C++ program prints the same and exits 1."""
+    from test_emit_cpp import data_files
+    import os
+    from ascend_mla.runtime import npu
+    from ascend_mla.runtime.collective import HcclError
+    monkeypatch.delenv("RANK", raising=False)
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    include, root = toolchain
+    m = deepseek.build("deepseek-v2-lite", tp=2, layers=1, batch=1, block_size=16)
+    program = ascend_mla.compile(m)
+    monkeypatch.setenv("ASCEND_HOME_PATH", str(root))
+    monkeypatch.setenv("ACL_DOUBLE_LOG", str(tmp_path / "python.jsonl"))
+    monkeypatch.setenv("ACL_DOUBLE_FAIL", "HcclAllReduce:9")
+    npu.reset()
+    try:
+        ascend_mla.set_backend("npu")
+        with pytest.raises(HcclError, match=r"HcclAllReduce failed: 9 HCCL_E_TIMEOUT"):
+            program.run(**m.inputs(0))
+    finally:
+        ascend_mla.set_backend("cpu")
+        npu.reset()
+        ascend_mla.set_backend("auto")
+    source = tmp_path / "layer.cpp"
+    source.write_text(cpp_of(program))
+    built = acl_double.compile_cpp(source, include, root, tmp_path / "layer")
+    assert built.returncode == 0, built.stderr[-3000:]
+    data_files(tmp_path / "data", program, m.inputs(0))
+    done = subprocess.run([str(tmp_path / "layer"), str(tmp_path / "data")], capture_output=True, text=True,
+                          env={**os.environ, "ACL_DOUBLE_LOG": str(tmp_path / "cpp.jsonl")})
+    assert done.returncode == 1 and done.stderr.strip() == "HcclAllReduce failed: 9", done.stderr
