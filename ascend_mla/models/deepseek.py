@@ -325,19 +325,13 @@ def _sliced(c, proj, rows, cols):
 
 def shard(weights: dict, c) -> dict:
     """Rank c["rank"]'s tensor-parallel slice of full checkpoint weights (for the layers built):
-    its heads' rows of q_b_proj / q_proj / kv_b_proj, its heads' columns of o_proj."""
-    out, rank = {}, c.get("rank", 0)
+    its heads' rows of q_b_proj / q_proj / kv_b_proj, its heads' columns of o_proj
+    (ascend_mla/models/sharding.py says what each tensor splits into)."""
+    from .sharding import take
+    out = {}
     for i in range(c["layers"]):
         for key in [k for k in weights if k.startswith(f"model.layers.{i}.")]:
-            value = np.asarray(weights[key])
-            proj = key.split(".")[-2]
-            if key.endswith((".weight", ".weight_scale")) and proj in ("q_b_proj", "q_proj", "kv_b_proj"):
-                rows, _ = _sliced(c, proj, 0, 0)
-                value = value[rank * rows:(rank + 1) * rows]
-            elif key.endswith(".weight") and proj == "o_proj":
-                cols = c["heads"] * c["v_head_dim"]
-                value = value[:, rank * cols:(rank + 1) * cols]
-            out[key] = np.ascontiguousarray(value)
+            out[key] = np.ascontiguousarray(take(key, np.asarray(weights[key]), c["tp"], c.get("rank", 0)))
     return out
 
 

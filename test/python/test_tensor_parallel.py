@@ -119,3 +119,23 @@ func.func @f(%x: tensor<2x3xf32> {mla.name = "x"}) -> tensor<2x6xf32> {
 }""")
     with pytest.raises(CollectiveError, match=r"mla.all_gather over 2 ranks in a world of one"):
         program(x=np.ones((2, 3), np.float32))
+
+
+def test_what_each_rank_holds():
+    """The sharding table: column-parallel rows, row-parallel columns, the stacked experts'
+    gate and up halves, the vocabulary's rows; the rest replicated; uneven splits refused."""
+    from ascend_mla.models.sharding import ShardError, take
+    full = np.arange(8 * 4).reshape(8, 4)
+    np.testing.assert_array_equal(take("model.layers.0.self_attn.q_b_proj.weight", full, 2, 1), full[4:])
+    np.testing.assert_array_equal(take("model.layers.0.self_attn.o_proj.weight", full, 2, 1), full[:, 2:])
+    np.testing.assert_array_equal(take("model.layers.3.mlp.experts.7.up_proj.weight", full, 4, 2), full[4:6])
+    np.testing.assert_array_equal(take("lm_head.weight", full, 2, 0), full[:4])
+    np.testing.assert_array_equal(take("model.layers.0.self_attn.o_proj.weight_scale", full, 2, 1), full)
+    np.testing.assert_array_equal(take("model.layers.0.mlp.gate.weight", full, 2, 1), full)
+    stacked = np.arange(2 * 8 * 3).reshape(2, 8, 3)            # (E, 2I, He), I = 4
+    np.testing.assert_array_equal(take("model.layers.1.mlp.experts.gate_up_proj", stacked, 2, 1),
+                                  np.concatenate([stacked[:, 2:4], stacked[:, 6:8]], axis=1))
+    down = np.arange(2 * 3 * 4).reshape(2, 3, 4)                # (E, He, I)
+    np.testing.assert_array_equal(take("model.layers.1.mlp.experts.down_proj", down, 2, 0), down[:, :, :2])
+    with pytest.raises(ShardError, match=r"tp: 3 does not divide model.layers.0.self_attn.q_b_proj.weight's rows \(8\)"):
+        take("model.layers.0.self_attn.q_b_proj.weight", full, 3, 0)
