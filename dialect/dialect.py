@@ -86,6 +86,7 @@ def _load_op_modules():
     from . import prolog  # noqa: F401
     from . import fia  # noqa: F401
     from . import collective  # noqa: F401
+    from . import decoder  # noqa: F401
     _loaded = True
 
 

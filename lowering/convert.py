@@ -52,7 +52,7 @@ def lowers(op_name: str):
 
 def _load_families():
     # Importing a family module registers its conversions. One line per family.
-    from . import prolog, attention, primitive, views, upstream, collective  # noqa: F401
+    from . import prolog, attention, primitive, views, upstream, collective, decoder  # noqa: F401
 
 
 # Ops that stay in the lowered IR as they are: device-resident constants and host values.

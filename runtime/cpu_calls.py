@@ -224,3 +224,7 @@ cpu_call("aclnnRound")(_elementwise(np.rint))            # half to even, as torc
 cpu_call("aclnnMaximum")(_elementwise(np.maximum))       # NaN propagates, as torch.maximum
 cpu_call("aclnnMinimum")(_elementwise(np.minimum))
 
+
+
+# The decoder's MoE calls (lowering/decoder.py) are in their own module.
+from . import cpu_calls_decoder  # noqa: E402,F401

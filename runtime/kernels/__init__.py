@@ -39,3 +39,4 @@ def _load_all():
     from . import fia  # noqa: F401
     from . import prolog  # noqa: F401
     from . import collective  # noqa: F401
+    from . import decoder  # noqa: F401

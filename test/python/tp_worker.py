@@ -33,8 +33,29 @@ def run(model, steps=STEPS):
     return program, np.stack(outs)
 
 
+# the whole decoder, small: 8 heads, layer 0 dense, layer 1 MoE (8 experts, 2 per token, 1 shared)
+DECODER = dict(name="tiny", layers=2, batch=2, block_size=16, seed=5, decoder=True,
+               config=dict(deepseek.CONFIGS["deepseek-v3"], num_attention_heads=8, num_hidden_layers=2,
+                           vocab_size=256, intermediate_size=256, moe_intermediate_size=128, n_routed_experts=8,
+                           n_shared_experts=1, num_experts_per_tok=2, n_group=4, topk_group=2,
+                           first_k_dense_replace=1))
+
+
+def run_decoder(tp=1, rank=0, steps=STEPS):
+    """The whole decoder's logits for `steps` decode steps (the same token ids on every rank)."""
+    weights = deepseek.build(**DECODER).weights
+    model = deepseek.build(**DECODER, tp=tp, rank=rank, weights=weights)
+    program = ascend_mla.compile(model)
+    return program, np.stack([np.asarray(program(**model.inputs(step))[0]) for step in range(steps)])
+
+
 def main(out_dir, mode):
     world = init_from_environment(timeout_s=float(os.environ.get("TP_TIMEOUT", "60")))
+    if mode == "decoder":
+        program, logits = run_decoder(world.size, world.rank)
+        if world.rank == 0:
+            np.savez(os.path.join(out_dir, "rank0.npz"), logits=logits, report=str(program.report()))
+        return
     weights = full_weights()
     if mode == "bad_shard" and world.rank == 1:
         key = "model.layers.0.self_attn.o_proj.weight"
