@@ -158,13 +158,14 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
           quant: str = "bf16", cache_mode: str = "PA_BSND", block_size: int = 128, seed: int = 0,
           max_positions: int | None = None, weights: dict | None = None,
           config: dict | None = None, rope: str = "interleave", layer: int | None = None,
-          decoder: bool = False, rank: int = 0) -> Model:
+          decoder: bool = False, rank: int = 0, sharded: bool = False) -> Model:
     """The attention block of `layers` layers of model `name` at tensor-parallel slice `tp`.
 
     Weights are random (seeded) unless `weights` gives a checkpoint's (HF names, full size: the
     tp slice is taken here); `config` overrides the preset's hyper-parameters (a config.json).
     `layer`: build that one layer (its index in the model: weight and cache names keep it)
-    instead of layers 0..layers-1. `decoder`: the whole decoder (ascend_mla/models/decoder.py):
+    instead of layers 0..layers-1. `rank`: which tensor-parallel rank's slice (0 <= rank < tp);
+    `sharded`: `weights` are that slice already (a loader read only it). `decoder`: the whole decoder (ascend_mla/models/decoder.py):
     token ids in, the embedding, each layer's MLP or MoE after its attention, the final norm
     and lm_head; the first result is then the logits (batch, seq, vocab) float32."""
     if config is None:
@@ -209,7 +210,7 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     block_table = rng.permutation(num_blocks)[:batch * blocks_per_row].reshape(batch, blocks_per_row).astype(np.int32)
     specs = weight_specs(c)
     if weights is not None:
-        weights = shard(weights, c)
+        weights = weights if sharded else shard(weights, c)
         missing = sorted(n for n in set(specs) - set(weights) if not n.startswith(("model.rotary_emb", "tp.")))
         if missing:
             raise ValueError(f"weights: missing {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}")
