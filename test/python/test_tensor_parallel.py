@@ -164,3 +164,34 @@ def test_what_each_rank_holds():
     np.testing.assert_array_equal(take("model.layers.1.mlp.experts.down_proj", down, 2, 0), down[:, :, :2])
     with pytest.raises(ShardError, match=r"tp: 3 does not divide model.layers.0.self_attn.q_b_proj.weight's rows \(8\)"):
         take("model.layers.0.self_attn.q_b_proj.weight", full, 3, 0)
+
+
+def _generate(argv, *, torchrun=False):
+    """ascend-mla generate ... (under torchrun with 2 ranks when asked); (status, stdout, stderr)."""
+    bin_dir = Path(sys.executable).parent
+    command = [str(bin_dir / "ascend-mla"), "generate", *argv]
+    if torchrun:
+        command = [str(bin_dir / "torchrun"), "--standalone", "--nproc-per-node", "2", "--no-python", *command]
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=DEADLINE_S * 2, env=env)
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_generate_under_torchrun_prints_tp1s_tokens(hf_checkpoint):
+    """`torchrun --standalone --nproc-per-node 2 --no-python ascend-mla generate CKPT --tp 2`:
+    each rank reads its part of the checkpoint, rank 0 prints, the tokens are tp 1's."""
+    path = hf_checkpoint("bf16")
+    argv = [path, "--prompt-ids", "5,17,42", "--max-new-tokens", "4"]
+    status, one, err = _generate(argv)
+    assert status == 0, err
+    status, two, err = _generate([*argv, "--tp", "2"], torchrun=True)
+    assert status == 0, err
+    assert two.count("ascend-mla generate:") == 1 and "(tp 2)" in two       # rank 0 alone prints
+    assert two.strip().splitlines()[-1] == one.strip().splitlines()[-1]
+
+
+def test_generate_with_tp_but_no_ranks_says_how_to_run_it(hf_checkpoint):
+    status, _, err = _generate([hf_checkpoint("bf16"), "--max-new-tokens", "1", "--tp", "2"])
+    assert status == 2 and err.strip().splitlines()[-1] == (
+        "ascend-mla: error: tp: 2 ranks, but this process is one of 1: run it as one of 2 processes "
+        "(torchrun --nproc-per-node 2 ...)"), err
