@@ -31,6 +31,30 @@ def _status(field: str) -> int:
     return 0
 
 
+def lm_worker(out: str, checkpoint: str, steps: int):
+    """CausalLM.from_pretrained(tp = the job's world size): this rank reads its part only."""
+    import numpy as np
+    from ascend_mla.models import deepseek
+    from ascend_mla.runtime.distributed import init_from_environment
+    w = init_from_environment(timeout_s=120)
+    start = time.perf_counter()
+    lm = deepseek.CausalLM.from_pretrained(checkpoint, tp=w.size, max_positions=128)
+    load_s = time.perf_counter() - start
+    weight_bytes = sum(np.asarray(v).nbytes for v in lm.weights.values())
+    rss_loaded = _status("VmRSS")
+    ids = np.array([[5, 17, 42]], np.int64)
+    token = np.asarray(lm(ids))[:, -1:].argmax(-1)
+    times = []
+    for _ in range(steps):
+        begin = time.perf_counter()
+        token = np.asarray(lm(token))[:, -1:].argmax(-1)
+        times.append(time.perf_counter() - begin)
+    record = {"rank": w.rank, "world": w.size, "weight_bytes": int(weight_bytes), "load_s": load_s,
+              "plan_peak": lm.programs["decode"].memory_plan().peak_bytes, "rss": rss_loaded,
+              "rss_peak": _status("VmHWM"), "step_s": float(np.median(times[1:] or times))}
+    Path(out, f"rank{w.rank}.json").write_text(json.dumps(record))
+
+
 def worker(out: str, model: str, layers: int, batch: int, steps: int):
     import numpy as np
     import ascend_mla
@@ -64,9 +88,10 @@ def _free_port() -> int:
 def run(world: int, args) -> list[dict]:
     with tempfile.TemporaryDirectory() as out:
         port = str(_free_port())
+        what = ["--checkpoint", args.checkpoint] if args.checkpoint else [
+            "--model", args.model, "--layers", str(args.layers), "--batch", str(args.batch)]
         procs = [subprocess.Popen(
-            [sys.executable, __file__, "--worker", out, "--model", args.model, "--layers", str(args.layers),
-             "--batch", str(args.batch), "--steps", str(args.steps)],
+            [sys.executable, __file__, "--worker", out, *what, "--steps", str(args.steps)],
             env={**os.environ, "RANK": str(r), "WORLD_SIZE": str(world), "MASTER_ADDR": "127.0.0.1",
                  "MASTER_PORT": port}) for r in range(world)]
         for p in procs:
@@ -89,12 +114,19 @@ def main():
     p.add_argument("--batch", type=int, default=4)
     p.add_argument("--steps", type=int, default=6)
     p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--checkpoint", help="a Hugging Face checkpoint directory: the whole model through "
+                   "CausalLM.from_pretrained(tp=...) instead of random attention blocks")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.worker and args.checkpoint:
+        return lm_worker(args.worker, args.checkpoint, args.steps)
     if args.worker:
         return worker(args.worker, args.model, args.layers, args.batch, args.steps)
     print(f"cpu flags: {cpu_flags()}; {os.cpu_count()} cores")
-    print(f"{args.model} attention blocks, {args.layers} layers, batch {args.batch}, bf16, {args.steps} decode steps")
+    if args.checkpoint:
+        print(f"CausalLM.from_pretrained({args.checkpoint}), batch 1, a 3-token prompt, {args.steps} decode steps")
+    else:
+        print(f"{args.model} attention blocks, {args.layers} layers, batch {args.batch}, bf16, {args.steps} decode steps")
     results = {1: [], 2: []}
     for _ in range(args.rounds):
         for world in (1, 2):
