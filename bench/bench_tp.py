@@ -50,7 +50,7 @@ def lm_worker(out: str, checkpoint: str, steps: int):
         token = np.asarray(lm(token))[:, -1:].argmax(-1)
         times.append(time.perf_counter() - begin)
     record = {"rank": w.rank, "world": w.size, "weight_bytes": int(weight_bytes), "load_s": load_s,
-              "plan_peak": lm.programs["decode"].memory_plan().peak_bytes, "rss": rss_loaded,
+              "plan_peak": lm.programs["decoder"].memory_plan(function="decode").peak_bytes, "rss": rss_loaded,
               "rss_peak": _status("VmHWM"), "step_s": float(np.median(times[1:] or times))}
     Path(out, f"rank{w.rank}.json").write_text(json.dumps(record))
 
