@@ -26,8 +26,8 @@ import math
 from mlir import ir
 
 from ..dialect.types import TensorInfo
-from . import aclnn as A
-from .convert import info, lowers
+from ..dialect import aclnn as A
+from .lower_to_aclnn import info, lowers
 
 # name -> (return type, [(C type, parameter name)]): the HCCL functions the NPU backend and
 # the C++ host code call.
