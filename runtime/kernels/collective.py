@@ -19,7 +19,7 @@ def _torch_of(x: np.ndarray):
 
 
 @kernel("mla.all_reduce")
-def all_reduce(x, world_size, reduction="sum", group="tp"):
+def all_reduce(x, world_size, reduction, group):
     w = check_world("mla.all_reduce", group, world_size)
     if w.alone:
         return (np.array(x, copy=True),)
@@ -33,7 +33,7 @@ def all_reduce(x, world_size, reduction="sum", group="tp"):
 
 
 @kernel("mla.all_gather")
-def all_gather(x, world_size, dim, group="tp"):
+def all_gather(x, world_size, dim, group):
     w = check_world("mla.all_gather", group, world_size)
     x = np.asarray(x)
     if w.alone:
