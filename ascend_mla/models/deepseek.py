@@ -272,7 +272,7 @@ def weight_specs(c) -> dict:
     if "max_positions" in c:
         for table in ("cos_cached", "sin_cached"):
             specs[f"model.rotary_emb.{table}"] = TensorInfo((c["max_positions"], c["qk_rope_head_dim"]), "bf16")
-    for i in c["layer_ids"]:
+    for i in c.get("layer_ids", range(c["layers"])):   # (a config written without build: layers 0..)
         specs[f"model.layers.{i}.input_layernorm.weight"] = TensorInfo((c["hidden_size"],), "bf16")
         if c["q_lora_rank"]:
             specs[_attn(i, "q_a_layernorm.weight")] = TensorInfo((c["q_lora_rank"],), "bf16")
