@@ -25,6 +25,7 @@ import math
 
 from mlir import ir
 
+from ..dialect.collective import AllGather, AllReduce
 from ..dialect.types import TensorInfo
 from ..dialect import aclnn as A
 from .lower_to_aclnn import info, lowers
@@ -102,7 +103,7 @@ def _call(b, op_name, operands):
     b._create(op_name, [], operands, {"callee": ir.StringAttr.get(CALLS[op_name])})
 
 
-@lowers("mla.all_reduce")
+@lowers(AllReduce)
 def all_reduce(op, b):
     """HcclAllReduce(sendBuf = x, recvBuf = a new buffer, count = x's elements, dataType, op,
     comm, stream): x as one contiguous buffer (a strided view is copied first)."""
@@ -116,7 +117,7 @@ def all_reduce(op, b):
     return {"y": y}
 
 
-@lowers("mla.all_gather")
+@lowers(AllGather)
 def all_gather(op, b):
     """HcclAllGather(sendBuf = x, recvBuf, sendCount = x's elements, dataType, comm, stream)
     writes the ranks' buffers one after the other: (world_size, *x.shape). Gathered along
@@ -204,7 +205,8 @@ def emit_communicator(e, group: str, world_size: int):
                                          b.literal("0", "ui32")], ['!emitc.ptr<!emitc.opaque<"const char">>', "ui32"], "ui32")
     world = b.call("ascend_mla_env_u32", [b.literal('"WORLD_SIZE"', '!emitc.ptr<!emitc.opaque<"const char">>'),
                                           b.literal("1", "ui32")], ['!emitc.ptr<!emitc.opaque<"const char">>', "ui32"], "ui32")
-    gathers = any(i[0] == "collective" and i[1].function == "HcclAllGather" for i in e.fn.instructions)
+    from .program import Collective
+    gathers = any(isinstance(i, Collective) and i.function == "HcclAllGather" for i in e.fn.instructions)
     alone_ok = "false" if gathers and world_size > 1 else "true"
     status = b.call("ascend_mla_check_world", [world, b.literal(str(world_size), "ui32"), b.literal(alone_ok, "i1")],
                     ["ui32", "ui32", "i1"], "i32")

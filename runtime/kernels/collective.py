@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...dialect.collective import AllGather, AllReduce
 from ..distributed import CollectiveError, check_world, failed
 from . import kernel
 
@@ -18,7 +19,7 @@ def _torch_of(x: np.ndarray):
     return torch.from_numpy(np.ascontiguousarray(x, dtype=np.int64 if x.dtype.kind in "iu" else np.float32))
 
 
-@kernel("mla.all_reduce")
+@kernel(AllReduce)
 def all_reduce(x, world_size, reduction, group):
     w = check_world("mla.all_reduce", group, world_size)
     if w.alone:
@@ -32,7 +33,7 @@ def all_reduce(x, world_size, reduction, group):
     return (t.numpy().astype(np.asarray(x).dtype),)
 
 
-@kernel("mla.all_gather")
+@kernel(AllGather)
 def all_gather(x, world_size, dim, group):
     w = check_world("mla.all_gather", group, world_size)
     x = np.asarray(x)
