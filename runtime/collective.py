@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..dialect.collective import AllGather, AllReduce
 from ..lowering.collective import (HCCL_API, HCCL_DTYPE_ENUM, HCCL_REDUCE_ENUM, HCCL_RESULT,
                                    HCCL_ROOT_INFO_BYTES)
 from .distributed import CollectiveError, check_world, world
@@ -39,11 +40,11 @@ def cpu_collective(function: str, args: list):
     send, recv, count, comm = args[0], args[1], int(args[2]), args[-1]
     x = np.asarray(resolve(send)).reshape(-1)[:count]
     if function == "HcclAllReduce":
-        (y,) = run_kernel("mla.all_reduce", {"x": x}, {"world_size": comm.world_size, "reduction": args[4],
+        (y,) = run_kernel(AllReduce, {"x": x}, {"world_size": comm.world_size, "reduction": args[4],
                                                        "group": comm.group})
     elif function == "HcclAllGather":
         # HCCL writes the ranks' buffers one after the other: a gather along a new leading axis
-        (y,) = run_kernel("mla.all_gather", {"x": x.reshape(1, count)}, {"world_size": comm.world_size,
+        (y,) = run_kernel(AllGather, {"x": x.reshape(1, count)}, {"world_size": comm.world_size,
                                                                          "dim": 0, "group": comm.group})
     else:
         raise NotImplementedError(f"{function} on the CPU backend")

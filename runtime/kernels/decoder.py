@@ -64,7 +64,7 @@ def moe_gating_top_k(x, bias, k, k_group, group_count, group_select_mode, renorm
 
 
 @kernel(MoeInitRouting)
-def moe_init_routing(x, expert_idx, expert_num=1):
+def moe_init_routing(x, expert_idx, expert_num):
     k = expert_idx.shape[1]
     flat = np.asarray(expert_idx, np.int64).reshape(-1)
     order = np.argsort(flat, kind="stable")              # sortedRowIdx: pair index per position
