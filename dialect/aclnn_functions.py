@@ -7,13 +7,14 @@ the CPU backend's dispatch to the kernels (through `binds`, or runtime/cpu_calls
 """
 from __future__ import annotations
 
-from .decoder import MoeFinalizeRouting, MoeInitRouting, SwiGlu
 from .fia import FusedInferAttentionScore
 from .nsa import NsaCompressAttentionInfer
 from .primitive import Add, Amax, Div, DynamicQuant, FormatCast, Mean, Mul, Quantize, Rope, Rsqrt, Transpose
 from .prolog import Prolog, PrologV2
 from .aclnn import (ACLNN, Function, Param, boolean, dtype, f64, i8, i32, i64, int_array, opt_out,
-                    opt_tensor, opt_tensor_list, out, out_tensor_list, ref, scalar, string, tensor, tensor_list)
+                    opt_tensor, opt_tensor_list, out, out_tensor_list, ref, scalar, string, tensor,
+                    tensor_list)
+from .decoder import MoeFinalizeRouting, MoeInitRouting, SwiGlu
 
 # --- MLA prolog (seeds 001 and 000) ---------------------------------------------------------
 

@@ -30,7 +30,6 @@ aclnnGroupedMatmulV4 is the first version whose groupListOptional may hold per-g
 from __future__ import annotations
 
 from ..dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, MoeInitRouting, SwiGlu
-
 from ..dialect.types import TensorInfo
 from ..dialect import aclnn as A
 from .lower_to_aclnn import info, lowers

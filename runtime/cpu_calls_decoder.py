@@ -3,6 +3,8 @@
 maps its C arguments back onto the mla op and runs that op's kernel (runtime/kernels/decoder.py)."""
 from __future__ import annotations
 
+from ..dialect.aclnn_functions import GROUPED_MATMUL_V4, MOE_GATING_TOP_K
+from ..dialect.decoder import GroupedMatmul, MoeGatingTopK
 from .backend import _store
 from ..dialect.decoder import GroupedMatmul, MoeGatingTopK
 from ..dialect.aclnn_functions import GROUPED_MATMUL_V4, MOE_GATING_TOP_K

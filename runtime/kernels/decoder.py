@@ -7,10 +7,9 @@ exact ties between float32 router scores do not occur in practice.
 """
 from __future__ import annotations
 
-from ...dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, MoeInitRouting, SwiGlu
-
 import numpy as np
 
+from ...dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, MoeInitRouting, SwiGlu
 from ...dialect.types import numpy_dtype
 from . import kernel
 from .common import bfloat16, f32
@@ -89,7 +88,7 @@ def grouped_matmul(x, w, group_list, result_types=None):
 
 
 @kernel(MoeFinalizeRouting)
-def moe_finalize_routing(expanded_x, expanded_row_idx, scales, x1=None, x2=None, result_types=None):
+def moe_finalize_routing(expanded_x, expanded_row_idx, scales, x1, x2, result_types=None):
     tokens, k = scales.shape
     rows = f32(expanded_x)[np.asarray(expanded_row_idx, np.int64).reshape(tokens, k)]   # (T, k, H)
     acc = np.einsum("tk,tkh->th", f32(scales), rows, dtype=np.float32)

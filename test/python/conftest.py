@@ -15,6 +15,24 @@ def backend(request, monkeypatch):
     return request.param
 
 
+@pytest.fixture(autouse=True)
+def kernel_oracle(monkeypatch):
+    """ASCEND_MLA_KERNEL_ORACLE=1: every CPU kernel call of the test also runs the kernel as it
+    was before the speed work (kernels_before/) and must give the same bits (kernel_oracle.py).
+    A way to run the whole numerics suite as a bit-exactness test of faster kernels."""
+    import os
+    if os.environ.get("ASCEND_MLA_KERNEL_ORACLE") != "1":
+        return
+    from ascend_mla.runtime import kernels
+    from kernel_oracle import compare
+    kernels.load_kernels()
+    for name, fn in list(kernels.KERNELS.items()):
+        def checked(*, _name=name, _fn=fn, **operands):
+            return compare(_name, _fn, operands)
+        checked.__signature__ = __import__("inspect").signature(fn)
+        monkeypatch.setitem(kernels.KERNELS, name, checked)
+
+
 # --- Hugging Face checkpoints written by transformers (hf_checkpoints.py) ------------------------
 
 @pytest.fixture(scope="session")
