@@ -48,6 +48,7 @@ class CompileError(VerificationError):
 
 class Report(dict):
     """{"fused": [{"op", "location", "detail"}], "refused": [{"pattern", "location", "reason"}],
+    "collectives" (a sharded program: its HCCL calls and the world they run in here),
     "rewritten": [{"pass", "location", "detail"}]} (rewritten: other rewrites, e.g. absorb-kv,
     whose records also name the module buffers the program no longer reads: "replaces")"""
 
@@ -59,6 +60,9 @@ class Report(dict):
                   for f in self["fused"]]
         lines.append(f"refused ({len(self['refused'])}):")
         lines += [f"  {r['pattern']} at {r['location']}: {r['reason']}" for r in self["refused"]]
+        if self.get("collectives"):
+            lines.append(f"collectives ({len(self['collectives'])}):")
+            lines += [f"  {c['op']} at {c['location']}: {c['detail']}" for c in self["collectives"]]
         return "\n".join(lines)
 
 
@@ -91,8 +95,13 @@ class Program:
         return str(self.module)
 
     def report(self) -> Report:
-        return Report(fused=list(self._log.fused), refused=list(self._log.refused),
-                      rewritten=list(self._log.rewritten))
+        report = Report(fused=list(self._log.fused), refused=list(self._log.refused),
+                        rewritten=list(self._log.rewritten))
+        from .runtime.collective import collectives_of
+        found = collectives_of(self.module, self._log.source)
+        if found:
+            report["collectives"] = found       # {"op", "location", "detail"}: the HCCL calls
+        return report
 
     def input_names(self, function: str | None = None) -> list[str]:
         """The names of the inputs a call takes (the arguments but the program's own state)."""

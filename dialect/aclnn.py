@@ -179,7 +179,8 @@ class Function:
 
 # --- the dialect ----------------------------------------------------------------------------
 
-_TYPES = ("executor", "stream", "nullptr", "cstring", "int_array", "tensor_list", "scalar", "data_type")
+_TYPES = ("executor", "stream", "nullptr", "cstring", "int_array", "tensor_list", "scalar", "data_type",
+          "hccl_comm", "reduce_op")
 
 # Generic ops: name -> (operands, attributes, results); each entry "name: constraint".
 _GENERIC_OPS = {
@@ -199,6 +200,14 @@ _GENERIC_OPS = {
     "launch": (["workspace: tensor", "workspace_size: integer", "executor: @executor",
                 "stream: @stream"], ["callee: string"], []),
     "synchronize": (["stream: @stream"], [], []),
+    # HCCL (lowering/collective.py): the communicator of a group, a reduction, the two
+    # collectives as one-phase calls on the stream, operands in the C prototype's order
+    "hccl_communicator": ([], ["group: string", "world_size: integer_attr"], ["comm: @hccl_comm"]),
+    "hccl_reduce_op": ([], ["op: string"], ["op: @reduce_op"]),
+    "hccl_all_reduce": (["send_buf: tensor", "recv_buf: tensor", "count: integer", "data_type: @data_type",
+                         "op: @reduce_op", "comm: @hccl_comm", "stream: @stream"], ["callee: string"], []),
+    "hccl_all_gather": (["send_buf: tensor", "recv_buf: tensor", "send_count: integer",
+                         "data_type: @data_type", "comm: @hccl_comm", "stream: @stream"], ["callee: string"], []),
 }
 _IRDL_BASES = {"tensor": '"!builtin.tensor"', "integer": '"!builtin.integer"',
                "integer_attr": '"#builtin.integer"',

@@ -28,7 +28,7 @@ import numpy as np
 from ..dialect import aclnn as A
 from ..dialect.aclnn import DTYPE_NAMES, FORMAT_NAMES, load_functions
 from ..dialect.layout import contiguous_strides, nbytes as _nbytes, storage_shape
-from .program import (Alloc, Constant, Host, Launch, PhaseOne, ReadIntArray, Synchronize, TensorList, View,
+from .program import (Alloc, Collective, Communicator, Constant, Host, Launch, PhaseOne, ReadIntArray, Synchronize, TensorList, View,
                       Workspace, decode, find_function, symbol_name)
 
 _VOID = '!emitc.ptr<!emitc.opaque<"void">>'
@@ -285,6 +285,10 @@ class _Emitter:
                     self._workspace(slot, size_slot)
                 case Launch(callee, workspace_slot, size_slot, exec_slot):
                     self._launch(callee, workspace_slot, size_slot, exec_slot)
+                case Communicator(slot, group, world_size):
+                    self._comm(slot, group, world_size)
+                case Collective():
+                    self._collective(inst)
                 case Synchronize():
                     self._synchronize()
 
@@ -301,6 +305,8 @@ class _Emitter:
                                                 b.literal(str(nbytes), _SIZE)], [_CSTR, _CSTR, _VOID, _SIZE], "i32")
             b.check(status, "i32", f"writing result {index}")
 
+        for destroy in self.__dict__.get("after_results", ()):     # HCCL communicators
+            destroy()
         b.comment("5. destroy the executors and descriptions, free the memory")
         for function, value, t in self.cleanup:
             status = b.call(function, [value], [t], _ACLNN_STATUS)
@@ -530,6 +536,14 @@ class _Emitter:
     def _synchronize(self):
         self.synchronize()
 
+    def _comm(self, slot, group, world_size):
+        from .collective import emit_communicator
+        self.env[slot] = emit_communicator(self, group, world_size)
+
+    def _collective(self, call):
+        from .collective import emit_collective
+        emit_collective(self, call)
+
 
 def _contiguous(shape):
     return tuple(contiguous_strides(shape))
@@ -543,7 +557,12 @@ def emitc_module(lowered, argument_names) -> str:
     called = sorted({c.function.header for c in lowered.calls})
     lines = ['emitc.include "acl/acl.h"']
     lines += [f'emitc.include "{h}"' for h in called]
-    lines += [f'emitc.verbatim "{_q(line)}"' for line in _PRELUDE.splitlines()]
+    prelude = _PRELUDE
+    if any(isinstance(inst, Collective) for inst in lowered.instructions):
+        from .collective import CPP_PRELUDE
+        lines.append('emitc.include "hccl/hccl.h"')
+        prelude += CPP_PRELUDE
+    lines += [f'emitc.verbatim "{_q(line)}"' for line in prelude.splitlines()]
     lines.append('emitc.func @main(%argc: i32, %argv: !emitc.ptr<!emitc.ptr<!emitc.opaque<"char">>>) -> i32 {')
     lines.append(body)
     lines.append("}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..dialect.layout import nbytes as buffer_bytes, storage_shape
-from .program import Alloc, PhaseOne, ReadIntArray, TensorList, View, decode
+from .program import Alloc, Collective, PhaseOne, ReadIntArray, TensorList, View, decode
 
 ALIGNMENT = 512
 
@@ -64,7 +64,7 @@ def plan(lowered) -> MemoryPlan:
         match inst:
             case View(slot, base):
                 alias[slot] = alias.get(base, base)
-        if isinstance(inst, (PhaseOne, TensorList, View, ReadIntArray)):     # what reads tensors
+        if isinstance(inst, (PhaseOne, TensorList, View, ReadIntArray, Collective)):     # what reads tensors
             for slot in inst.reads:
                 last_use[alias.get(slot, slot)] = index
     end = len(lowered.instructions)

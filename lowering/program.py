@@ -152,6 +152,28 @@ class Launch:
 
 
 @dataclass(frozen=True, slots=True)
+class Communicator:
+    """The HCCL communicator of `group`, `world_size` ranks (lowering/collective.py), made once
+    by the backend."""
+    slot: int
+    group: str
+    world_size: int
+    reads = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Collective:
+    """One HCCL call (HcclAllReduce, HcclAllGather): its argument slots in C order (sendBuf,
+    recvBuf, count, dataType, [op,] comm; the stream is the backend's)."""
+    function: str
+    args: tuple
+
+    @property
+    def reads(self):
+        return self.args
+
+
+@dataclass(frozen=True, slots=True)
 class Synchronize:
     """Wait for the stream."""
     reads = ()
@@ -195,7 +217,7 @@ class DecodedFunction:
     def _find_unread_outputs(self):
         reads: dict = {}
         for inst in self.instructions:
-            if isinstance(inst, (PhaseOne, View, TensorList, ReadIntArray)):
+            if isinstance(inst, (PhaseOne, View, TensorList, ReadIntArray, Collective)):
                 for slot in inst.reads:
                     reads[slot] = reads.get(slot, 0) + 1
         for slot in self.result_slots:
@@ -275,6 +297,12 @@ class DecodedFunction:
             emit(Workspace(res[0], src[0]))
         elif name == "aclnn.launch":
             emit(Launch(op.attributes["callee"].value, src[0], src[1], src[2]))
+        elif name == "aclnn.hccl_communicator":
+            emit(Communicator(res[0], op.attributes["group"].value, int(op.attributes["world_size"].value)))
+        elif name == "aclnn.hccl_reduce_op":
+            emit(Host(res[0], op.attributes["op"].value))
+        elif name in ("aclnn.hccl_all_reduce", "aclnn.hccl_all_gather"):
+            emit(Collective(op.attributes["callee"].value, tuple(src[:-1])))
         elif name == "aclnn.current_stream":
             emit(Host(res[0], "stream"))
         elif name == "aclnn.synchronize":
@@ -325,5 +353,5 @@ def decode(lowered, function: Optional[str] = None, constants: Optional[Mapping]
     return cls(op, constants)
 
 
-__all__ = ["Alloc", "Call", "Constant", "DecodedFunction", "Host", "Launch", "NULL", "PhaseOne", "ReadIntArray",
+__all__ = ["Alloc", "Call", "Collective", "Communicator", "Constant", "DecodedFunction", "Host", "Launch", "NULL", "PhaseOne", "ReadIntArray",
            "Synchronize", "TensorList", "View", "Workspace", "decode", "dense_value", "find_function", "symbol_name"]

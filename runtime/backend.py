@@ -12,6 +12,7 @@ The interface (used by runtime/executor.py, which owns the two-phase protocol):
     tensor_key(buffer)                      what phase one binds of a tensor (description, buffer)
     phase_one(call, args) -> (workspace_size, executor);  release(executor)
     launch(callee, workspace, size, executor, checked)
+    communicator(group, world_size);  collective(function, args)   HCCL calls (runtime/collective.py)
     synchronize();  host_value(buffer);  result(buffer, info, caller) -> a host value
 """
 from __future__ import annotations
@@ -279,6 +280,14 @@ class CpuBackend:
         if fn.kernel is None:
             raise NotImplementedError(f"{fn.name}: no CPU implementation")
         _run_bound_kernel(fn, args, values, types, checked, call.variant, executor.snapshots)
+
+    def communicator(self, group, world_size):
+        from .collective import CpuCommunicator
+        return CpuCommunicator(group, world_size)
+
+    def collective(self, function, args):
+        from .collective import cpu_collective
+        cpu_collective(function, args)
 
     def synchronize(self):
         pass

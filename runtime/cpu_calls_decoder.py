@@ -6,6 +6,8 @@ from __future__ import annotations
 from ..dialect.aclnn_functions import GROUPED_MATMUL_V4, MOE_GATING_TOP_K
 from ..dialect.decoder import GroupedMatmul, MoeGatingTopK
 from .backend import _store
+from ..dialect.decoder import GroupedMatmul, MoeGatingTopK
+from ..dialect.aclnn_functions import GROUPED_MATMUL_V4, MOE_GATING_TOP_K
 from .cpu_calls import cpu_call
 
 

@@ -22,7 +22,7 @@ from ..dialect import aclnn as A
 from ..dialect.errors import ExecutionError
 from ..dialect.opdef import KindError
 from ..dialect.types import TensorInfo
-from ..lowering.program import (NULL, Alloc, Call, Constant, DecodedFunction, Host, Launch,  # noqa: F401
+from ..lowering.program import (NULL, Alloc, Call, Collective, Communicator, Constant, DecodedFunction, Host, Launch,  # noqa: F401
                                 PhaseOne, ReadIntArray, Synchronize, TensorList, View, Workspace, decode,
                                 dense_value, find_function, symbol_name)
 from .formats import NZTensor, describe_value
@@ -118,6 +118,10 @@ class LoweredFunction(DecodedFunction):
                     env[slot] = backend.workspace(state, env[size_slot])
                 case Launch(callee, workspace_slot, size_slot, exec_slot):
                     backend.launch(callee, env[workspace_slot], env[size_slot], env[exec_slot], checked=checked)
+                case Communicator(slot, group, world_size):
+                    env[slot] = backend.communicator(group, world_size)
+                case Collective(function, args):
+                    backend.collective(function, [env[s] for s in args])
                 case Synchronize():
                     backend.synchronize()
                 case _:
@@ -210,7 +214,7 @@ def _key(backend, kind, value):
     describes them (description and buffer)."""
     if value is None or kind in A.HOST:
         return value
-    if kind in A.LIST_KINDS:
+    if kind == A.TENSOR_LIST:
         return tuple(backend.tensor_key(v) for v in value)
     return backend.tensor_key(value)
 

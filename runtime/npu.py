@@ -323,6 +323,24 @@ class NpuBackend:
         _, two = self._aclnn_functions(ACLNN.functions[callee])
         self._check(callee, two(workspace, size, executor.handle, self.stream))
 
+    # HCCL (runtime/collective.py): loaded when a program first has a collective
+    def _lookup_hccl(self, name):
+        if getattr(self, "_libhccl", None) is None:
+            path = next((str(d / "libhccl.so") for d in library_dirs() if (d / "libhccl.so").is_file()), None)
+            if path is None:
+                raise BackendUnavailable("backend 'npu': a collective needs libhccl.so (CANN's HCCL), not found in "
+                                         + ", ".join(str(d) for d in library_dirs()))
+            self._libhccl = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        return getattr(self._libhccl, name)
+
+    def communicator(self, group, world_size):
+        from .collective import npu_communicator
+        return npu_communicator(self, group, world_size)
+
+    def collective(self, function, args):
+        from .collective import npu_collective
+        npu_collective(self, function, args)
+
     def synchronize(self):
         self._check("aclrtSynchronizeStream", self.fn["aclrtSynchronizeStream"](self.stream))
 
@@ -346,6 +364,8 @@ class NpuBackend:
         for key, (ref, address) in list(self._resident.items()):
             self.free(address)
         self._resident.clear()
+        from .collective import npu_close
+        npu_close(self)
         self._check("aclrtDestroyStream", self.fn["aclrtDestroyStream"](self.stream))
         self._check("aclrtResetDevice", self.fn["aclrtResetDevice"](self.device))
         self._check("aclFinalize", self.fn["aclFinalize"]())

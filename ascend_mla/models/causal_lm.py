@@ -51,7 +51,8 @@ class CausalLM:
 
     def __init__(self, config: dict, weights: dict, *, name: str, batch: int = 1, max_positions: int | None = None,
                  quant: str | None = None, cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1,
-                 layers: int | None = None, target: str = "auto", rope: str = "interleave"):
+                 layers: int | None = None, target: str = "auto", rope: str = "interleave", rank: int = 0,
+                 sharded: bool = False):
         total = config["num_hidden_layers"]
         layers = total if layers is None else layers
         if not isinstance(layers, int) or not 1 <= layers <= total:
@@ -67,7 +68,7 @@ class CausalLM:
         self.name, self.config, self.weights = name, config, {k: _frozen(v) for k, v in weights.items()}
         self.batch, self.max_positions, self.target = batch, max_positions, target
         self._build_args = dict(tp=tp, layers=layers, batch=batch, quant=quant or "bf16", cache_mode=cache_mode,
-                                block_size=block_size, rope=rope)
+                                block_size=block_size, rope=rope, rank=rank, sharded=sharded)
         self.vocab_size = config["vocab_size"]
         # Room for one padded prefill chunk past the last real position (its rows write no slot,
         # but the kv length of the chunk's call counts them).
@@ -93,13 +94,15 @@ class CausalLM:
             raise ValueError(f"layers: expected an integer in [1, {total}], got {layers!r}")
         built = range(total if layers is None else layers)
         c = config.build_config()
+        rank = tensor_parallel_rank(tp)
         weights = checkpoint.load_tensors(
             path, config, names=checkpoint_names(config, built, checkpoint.tensor_index(path)),
-            ignore=_beyond(len(built)), quant=quant, int8=_attention_int8(checkpoint))
+            ignore=_beyond(len(built)), quant=quant, int8=_attention_int8(checkpoint), tp=tp, rank=rank)
         weights = stack_experts(weights, config, built)
         name = os.path.basename(os.path.normpath(os.fspath(path)))
         return cls(c, weights, name=name, batch=batch, max_positions=max_positions, quant=quant, cache_mode=cache_mode,
-                   block_size=block_size, tp=tp, layers=layers, target=target, rope=config.rope)
+                   block_size=block_size, tp=tp, layers=layers, target=target, rope=config.rope, rank=rank,
+                   sharded=True)
 
     def _model(self, seq: int):
         return deepseek.build(self.name, config=self.config, weights=self.weights, seq=seq,
@@ -275,6 +278,21 @@ def _attention_int8(checkpoint):
     """w8a8 makes the attention projections int8 (the prolog's full-quant path); the MLPs and
     experts stay bf16 in this decoder (no int8 grouped matmul yet)."""
     return lambda name: ".self_attn." in name and checkpoint.w8a8_int8(name)
+
+
+def tensor_parallel_rank(tp: int) -> int:
+    """This process's rank among the `tp` ranks of the job torchrun started (tp 1: 0). The
+    default process group is joined here (runtime/distributed.py, gloo, with its timeout)."""
+    if not isinstance(tp, int) or tp < 1:
+        raise ValueError(f"tp: expected an integer >= 1, got {tp!r}")
+    if tp == 1:
+        return 0
+    from ..runtime.distributed import init_from_environment
+    world = init_from_environment()
+    if world.size != tp:
+        raise ValueError(f"tp: {tp} ranks, but this process is one of {world.size}: run it as one of {tp} "
+                         f"processes (torchrun --nproc-per-node {tp} ...)")
+    return world.rank
 
 
 def stack_experts(weights: dict, config, layers) -> dict:

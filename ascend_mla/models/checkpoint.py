@@ -402,10 +402,7 @@ _LAYER = re.compile(r"model\.layers\.(\d+)\.")
 _ATTN_INT8 = ("q_a_proj", "q_b_proj", "q_proj", "kv_a_proj_with_mqa", "o_proj")
 # tensors kept in float32: transformers' router computes its logits and choice in float32
 FLOAT32_TENSORS = re.compile(r".*\.mlp\.gate\.(weight|e_score_correction_bias)$")
-# tensor-parallel splits: rows (column-parallel linears) and columns (row-parallel ones)
-_TP_ROWS = re.compile(r".*\.(self_attn\.(q_b_proj|q_proj|kv_b_proj)|mlp\.(experts\.\d+\.|shared_experts\.)?(gate_proj|up_proj))"
-                      r"\.(weight|weight_scale)$")
-_TP_COLS = re.compile(r".*\.(self_attn\.o_proj|mlp\.(experts\.\d+\.|shared_experts\.)?down_proj)\.weight$")
+
 
 
 def w8a8_int8(name: str) -> bool:
@@ -510,7 +507,7 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
             raise _error(f"{path}: the checkpoint has no tensor {', '.join(missing[:6])}"
                          f"{' ...' if len(missing) > 6 else ''}", "CKPT-MISSING")
     to_int8 = (int8 or w8a8_int8) if quant in ("w8a8", "w8a8c8") else (lambda n: False)
-    maps, out = {}, {}
+    maps, out, sliced = {}, {}, set()
     report, done = _REPORT.get(), 0
     total = sum(entries[n].end - entries[n].start for n in selected)
     for name in selected:
@@ -518,6 +515,10 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
             report(done, total)
             done += entries[name].end - entries[name].start
         value = _read(entries[name], maps)
+        early = tp > 1 and value.dtype != F8E4M3 and not to_int8(name)
+        if early:            # the rank's part of the memory map: only its bytes are read
+            value = _tp_slice(name, value, config, tp, rank, path)
+            sliced.add(name)
         if value.dtype == F8E4M3:
             if name not in scales:
                 raise _error(f"{path}: {name} is float8_e4m3fn without {name}_scale_inv", "CKPT-QUANT")
@@ -537,8 +538,8 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
     if quant == "w8a8c8":
         for name in [n for n in out if n.endswith("self_attn.kv_a_layernorm.weight")]:
             out[name.replace("kv_a_layernorm.weight", "kv_scale")] = kv_cache_scale(out[name])
-    if tp > 1:
-        out = {n: _tp_slice(n, v, config, tp, rank, path) for n, v in out.items()}
+    if tp > 1:       # what was read whole: FP8 (its scale blocks) and int8 (per-channel scales of whole rows)
+        out = {n: v if n in sliced else _tp_slice(n, v, config, tp, rank, path) for n, v in out.items()}
     return out
 
 
@@ -578,13 +579,9 @@ def kv_cache_scale(kv_a_gamma) -> np.ndarray:
 
 
 def _tp_slice(name, value, config, tp, rank, path):
-    axis = 0 if _TP_ROWS.match(name) else 1 if _TP_COLS.match(name) else None
-    if axis is None:
-        return value
-    n = value.shape[axis]
-    if n % tp:
-        raise _error(f"{path}: {name}: dimension {axis} ({n}) does not divide by tp={tp}", "CKPT-TP")
-    part = n // tp
-    index = [slice(None)] * value.ndim
-    index[axis] = slice(rank * part, (rank + 1) * part)
-    return np.ascontiguousarray(value[tuple(index)])
+    """Rank `rank`'s part of a tensor (models/sharding.py: one table for every tensor)."""
+    from .sharding import ShardError, take
+    try:
+        return take(name, value, tp, rank)
+    except ShardError as e:
+        raise _error(f"{path}: {e}", "CKPT-TP") from None

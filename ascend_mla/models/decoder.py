@@ -26,16 +26,24 @@ routed sum, then + shared, then + residual). The router is float32 end to end, a
 transformers. The gate/up concatenation and every transpose are weight-only: fold-constants
 computes them once, at compile time.
 
-A tensor-parallel slice (tp > 1) is rank 0's columns of every MLP's intermediate dimension
-(dense, shared and routed experts alike); embedding and lm_head stay whole.
+A tensor-parallel slice (tp > 1, rank r; docs/parallel.md) is rank r's part of every MLP's
+intermediate dimension (dense, shared and routed experts alike: gate/up rows, down columns),
+whose partial down-projections an `mla.all_reduce` sums before the residual (a MoE layer: the
+weighted routed rows and the shared experts combined per rank, all-reduced, then the residual);
+the rows [r V/tp, (r+1) V/tp) of the vocabulary in the embedding (each rank looks up the tokens
+it holds, the others' rows are zeroed by a 0/1 mask, an all-reduce assembles them: exact) and
+in lm_head (each rank's logits for its vocabulary slice, all-gathered along the last axis).
+The router is replicated: every rank routes every token alike.
 """
 from __future__ import annotations
 
 import numpy as np
+from ml_dtypes import bfloat16 as BF16_TYPE
 
 from ..compiler import CompileError
+from ..dialect.collective import AllGather, AllReduce
 from ..dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, MoeInitRouting, SwiGlu
-from ..dialect.primitive import Gather, Matmul, RmsNorm, Transpose, Add
+from ..dialect.primitive import Gather, Matmul, Mul, RmsNorm, Transpose, Add
 from ..dialect.types import TensorInfo
 from .deepseek import layer_ids
 
@@ -74,7 +82,7 @@ def check_config(c: dict):
         if c.get(key):
             raise CompileError(f"config: {key} true: the decoder has no bias terms")
     tp = c["tp"]
-    for key in ("intermediate_size", "moe_intermediate_size"):
+    for key in ("intermediate_size", "moe_intermediate_size", "vocab_size"):
         if c.get(key) and c[key] % tp:
             raise CompileError(f"tp: {tp} must divide {key} ({c[key]})")
     if c.get("n_routed_experts"):
@@ -110,9 +118,12 @@ def _lm_head(c) -> str:
 def decoder_specs(c: dict) -> dict:
     """name -> TensorInfo of the decoder's weights beyond the attention blocks (tp slice)."""
     he, tp = c["hidden_size"], c["tp"]
-    specs = {"model.embed_tokens.weight": TensorInfo((c["vocab_size"], he), "bf16"),
+    specs = {"model.embed_tokens.weight": TensorInfo((c["vocab_size"] // tp, he), "bf16"),
              "model.norm.weight": TensorInfo((he,), "bf16"),
-             _lm_head(c): TensorInfo((c["vocab_size"], he), "bf16")}
+             _lm_head(c): TensorInfo((c["vocab_size"] // tp, he), "bf16")}
+    if tp > 1:      # the vocabulary-parallel embedding's lookup tables (vocab_tables), not checkpoint tensors
+        specs[TP_ROWS] = TensorInfo((c["vocab_size"],), "i32")
+        specs[TP_MASK] = TensorInfo((c["vocab_size"], 1), "bf16")
     for i in layer_ids(c):
         specs[f"model.layers.{i}.post_attention_layernorm.weight"] = TensorInfo((he,), "bf16")
         if not is_moe(c, i):
@@ -135,32 +146,37 @@ def _mlp_specs(prefix, inter, he):
             f"{prefix}down_proj.weight": TensorInfo((he, inter), "bf16")}
 
 
-def shard_decoder(weights: dict, c: dict) -> dict:
-    """Rank 0's slice of the decoder weights (full checkpoint tensors in, the tp slice out)."""
-    out, tp = {}, c["tp"]
-    for name in decoder_specs(c):
-        if name not in weights:
-            continue
-        value = np.asarray(weights[name])
-        if tp > 1:
-            if name.endswith(("gate_proj.weight", "up_proj.weight")):
-                value = value[:value.shape[0] // tp]
-            elif name.endswith("mlp.down_proj.weight") or name.endswith("shared_experts.down_proj.weight"):
-                value = value[:, :value.shape[1] // tp]
-            elif name.endswith("experts.gate_up_proj"):
-                inter = value.shape[1] // 2
-                value = np.concatenate([value[:, :inter // tp], value[:, inter:inter + inter // tp]], axis=1)
-            elif name.endswith("experts.down_proj"):
-                value = value[:, :, :value.shape[2] // tp]
-        out[name] = value
-    return out
+TP_ROWS, TP_MASK = "tp.embed_tokens.rows", "tp.embed_tokens.mask"
+
+
+def vocab_tables(c: dict) -> dict:
+    """For rank r of tp: token id -> its row in the rank's embedding slice (0 for another
+    rank's token), and 1 for the rank's own tokens, 0 for the others'."""
+    vocab, tp, rank = c["vocab_size"], c["tp"], c.get("rank", 0)
+    part = vocab // tp
+    ids = np.arange(vocab)
+    mine = (ids // part) == rank
+    return {TP_ROWS: np.where(mine, ids - rank * part, 0).astype(np.int32),
+            TP_MASK: mine.astype(np.float32).astype(BF16_TYPE)[:, None]}
 
 
 # --- the graph ----------------------------------------------------------------------------------
 
-def embedding(g, w, input_ids):
-    """embed_tokens[input_ids]: (batch, seq) token ids -> (batch, seq, hidden) bf16."""
-    return g.op(Gather, table=w("model.embed_tokens.weight"), indices=input_ids, name="embed")
+def embedding(g, w, input_ids, c=None):
+    """embed_tokens[input_ids]: (batch, seq) token ids -> (batch, seq, hidden) bf16. tp > 1:
+    the rank's rows looked up, other ranks' tokens zeroed, the ranks' parts all-reduced."""
+    if c is None or c["tp"] == 1:
+        return g.op(Gather, table=w("model.embed_tokens.weight"), indices=input_ids, name="embed")
+    rows = g.op(Gather, table=w(TP_ROWS), indices=input_ids, name="embed_rows")
+    mask = g.op(Gather, table=w(TP_MASK), indices=input_ids, name="embed_mask")
+    part = g.op(Mul, x=g.op(Gather, table=w("model.embed_tokens.weight"), indices=rows, name="embed_part"),
+                y=mask, name="embed_mine")
+    return g.op(AllReduce, x=part, world_size=c["tp"], name="embed")
+
+
+def _reduce(g, c, x, name):
+    """The ranks' partial sums of a row-parallel product, summed (tp > 1)."""
+    return g.op(AllReduce, x=x, world_size=c["tp"], name=name) if c["tp"] > 1 else x
 
 
 def _swiglu_mlp(g, w, x, prefix, name):
@@ -178,7 +194,8 @@ def feed_forward(g, w, c, i, h):
     x = g.op(RmsNorm, x=h, gamma=w(f"model.layers.{i}.post_attention_layernorm.weight"),
              epsilon=c["rms_norm_eps"], name=f"l{i}_post_norm")
     if not is_moe(c, i):
-        return g.op(Add, x=h, y=_swiglu_mlp(g, w, x, _mlp(i, ""), f"l{i}_mlp"), name=f"l{i}_out")
+        return g.op(Add, x=h, y=_reduce(g, c, _swiglu_mlp(g, w, x, _mlp(i, ""), f"l{i}_mlp"), f"l{i}_mlp_sum"),
+                    name=f"l{i}_out")
     b, s, he = h.shape
     tokens, experts = b * s, c["n_routed_experts"]
     xt = g.reshape(x, (tokens, he), f"l{i}_tokens")
@@ -198,7 +215,16 @@ def feed_forward(g, w, c, i, h):
     down = g.op(Transpose, x=w(_mlp(i, "experts.down_proj")), permutation=[0, 2, 1], name=f"l{i}_experts_down_t")
     routed = g.op(GroupedMatmul, x=act, w=down, group_list=counts, name=f"l{i}_experts_down")
     residual = g.reshape(h, (tokens, he), f"l{i}_residual")
-    if c.get("n_shared_experts"):
+    if c["tp"] > 1:
+        # each rank's routed and shared parts combined, summed over the ranks, then the residual
+        shared = None
+        if c.get("n_shared_experts"):
+            shared = g.reshape(_swiglu_mlp(g, w, x, _mlp(i, "shared_experts."), f"l{i}_shared"), (tokens, he),
+                               f"l{i}_shared_rows")
+        part = g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights, x1=shared,
+                    name=f"l{i}_combine")
+        out = g.op(Add, x=residual, y=_reduce(g, c, part, f"l{i}_moe_sum"), name=f"l{i}_moe_out")
+    elif c.get("n_shared_experts"):
         shared = g.reshape(_swiglu_mlp(g, w, x, _mlp(i, "shared_experts."), f"l{i}_shared"), (tokens, he),
                            f"l{i}_shared_rows")
         out = g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights, x1=shared,
@@ -213,4 +239,7 @@ def logits(g, w, c, h):
     """model.norm, lm_head (bf16 as transformers computes it), then float32 logits."""
     x = g.op(RmsNorm, x=h, gamma=w("model.norm.weight"), epsilon=c["rms_norm_eps"], name="final_norm")
     head = g.op(Transpose, x=w(_lm_head(c)), permutation=[1, 0], name="lm_head_t")
-    return g.cast(g.op(Matmul, x=x, w=head, name="lm_head"), "f32", "logits")
+    out = g.op(Matmul, x=x, w=head, name="lm_head")
+    if c["tp"] > 1:          # each rank's vocabulary slice, in rank order along the last axis
+        out = g.op(AllGather, x=out, world_size=c["tp"], dim=-1, name="lm_head_all")
+    return g.cast(out, "f32", "logits")

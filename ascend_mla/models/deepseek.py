@@ -27,8 +27,9 @@ full-quant path), quant="w8a8c8" an int8 latent cache too (the query then quanti
 and head, as mla.prolog_v2 does in FQ-KVQ). The weights carry the Hugging Face checkpoint names
 and layouts ((out, in) linears; int8 ones with a per-output-channel `weight_scale` (out, 1)), so
 a real checkpoint maps onto them (`from_pretrained`). A tensor-parallel slice (tp > 1) is rank
-0's: heads [0, N/tp) of q_b_proj, kv_b_proj and o_proj's columns (o_proj's output is then a
-partial sum; the all-reduce is outside the block).
+`rank`'s (default 0): heads [rank*N/tp, (rank+1)*N/tp) of q_b_proj, kv_b_proj and o_proj's
+columns; o_proj's output is then a partial sum, and an `mla.all_reduce` over the tp ranks
+(dialect/collective.py) makes it the full projection before the residual add.
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 
+from ..dialect.collective import AllReduce
 from ..dialect.primitive import (Add, DynamicQuant, Gather, HeadMatmul, Matmul, Mul, Div,
                                   PagedAttention, QuantMatmul, Quantize, RmsNorm, Rope,
                                   ScatterCache, Transpose)
@@ -156,13 +158,14 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
           quant: str = "bf16", cache_mode: str = "PA_BSND", block_size: int = 128, seed: int = 0,
           max_positions: int | None = None, weights: dict | None = None,
           config: dict | None = None, rope: str = "interleave", layer: int | None = None,
-          decoder: bool = False) -> Model:
+          decoder: bool = False, rank: int = 0, sharded: bool = False) -> Model:
     """The attention block of `layers` layers of model `name` at tensor-parallel slice `tp`.
 
     Weights are random (seeded) unless `weights` gives a checkpoint's (HF names, full size: the
     tp slice is taken here); `config` overrides the preset's hyper-parameters (a config.json).
     `layer`: build that one layer (its index in the model: weight and cache names keep it)
-    instead of layers 0..layers-1. `decoder`: the whole decoder (ascend_mla/models/decoder.py):
+    instead of layers 0..layers-1. `rank`: which tensor-parallel rank's slice (0 <= rank < tp);
+    `sharded`: `weights` are that slice already (a loader read only it). `decoder`: the whole decoder (ascend_mla/models/decoder.py):
     token ids in, the embedding, each layer's MLP or MoE after its attention, the final norm
     and lm_head; the first result is then the logits (batch, seq, vocab) float32."""
     if config is None:
@@ -177,6 +180,8 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
             raise ValueError(f"{arg}: expected an integer >= {low}, got {value!r}")
     if heads % tp:
         raise ValueError(f"tp: must divide the {heads} attention heads of {name}, got {tp}")
+    if not isinstance(rank, int) or not 0 <= rank < tp:
+        raise ValueError(f"rank: expected an integer in [0, tp) = [0, {tp}), got {rank!r}")
     if layers > c.get("num_hidden_layers", layers):
         raise ValueError(f"layers: {name} has {c['num_hidden_layers']} layers, got {layers}")
     if layer is not None:
@@ -193,7 +198,7 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     if max_positions is None:
         max_positions = block_size * max(2, -(-32 * seq // block_size))
     blocks_per_row = -(-max_positions // block_size)
-    c.update(name=name, tp=tp, heads=heads // tp, layers=layers, batch=batch, seq=seq, quant=quant,
+    c.update(name=name, tp=tp, rank=rank, heads=heads // tp, layers=layers, batch=batch, seq=seq, quant=quant,
              cache_mode=cache_mode, block_size=block_size, seed=seed, max_positions=max_positions, rope=rope,
              softmax_scale=softmax_scale(c), decoder=decoder,
              layer_ids=[layer] if layer is not None else list(range(layers)))
@@ -205,15 +210,19 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     block_table = rng.permutation(num_blocks)[:batch * blocks_per_row].reshape(batch, blocks_per_row).astype(np.int32)
     specs = weight_specs(c)
     if weights is not None:
-        weights = shard(weights, c)
-        missing = sorted(n for n in set(specs) - set(weights) if not n.startswith("model.rotary_emb"))
+        weights = weights if sharded else shard(weights, c)
+        missing = sorted(n for n in set(specs) - set(weights) if not n.startswith(("model.rotary_emb", "tp.")))
         if missing:
             raise ValueError(f"weights: missing {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}")
 
     def make():
         values = weights if weights is not None else random_weights(c, np.random.default_rng([seed, 0]))
         cos, sin = rope_tables(c, max_positions)
-        return {**values, "model.rotary_emb.cos_cached": cos, "model.rotary_emb.sin_cached": sin}
+        extra = {}
+        if decoder and tp > 1:
+            from .decoder import vocab_tables
+            extra = vocab_tables(c)
+        return {**values, **extra, "model.rotary_emb.cos_cached": cos, "model.rotary_emb.sin_cached": sin}
     module = _forward(c, num_blocks, blocks_per_row, specs)
     return Model(name, c, module, block_table, num_blocks, max_positions, make)
 
@@ -291,7 +300,7 @@ def random_weights(c, rng) -> dict:
     """Random weights of the tp slice, with HF names (bf16; int8 + weight_scale for w8a8)."""
     weights = {}
     for name, spec in weight_specs(c).items():
-        if name.startswith("model.rotary_emb") or name.endswith(".weight_scale"):
+        if name.startswith(("model.rotary_emb", "tp.")) or name.endswith(".weight_scale"):
             continue                                # tables: rope_tables; scales: with their weight
         if name.endswith(("layernorm.weight", "model.norm.weight")):
             weights[name] = _gamma(rng, spec.shape[0])
@@ -331,22 +340,19 @@ def _sliced(c, proj, rows, cols):
 
 
 def shard(weights: dict, c) -> dict:
-    """Rank 0's tensor-parallel slice of full checkpoint weights (for the layers built)."""
+    """Rank c["rank"]'s tensor-parallel slice of full checkpoint weights (for the layers built):
+    its heads' rows of q_b_proj / q_proj / kv_b_proj, its heads' columns of o_proj
+    (ascend_mla/models/sharding.py says what each tensor splits into)."""
+    from .sharding import take
     out = {}
+    names = []
     if c.get("decoder"):
-        from .decoder import shard_decoder
-        out.update(shard_decoder(weights, c))
+        from .decoder import decoder_specs
+        names = [n for n in decoder_specs(c) if n in weights]
     for i in layer_ids(c):
-        for key in [k for k in weights if k.startswith(f"model.layers.{i}.self_attn.") or
-                    k.startswith(f"model.layers.{i}.input_layernorm.")]:
-            value = np.asarray(weights[key])
-            proj = key.split(".")[-2]
-            if key.endswith((".weight", ".weight_scale")) and proj in ("q_b_proj", "q_proj", "kv_b_proj"):
-                rows, _ = _sliced(c, proj, 0, 0)
-                value = value[:rows]
-            elif key.endswith(".weight") and proj == "o_proj":
-                value = value[:, :c["heads"] * c["v_head_dim"]]
-            out[key] = np.ascontiguousarray(value)
+        names += [k for k in weights if k.startswith((f"model.layers.{i}.self_attn.", f"model.layers.{i}.input_layernorm."))]
+    for key in names:
+        out[key] = np.ascontiguousarray(take(key, np.asarray(weights[key]), c["tp"], c.get("rank", 0)))
     return out
 
 
@@ -381,7 +387,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
 
     if c.get("decoder"):
         from . import decoder as whole
-        h = whole.embedding(g, w, g.arg("input_ids", t((b, s), "i64")))
+        h = whole.embedding(g, w, g.arg("input_ids", t((b, s), "i64")), c)
     else:
         h = g.arg("hidden_states", t((b, s, he), "bf16"))
     positions = g.arg("positions", t((b, s), "i64"))
@@ -473,6 +479,8 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
             out = linear(oq, _attn(i, "o_proj"), os_, "bf16", f"l{i}_o")
         else:
             out = linear(o, _attn(i, "o_proj"), None, "bf16", f"l{i}_o")
+        if c["tp"] > 1:      # row-parallel o_proj: the ranks' partial sums, summed
+            out = g.op(AllReduce, x=out, world_size=c["tp"], name=f"l{i}_o_sum")
         h = g.op(Add, x=h, y=out, name=f"l{i}_h")
         if c.get("decoder"):
             h = whole.feed_forward(g, w, c, i, h)

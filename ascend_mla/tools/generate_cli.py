@@ -151,6 +151,10 @@ class Generate:
         start = time.perf_counter()
         lm = self.load(config)
         load_seconds = time.perf_counter() - start
+        if a.tp > 1:             # under torchrun: every rank computes, rank 0 prints
+            from ..runtime.distributed import world
+            if world().rank != 0:
+                self.out = open(os.devnull, "w")
         heads = config.num_attention_heads // a.tp
         self.say(f"ascend-mla generate: {os.path.basename(os.path.normpath(a.checkpoint))} ({config.model_type}, "
                  f"{config.num_hidden_layers} layers, {heads} heads{f' (tp {a.tp})' if a.tp > 1 else ''}, "

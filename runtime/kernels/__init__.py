@@ -17,7 +17,7 @@ from typing import Callable
 KERNELS: dict[str, Callable] = {}      # op name -> the kernel, OpDef defaults applied
 
 # The modules holding kernels: loading them registers every kernel.
-MODULES = ("primitive", "nsa", "fia", "prolog", "decoder", "serving")
+MODULES = ("primitive", "nsa", "fia", "prolog", "decoder", "serving", "collective")
 
 
 def kernel(opdef):

@@ -50,6 +50,8 @@ static void buffer_of(const void *address, int *id, long long *offset) {
     }
 }
 
+void double_buffer_of(const void *address, int *id, long long *offset) { buffer_of(address, id, offset); }
+
 static void log_dims(FILE *f, const int64_t *dims, uint64_t n) {
     fputc('[', f);
     for (uint64_t i = 0; i < n; i++) fprintf(f, "%s%lld", i ? ", " : "", (long long)dims[i]);

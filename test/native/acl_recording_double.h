@@ -18,4 +18,5 @@ void double_log_tensor_list(FILE *f, const aclTensorList *l);
 void double_log_scalar(FILE *f, const aclScalar *s);
 aclOpExecutor *double_new_executor(const char *function);
 void double_launch(aclOpExecutor *e);
+void double_buffer_of(const void *address, int *id, long long *offset);
 #endif

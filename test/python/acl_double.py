@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ascend_mla.dialect import aclnn as A
 from ascend_mla.dialect.aclnn import ACLNN, load_functions
+from ascend_mla.lowering.collective import hccl_header
 from ascend_mla.runtime.npu_api import write_headers
 
 NATIVE = Path(__file__).resolve().parents[1] / "native"
@@ -23,10 +24,14 @@ BUILD = NATIVE / "build"
 TORCH_NPU = "torch-npu==2.14.0"
 
 
+# CANN's HCCL header as the wheel ships it (what lowering/collective.py's declarations are checked against)
+REAL_HCCL = "third_party/hccl/inc/hccl/hccl.h"
+
+
 def headers():
-    """(include dir holding acl/acl.h, None) or (None, the reason it cannot be had)."""
+    """(include dir holding acl/acl.h and REAL_HCCL, None) or (None, the reason it cannot be had)."""
     include = BUILD / "torch_npu_include"
-    if (include / "acl" / "acl.h").is_file():
+    if (include / "acl" / "acl.h").is_file() and (include / REAL_HCCL).is_file():
         return include, None
     wheels = BUILD / "wheel"
     wheels.mkdir(parents=True, exist_ok=True)
@@ -38,7 +43,8 @@ def headers():
     wheel = next(wheels.glob("torch_npu-*.whl"))
     with zipfile.ZipFile(wheel) as z:
         for name in z.namelist():
-            if name.startswith("torch_npu/include/acl/") and not name.endswith("/"):
+            if name.startswith(("torch_npu/include/acl/", "torch_npu/include/third_party/hccl/")) \
+                    and not name.endswith("/"):
                 target = include / name[len("torch_npu/include/"):]
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(z.read(name))
@@ -111,14 +117,17 @@ def build(acl_include: Path) -> Path:
     if out.exists():
         shutil.rmtree(out)
     write_headers(include)
+    (include / "hccl").mkdir()
+    (include / "hccl" / "hccl.h").write_text(hccl_header())
     (out / "acl_double_ops.c").write_text(generated_ops())
     lib = out / "lib64" / "libascendcl.so"
     lib.parent.mkdir(parents=True)
     subprocess.run(["gcc", "-std=c11", "-shared", "-fPIC", "-O1", "-Wall", "-Werror",
                     "-Wno-unused-parameter", "-I", str(include), "-I", str(acl_include),
                     "-I", str(NATIVE), str(NATIVE / "acl_recording_double.c"),
+                    str(NATIVE / "hccl_recording_double.c"),
                     str(out / "acl_double_ops.c"), "-o", str(lib)], check=True)
-    for alias in ("libopapi.so", "libnnopbase.so"):
+    for alias in ("libopapi.so", "libnnopbase.so", "libhccl.so"):
         os.symlink(lib.name, lib.parent / alias)
     return out
 

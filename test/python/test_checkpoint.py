@@ -224,9 +224,10 @@ def test_tp_slices_split_heads_and_mlp(hf_checkpoint, tmp_path):
     for name, axis in (("model.layers.0.self_attn.q_b_proj.weight", 0), ("model.layers.0.self_attn.kv_b_proj.weight", 0),
                        ("model.layers.0.self_attn.o_proj.weight", 1), ("model.layers.0.mlp.gate_proj.weight", 0),
                        ("model.layers.0.mlp.down_proj.weight", 1), ("model.layers.1.mlp.experts.2.up_proj.weight", 0),
-                       ("model.layers.1.mlp.shared_experts.down_proj.weight", 1)):
+                       ("model.layers.1.mlp.shared_experts.down_proj.weight", 1),
+                       ("model.embed_tokens.weight", 0), ("lm_head.weight", 0)):       # vocabulary rows
         assert np.array_equal(np.concatenate([p[name] for p in parts], axis), full[name]), name
-    for name in ("model.layers.0.self_attn.q_a_proj.weight", "model.embed_tokens.weight", "lm_head.weight"):
+    for name in ("model.layers.0.self_attn.q_a_proj.weight", "model.layers.1.mlp.gate.weight"):
         assert all(np.array_equal(p[name], full[name]) for p in parts)
     assert parts[1]["model.layers.0.self_attn.q_b_proj.weight"].shape == (2 * 192, 1536)   # 2 of 8 heads
     with pytest.raises(ascend_mla.CompileError, match=r"tp=3 does not divide the 8 attention heads \[CKPT-TP\]"):
@@ -234,7 +235,7 @@ def test_tp_slices_split_heads_and_mlp(hf_checkpoint, tmp_path):
     from safetensors.numpy import save_file
     shutil.copy(os.path.join(hf_checkpoint("bf16"), "config.json"), tmp_path)
     save_file({"model.layers.0.mlp.down_proj.weight": np.zeros((4, 6), np.float32)}, tmp_path / "model.safetensors")
-    with pytest.raises(ascend_mla.CompileError, match=r"mlp\.down_proj\.weight: dimension 1 \(6\) does not divide by tp=4"):
+    with pytest.raises(ascend_mla.CompileError, match=r"tp: 4 does not divide model\.layers\.0\.mlp\.down_proj\.weight's columns \(6\) \[CKPT-TP\]"):
         checkpoint.load_tensors(tmp_path, tp=4)
 
 

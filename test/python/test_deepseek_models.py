@@ -61,10 +61,11 @@ def test_deepseek_v3_tp8_two_layers_fuses_to_one_prolog_and_one_attention_per_la
     model = deepseek.build("deepseek-v3", tp=8, layers=2, batch=2, block_size=128)
     program = ascend_mla.compile(model)
     counts = op_counts(program.ir)
-    # What is left besides the fused ops: per layer the input RmsNorm, W_uv, o_proj and the
-    # residual, and the two rope-table lookups shared by the layers.
+    # What is left besides the fused ops: per layer the input RmsNorm, W_uv, o_proj, the
+    # all-reduce of its 8 ranks' partial sums and the residual, and the two rope-table lookups
+    # shared by the layers.
     assert counts == {"prolog_v2": 2, "fused_infer_attention_score": 2, "rms_norm": 2,
-                      "head_matmul": 2, "matmul": 2, "add": 2, "gather": 2}, counts
+                      "head_matmul": 2, "matmul": 2, "all_reduce": 2, "add": 2, "gather": 2}, counts
     assert [f["op"] for f in program.report()["fused"]] == ["mla.prolog_v2"] * 2 + \
         ["mla.fused_infer_attention_score"] * 2
     assert program.report()["refused"] == []

@@ -1,0 +1,150 @@
+"""Tokens/s of deepseek.CausalLM on the CPU backend against transformers' eager DeepseekV3 on the
+same checkpoint, in one run: prefill and decode apart, greedy, runs of the two interleaved.
+
+    python bench/bench_generate.py [--quick] [--checkpoint DIR] [--batch B] [--prompt P] [--new N]
+
+Without --checkpoint it writes a small DeepSeek-V3 checkpoint with transformers (the tests'
+test/python/hf_checkpoints.SMALL: the MLA prolog's dims, 8 heads, a dense and a MoE layer,
+vocab 512; random init) to a temporary directory. Both sides run the checkpoint in bf16.
+transformers: `model(prompt)` then one `model(token, past_key_values=...)` per new token with
+its DynamicCache (what its greedy `generate` does, taken apart to time prefill and decode; one
+`generate` call is timed too). ascend-mla: `lm(prompt)` then `lm(token)` per new token (what
+`CausalLM.generate` does), both programs compiled before timing. Prints the CPU flags, torch's
+thread count, the median times, tokens/s and the ratios ascend-mla / transformers (> 1: faster),
+and whether both gave the same tokens.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def cpu_flags() -> str:
+    try:
+        flags = next(line for line in open("/proc/cpuinfo") if line.startswith("flags")).split()
+    except (OSError, StopIteration):
+        return "unknown"
+    return " ".join(f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f in flags) or "none of avx2/avx512"
+
+
+def ours(lm, prompt, new):
+    """(tokens, prefill seconds, decode seconds) of CausalLM: the steps of lm.generate."""
+    lm.reset()
+    start = time.perf_counter()
+    token = np.asarray(lm(prompt))[:, -1].argmax(-1)[:, None]
+    prefill = time.perf_counter() - start
+    out = [token]
+    start = time.perf_counter()
+    for _ in range(new - 1):
+        token = np.asarray(lm(token))[:, -1].argmax(-1)[:, None]
+        out.append(token)
+    return np.concatenate(out, 1), prefill, time.perf_counter() - start
+
+
+def theirs(model, prompt, new):
+    """(tokens, prefill seconds, decode seconds) of transformers' eager model with its cache."""
+    import torch
+    from transformers import DynamicCache
+    ids = torch.from_numpy(prompt)
+    with torch.no_grad():
+        start = time.perf_counter()
+        cache = DynamicCache(config=model.config)
+        out = model(ids, cache=cache, use_cache=True)
+        token = out.logits[:, -1].argmax(-1, keepdim=True)
+        prefill = time.perf_counter() - start
+        tokens = [token]
+        start = time.perf_counter()
+        for _ in range(new - 1):
+            out = model(token, cache=cache, use_cache=True)
+            token = out.logits[:, -1].argmax(-1, keepdim=True)
+            tokens.append(token)
+        decode = time.perf_counter() - start
+    return torch.cat(tokens, 1).numpy(), prefill, decode
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="a short prompt, few tokens, two repeats")
+    p.add_argument("--checkpoint", help="a Hugging Face DeepSeek checkpoint directory (default: write a small one)")
+    p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--prompt", type=int, help="prompt tokens per row (default 32, --quick 8)")
+    p.add_argument("--new", type=int, help="new tokens per row (default 32, --quick 8)")
+    p.add_argument("--repeat", type=int, help="timed runs of each (default 3, --quick 2)")
+    args = p.parse_args(argv)
+    prompt_len = args.prompt or (8 if args.quick else 32)
+    new = args.new or (8 if args.quick else 32)
+    repeat = args.repeat or (2 if args.quick else 3)
+
+    import torch
+    import ascend_mla
+    from ascend_mla.models import deepseek
+    from transformers import AutoModelForCausalLM
+
+    print(f"CPU flags: {cpu_flags()}; {os.cpu_count()} CPUs; torch {torch.__version__} with "
+          f"{torch.get_num_threads()} threads; ASCEND_MLA_MATMUL={os.environ.get('ASCEND_MLA_MATMUL', '(default)')}")
+    ascend_mla.set_backend("cpu")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.checkpoint
+        if path is None:
+            sys.path.insert(0, os.path.join(HERE, "..", "test", "python"))
+            import hf_checkpoints
+            path = hf_checkpoints.write_transformers_checkpoint(os.path.join(tmp, "deepseek-v3-small"))
+        start = time.perf_counter()
+        lm = deepseek.CausalLM.from_pretrained(path, batch=args.batch, target="cpu",
+                                               max_positions=128 * -(-(prompt_len + new) // 128))
+        load_ours = time.perf_counter() - start
+        start = time.perf_counter()
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.bfloat16, attn_implementation="eager").eval()
+        load_theirs = time.perf_counter() - start
+        c = model.config
+        rng = np.random.default_rng(0)
+        prompt = rng.integers(2, c.vocab_size, (args.batch, prompt_len)).astype(np.int64)
+        print(f"checkpoint: {os.path.basename(os.path.normpath(path))}: {c.num_hidden_layers} layers, hidden "
+              f"{c.hidden_size}, {c.num_attention_heads} heads, vocab {c.vocab_size}, bf16; batch {args.batch}, "
+              f"prompt {prompt_len}, {new} new tokens, median of {repeat} interleaved runs")
+        print(f"load: ascend-mla {load_ours:.1f} s (read + compile the decode program), transformers {load_theirs:.1f} s")
+        start = time.perf_counter()
+        ours(lm, prompt, 2)                          # compiles the prefill program (first use)
+        print(f"first prompt: ascend-mla compiles its prefill program in {time.perf_counter() - start:.1f} s")
+        theirs(model, prompt, 2)                     # warm-up
+        runs = {"ascend-mla": [], "transformers": []}
+        for _ in range(repeat):
+            runs["ascend-mla"].append(ours(lm, prompt, new))
+            runs["transformers"].append(theirs(model, prompt, new))
+        with torch.no_grad():
+            start = time.perf_counter()
+            generated = model.generate(torch.from_numpy(prompt), max_new_tokens=new, min_new_tokens=new,
+                                       do_sample=False, pad_token_id=0)
+            hf_generate = time.perf_counter() - start
+        start = time.perf_counter()
+        lm_generated = np.asarray(lm.generate(prompt, max_new_tokens=new))
+        lm_generate = time.perf_counter() - start
+
+    rows = args.batch
+    median = {k: (statistics.median(r[1] for r in v), statistics.median(r[2] for r in v)) for k, v in runs.items()}
+    print(f"{'':<34}{'ascend-mla':>12}{'transformers':>14}{'ratio':>8}")
+
+    def row(what, a, b):
+        print(f"{what:<34}{a:>12.4g}{b:>14.4g}{a / b:>8.2f}")
+    row("prefill time (s)", median["ascend-mla"][0], median["transformers"][0])
+    row("decode time (s)", median["ascend-mla"][1], median["transformers"][1])
+    row("prefill tokens/s", rows * prompt_len / median["ascend-mla"][0], rows * prompt_len / median["transformers"][0])
+    row("decode tokens/s", rows * (new - 1) / median["ascend-mla"][1], rows * (new - 1) / median["transformers"][1])
+    row("generate() tokens/s (new / total)", rows * new / lm_generate, rows * new / hf_generate)
+    same = all(np.array_equal(runs["ascend-mla"][0][0], r[0]) for r in runs["transformers"])
+    same_generate = np.array_equal(lm_generated[:, prompt_len:], generated[:, prompt_len:].numpy())
+    first = int(np.argmax(runs["ascend-mla"][0][0] != runs["transformers"][0][0], axis=1).min()) if not same else new
+    print(f"same greedy tokens: {'yes' if same and same_generate else f'no (first difference at new token {first})'}"
+          f" (random weights have near-ties: a difference is a bf16 rounding flipping one, not a measure of error)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,176 @@
+"""How the backends carry out the HCCL calls of a lowered program (lowering/collective.py).
+
+CPU: the call runs the mla op's CPU kernel (runtime/kernels/collective.py: torch.distributed,
+or the identity in a world of one) on the send buffer and stores the result in the receive
+buffer, as the aclnn calls run their ops' kernels.
+
+NPU: ctypes over libhccl.so. The communicator of a group is made once per backend:
+HcclGetRootInfo on rank 0, its 4108 bytes broadcast to the other ranks through the default
+process group (runtime/distributed.py; a world of one needs none), HcclCommInitRootInfo(nRanks,
+&rootInfo, rank, &comm) on every rank; HcclCommDestroy when the backend closes. Collectives are
+queued on the backend's stream: HcclAllReduce(sendBuf, recvBuf, count, dataType, op, comm,
+stream), HcclAllGather(sendBuf, recvBuf, sendCount, dataType, comm, stream). The C++ host code
+makes the same calls (lowering/emit_cpp.py), in the same order.
+"""
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..dialect.collective import AllGather, AllReduce
+from ..lowering.collective import (HCCL_API, HCCL_DTYPE_ENUM, HCCL_REDUCE_ENUM, HCCL_RESULT,
+                                   HCCL_ROOT_INFO_BYTES)
+from .distributed import CollectiveError, check_world, world
+
+
+# --- CPU --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CpuCommunicator:
+    group: str
+    world_size: int
+
+
+def cpu_collective(function: str, args: list):
+    """HcclAllReduce / HcclAllGather on the CPU backend: the op's kernel on the send buffer's
+    `count` elements, the result stored in the receive buffer."""
+    from .backend import _store, resolve, run_kernel
+    send, recv, count, comm = args[0], args[1], int(args[2]), args[-1]
+    x = np.asarray(resolve(send)).reshape(-1)[:count]
+    if function == "HcclAllReduce":
+        (y,) = run_kernel(AllReduce, {"x": x}, {"world_size": comm.world_size, "reduction": args[4],
+                                                       "group": comm.group})
+    elif function == "HcclAllGather":
+        # HCCL writes the ranks' buffers one after the other: a gather along a new leading axis
+        (y,) = run_kernel(AllGather, {"x": x.reshape(1, count)}, {"world_size": comm.world_size,
+                                                                         "dim": 0, "group": comm.group})
+    else:
+        raise NotImplementedError(f"{function} on the CPU backend")
+    _store(recv, np.asarray(y).reshape(recv.info.shape))
+
+
+# --- NPU (HCCL through ctypes) --------------------------------------------------------------------
+
+_CTYPES = {"HcclResult": ctypes.c_int, "uint32_t": ctypes.c_uint32, "uint64_t": ctypes.c_uint64,
+           "void *": ctypes.c_void_p, "HcclDataType": ctypes.c_int, "HcclReduceOp": ctypes.c_int,
+           "HcclComm": ctypes.c_void_p, "HcclComm *": ctypes.POINTER(ctypes.c_void_p),
+           "aclrtStream": ctypes.c_void_p, "HcclRootInfo *": ctypes.c_void_p,
+           "const HcclRootInfo *": ctypes.c_void_p}
+
+
+class HcclError(RuntimeError):
+    """An HCCL call failed: `.function`, `.status` and its HcclResult name."""
+
+    def __init__(self, function: str, status: int):
+        self.function, self.status = function, status
+        super().__init__(f"{function} failed: {status} {HCCL_RESULT.get(status, 'unknown HcclResult')}")
+
+
+class Hccl:
+    """libhccl.so bound with the prototypes of lowering/collective.py HCCL_API."""
+
+    def __init__(self, lookup):
+        self.fn = {}
+        for name, (ret, params) in HCCL_API.items():
+            f = lookup(name)
+            f.restype = _CTYPES[ret]
+            f.argtypes = [_CTYPES[t] for t, _ in params]
+            self.fn[name] = f
+
+    def check(self, function: str, status: int):
+        if status != 0:
+            raise HcclError(function, status)
+
+
+@dataclass
+class NpuCommunicator:
+    group: str
+    world_size: int
+    handle: ctypes.c_void_p
+
+
+def npu_communicator(backend, group: str, world_size: int) -> NpuCommunicator:
+    """The backend's communicator of `group`, made on first use (see the module docstring)."""
+    comms = backend.__dict__.setdefault("_communicators", {})
+    if group in comms:
+        return comms[group]
+    w = check_world("HcclCommInitRootInfo", group, world_size)
+    hccl = backend.__dict__.get("_hccl")
+    if hccl is None:
+        hccl = backend._hccl = Hccl(backend._lookup_hccl)
+    root = ctypes.create_string_buffer(HCCL_ROOT_INFO_BYTES)
+    if w.rank == 0:
+        hccl.check("HcclGetRootInfo", hccl.fn["HcclGetRootInfo"](ctypes.addressof(root)))
+    if not w.alone:
+        import torch
+        import torch.distributed as dist
+        cell = torch.frombuffer(bytearray(root.raw), dtype=torch.uint8)
+        try:
+            dist.broadcast(cell, src=0)
+        except Exception as e:
+            from .distributed import failed
+            raise failed("broadcasting the HCCL root info", w, e) from None
+        ctypes.memmove(root, bytes(cell.numpy()), HCCL_ROOT_INFO_BYTES)
+    handle = ctypes.c_void_p()
+    hccl.check("HcclCommInitRootInfo", hccl.fn["HcclCommInitRootInfo"](w.size, ctypes.addressof(root), w.rank,
+                                                                       ctypes.byref(handle)))
+    comms[group] = NpuCommunicator(group, world_size, handle)
+    return comms[group]
+
+
+def npu_collective(backend, function: str, args: list):
+    """HcclAllReduce / HcclAllGather on the backend's stream."""
+    from ..dialect.types import numpy_dtype
+    hccl = backend._hccl
+    send, recv, count, dtype, comm = args[0], args[1], int(args[2]), args[3], args[-1]
+    if function == "HcclAllGather" and world().alone and comm.world_size != 1:
+        raise CollectiveError(f"HcclAllGather over {comm.world_size} ranks in a world of one: the other ranks' "
+                              f"parts do not exist (run with torchrun --nproc-per-node {comm.world_size})")
+
+    def address(buffer):
+        return buffer.address + buffer.offset * numpy_dtype(buffer.info.dtype).itemsize
+    head = [address(send), address(recv), count, HCCL_DTYPE_ENUM[dtype]]
+    if function == "HcclAllReduce":
+        status = hccl.fn[function](*head, HCCL_REDUCE_ENUM[args[4]], comm.handle, backend.stream)
+    else:
+        status = hccl.fn[function](*head, comm.handle, backend.stream)
+    hccl.check(function, status)
+
+
+def npu_close(backend):
+    """Destroy the backend's communicators (before the device is reset)."""
+    for comm in backend.__dict__.pop("_communicators", {}).values():
+        backend._hccl.check("HcclCommDestroy", backend._hccl.fn["HcclCommDestroy"](comm.handle))
+
+
+# --- the report ---------------------------------------------------------------------------------
+
+def collectives_of(module, source: str = "") -> list:
+    """{"op", "location", "detail"} of each HCCL call of a lowered module, saying what it does in
+    this process's world (a world of one: the identity)."""
+    from mlir import ir
+    from ..dialect.diagnostics import file_position
+    from ..lowering.collective import CALLS
+    found = []
+    w = world()
+
+    def visit(op):
+        op = op.operation
+        if op.name in CALLS:
+            comm = op.operands[-2].owner
+            size, group = int(comm.attributes["world_size"].value), comm.attributes["group"].value
+            line, col = file_position(op.location)
+            where = f"{line}:{col}" if line is not None else str(op.location)
+            if w.alone:
+                here = "here a world of one: the identity" if op.name.endswith("all_reduce") or size == 1 else \
+                    "here a world of one: refused when run (the other ranks' parts do not exist)"
+            else:
+                here = f"rank {w.rank} of {w.size} ({w.backend})"
+            found.append({"op": CALLS[op.name], "location": f"{source}:{where}" if source else where,
+                          "detail": f"over {size} ranks of group {group!r}; {here}"})
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found

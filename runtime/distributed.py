@@ -1,0 +1,111 @@
+"""The ranks a program runs on: torch.distributed's default process group, or a world of one.
+
+Tensor parallelism runs on the engines users already run: `torchrun --nproc-per-node N` starts
+N processes with RANK / WORLD_SIZE / MASTER_ADDR / MASTER_PORT in their environment, and
+`init_from_environment()` joins them in torch.distributed's default process group (gloo on the
+CPU backend), with a timeout, so that a rank whose peer died or never came fails with one
+clear error instead of waiting forever. Without torchrun (no WORLD_SIZE) a process is a world of
+one: every collective is the identity on its own data.
+
+The CPU kernels of mla.all_reduce / mla.all_gather (runtime/kernels/collective.py) and the NPU
+backend's HCCL communicator (runtime/hccl.py: the root info is broadcast through this group)
+both ask `world()`.
+"""
+from __future__ import annotations
+
+import datetime
+import os
+from dataclasses import dataclass
+
+DEFAULT_TIMEOUT_S = 120.0       # a collective (or the rendezvous) waits this long for its peers
+
+
+class CollectiveError(RuntimeError):
+    """A collective cannot run or failed: the program's world size is not the job's, or a peer
+    rank ended or timed out. The message names the op, the group and the ranks."""
+
+
+@dataclass(frozen=True)
+class World:
+    rank: int
+    size: int
+    backend: str          # "gloo", "hccl", ... or "none" (a world of one without torch.distributed)
+
+    @property
+    def alone(self) -> bool:
+        return self.size == 1
+
+
+def _dist():
+    try:
+        import torch.distributed as dist
+    except ImportError:
+        return None
+    return dist if dist.is_available() else None
+
+
+def world() -> World:
+    """This process's rank and the number of ranks: the default process group's when one is
+    initialised, else a world of one."""
+    dist = _dist()
+    if dist is not None and dist.is_initialized():
+        return World(dist.get_rank(), dist.get_world_size(), str(dist.get_backend()))
+    return World(0, 1, "none")
+
+
+def environment_world() -> tuple[int, int]:
+    """(rank, world size) that torchrun put in the environment ((0, 1) without it)."""
+    def number(name, default):
+        text = os.environ.get(name, "")
+        try:
+            return int(text) if text else default
+        except ValueError:
+            raise CollectiveError(f"{name}: expected an integer (as torchrun sets it), got {text!r}") from None
+    size, rank = number("WORLD_SIZE", 1), number("RANK", 0)
+    if size < 1 or not 0 <= rank < size:
+        raise CollectiveError(f"RANK {rank} / WORLD_SIZE {size}: expected 0 <= RANK < WORLD_SIZE")
+    return rank, size
+
+
+def init_from_environment(timeout_s: float = DEFAULT_TIMEOUT_S, backend: str = "gloo") -> World:
+    """Join the default process group of the job torchrun started (RANK, WORLD_SIZE, MASTER_ADDR,
+    MASTER_PORT), once; a world of one when WORLD_SIZE is absent or 1. Collectives and the
+    rendezvous time out after `timeout_s` seconds with a CollectiveError naming the rank."""
+    rank, size = environment_world()
+    dist = _dist()
+    if size == 1 or dist is None:
+        if size > 1:
+            raise CollectiveError(f"WORLD_SIZE {size}: tensor parallelism over several processes needs "
+                                  "torch.distributed (pip install ascend-mla[torch])")
+        return world()
+    if not dist.is_initialized():
+        try:
+            dist.init_process_group(backend, rank=rank, world_size=size,
+                                    timeout=datetime.timedelta(seconds=timeout_s))
+        except Exception as e:      # the rendezvous failed or timed out
+            raise CollectiveError(f"rank {rank} of {size}: joining the process group ({backend}) failed: "
+                                  f"{_first_line(e)}") from None
+    return world()
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}"
+
+
+def check_world(op: str, group: str, world_size: int) -> World:
+    """The world a collective of `world_size` ranks runs in: the job's, which must have that
+    many ranks, or a world of one (the collective is then the identity)."""
+    if group != "tp":
+        raise CollectiveError(f"{op}: unknown group {group!r} (the programs use 'tp': every rank of the job)")
+    w = world()
+    if not w.alone and w.size != world_size:
+        raise CollectiveError(f"{op}: the program is sharded over {world_size} ranks, the process group "
+                              f"has {w.size} (run it with torchrun --nproc-per-node {world_size})")
+    return w
+
+
+def failed(op: str, w: World, e: BaseException) -> CollectiveError:
+    """The error of a collective that did not complete (a peer ended, a timeout)."""
+    return CollectiveError(f"{op} over {w.size} ranks failed on rank {w.rank}: a peer rank ended or timed "
+                           f"out ({_first_line(e)})")

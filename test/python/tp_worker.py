@@ -1,0 +1,89 @@
+"""One rank of a tensor-parallel attention block (test_tensor_parallel.py starts two of these
+with the environment torchrun gives its workers: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT).
+
+    python tp_worker.py OUT MODE        MODE: ok | bad_shard | die
+
+Every rank builds the same full random weights (seeded), takes its own slice (deepseek.build
+tp=WORLD_SIZE, rank=RANK), compiles and runs two decode steps; rank 0 saves the outputs to
+OUT/rank0.npz. bad_shard: rank 1's o_proj has the wrong width (its compile fails);
+die: rank 1 ends before the first collective. A failing rank prints one line and exits 1.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+import ascend_mla
+from ascend_mla.models import deepseek
+from ascend_mla.runtime.distributed import init_from_environment
+
+MODEL = dict(name="deepseek-v2-lite", layers=1, batch=2, block_size=16, seed=3)
+STEPS = 2
+
+
+def full_weights():
+    return deepseek.build(**MODEL).weights
+
+
+def run(model, steps=STEPS):
+    program = ascend_mla.compile(model)
+    outs = [np.asarray(program(**model.inputs(step))[0]).astype(np.float32) for step in range(steps)]
+    return program, np.stack(outs)
+
+
+# the whole decoder, small: 8 heads, layer 0 dense, layer 1 MoE (8 experts, 2 per token, 1 shared)
+DECODER = dict(name="tiny", layers=2, batch=2, block_size=16, seed=5, decoder=True,
+               config=dict(deepseek.CONFIGS["deepseek-v3"], num_attention_heads=8, num_hidden_layers=2,
+                           vocab_size=256, intermediate_size=256, moe_intermediate_size=128, n_routed_experts=8,
+                           n_shared_experts=1, num_experts_per_tok=2, n_group=4, topk_group=2,
+                           first_k_dense_replace=1))
+
+
+def run_decoder(tp=1, rank=0, steps=STEPS):
+    """The whole decoder's logits for `steps` decode steps (the same token ids on every rank)."""
+    weights = deepseek.build(**DECODER).weights
+    model = deepseek.build(**DECODER, tp=tp, rank=rank, weights=weights)
+    program = ascend_mla.compile(model)
+    return program, np.stack([np.asarray(program(**model.inputs(step))[0]) for step in range(steps)])
+
+
+def main(out_dir, mode):
+    world = init_from_environment(timeout_s=float(os.environ.get("TP_TIMEOUT", "60")))
+    if mode == "decoder":
+        program, logits = run_decoder(world.size, world.rank)
+        if world.rank == 0:
+            np.savez(os.path.join(out_dir, "rank0.npz"), logits=logits, report=str(program.report()))
+        return
+    weights = full_weights()
+    if mode == "bad_shard" and world.rank == 1:
+        key = "model.layers.0.self_attn.o_proj.weight"
+        weights[key] = weights[key][:, :-8]
+    if mode == "die" and world.rank == 1:
+        os._exit(3)
+    model = deepseek.build(**MODEL, tp=world.size, rank=world.rank, weights=weights)
+    program, outs = run(model)
+    gathered = ascend_mla.compile(GATHER)(x=np.full((2, 3), world.rank, np.float32))
+    if world.rank == 0:
+        np.savez(os.path.join(out_dir, "rank0.npz"), outs=outs, report=str(program.report()),
+                 by_rows=gathered[0], by_columns=gathered[1])
+
+
+# each rank's (2, 3) block gathered along rows (HCCL's own layout) and along columns (the
+# rank axis moved next to dim 1: a permuted copy after the call)
+GATHER = """
+func.func @f(%x: tensor<2x3xf32> {mla.name = "x"}) -> (tensor<4x3xf32>, tensor<2x6xf32>) {
+  %rows = "mla.all_gather"(%x) {world_size = 2 : i64, dim = 0 : i64} : (tensor<2x3xf32>) -> tensor<4x3xf32>
+  %columns = "mla.all_gather"(%x) {world_size = 2 : i64, dim = -1 : i64} : (tensor<2x3xf32>) -> tensor<2x6xf32>
+  return %rows, %columns : tensor<4x3xf32>, tensor<2x6xf32>
+}"""
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv[1], sys.argv[2])
+    except Exception as e:
+        print(f"rank {os.environ.get('RANK')}: error: {type(e).__name__}: {str(e).splitlines()[0]}",
+              file=sys.stderr)
+        sys.exit(1)
