@@ -19,7 +19,7 @@ The named pipeline "default" runs them in that order.
 """
 from .registry import (PASSES, PIPELINES, PassFailure, PassOption, build_pass_manager, parse_pipeline,
                        register_pass, run_pipeline)
-from . import (absorb_kv, constants, fuse_attention, fuse_prolog, interleave_rope, raise_primitives,  # noqa: F401
+from . import (absorb_kv, absorb_latent, constants, fuse_attention, fuse_prolog, interleave_rope, raise_primitives,  # noqa: F401
                raise_quant, select_layout)                                                        # (registration)
 
 __all__ = ["PASSES", "PIPELINES", "PassFailure", "PassOption", "build_pass_manager", "parse_pipeline",
