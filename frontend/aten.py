@@ -224,7 +224,39 @@ def _binary(opdef):
     return convert
 
 
-converts(aten.add.Tensor, aten.add.Scalar)(_binary(Add))
+INTEGER_EXACT = 2 ** 24      # float32 holds every integer of smaller magnitude
+
+
+@converts(aten.add.Tensor, aten.add.Scalar)
+def add(cx, node):
+    t = cx.info(node)
+    if t.dtype in ("i32", "i64"):
+        return _integer_add(cx, node, t)
+    return _binary(Add)(cx, node)
+
+
+def _integer_add(cx, node, t):
+    """Integer x + alpha * y (positions: arange + a cache's length, the length + S): through
+    float32, exact for values below 2^24 in magnitude (positions and lengths of any cache),
+    since the dialect's arithmetic is on floats: sitofp, mla.add, fptosi."""
+    f32 = TensorInfo(t.shape, "f32")
+    operands = []
+    for arg in node.args[:2]:
+        if isinstance(arg, torch.fx.Node):
+            v = cx.value(arg)
+            if v.dtype not in ("i32", "i64"):
+                cx.fail(f"an integer sum with a {v.dtype} operand")
+            operands.append(cx.g.elementwise("arith.sitofp", [v], TensorInfo(v.shape, "f32"), node.name + "_f32"))
+        elif isinstance(arg, int) and abs(arg) < INTEGER_EXACT:
+            operands.append(cx.g.constant(float(arg), TensorInfo((), "f32"), "cst"))
+        else:
+            cx.fail(f"an integer sum with {arg!r}")
+    alpha = node.kwargs.get("alpha", 1)
+    if alpha != 1:
+        operands[1] = cx.g.op(Mul, x=operands[1], y=cx.g.constant(float(alpha), TensorInfo((), "f32")),
+                              name=node.name + "_alpha")
+    total = cx.g.op(Add, x=operands[0], y=operands[1], name=node.name, result={"z": f32})
+    return cx.g.elementwise("arith.fptosi", [total], t, node.name + "_int")
 converts(aten.div.Tensor, aten.div.Scalar)(_binary(Div))
 
 

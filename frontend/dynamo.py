@@ -237,7 +237,7 @@ class AscendBackend:
                 graph_module.graph.erase_node(node)
         graph_module.recompile()
         weight_nodes = {p for p in placeholders if p.name in weights}
-        reasons = TrialImporter(weight_nodes).walk(graph_module.graph)
+        reasons = {node.name: why for node, why in TrialImporter(weight_nodes).walk(graph_module.graph).items()}
         partitioned = self._partition(graph_module, reasons, weights, names, report)
 
         def run(*args):
@@ -254,7 +254,7 @@ class AscendBackend:
 
         class Supported(OperatorSupportBase):
             def is_node_supported(self, submodules, node):
-                return node.op == "call_function" and node not in reasons
+                return node.op == "call_function" and node.name not in reasons
 
         partitioner = CapabilityBasedPartitioner(graph_module, Supported(), allows_single_node_partition=True)
         partitions = partitioner.propose_partitions()
@@ -263,7 +263,7 @@ class AscendBackend:
             ops = sum(n.target is not operator.getitem for n in p.nodes)
             if ops >= MIN_OPS:
                 kept.append(p)
-        small = {n for p in partitions if p not in kept for n in p.nodes}
+        small = {n.name for p in partitions if p not in kept for n in p.nodes}
         fused = partitioner.fuse_partitions(kept)
         # The PyTorch partitions: the runs of ops between two programs, each named by its first
         # op and the first op that kept it out (small regions: too little work for a program call).
@@ -277,9 +277,9 @@ class AscendBackend:
                     report["partitions"].append(run)
                 run["ops"] += 1
                 if not run["reason"]:
-                    run["reason"] = reasons.get(node) or (
+                    run["reason"] = reasons.get(node.name) or (
                         f"{node.name}: in a region of fewer than {MIN_OPS} converted ops (a program call costs more "
-                        "than it saves)" if node in small else "")
+                        "than it saves)" if node.name in small else "")
         for child_name, child in list(fused.named_children()):
             if not child_name.startswith("fused_"):
                 continue

@@ -290,6 +290,9 @@ class Importer:
         output = next(n for n in self.ep.graph.nodes if n.op == "output")
         results, outputs = [], []
         for spec, arg in zip(sig.output_specs, output.args[0]):
+            if spec.kind == OutputKind.USER_OUTPUT and not isinstance(arg, torch.fx.Node):
+                outputs.append(("constant", arg))             # a None or a number the module returns
+                continue
             if spec.kind == OutputKind.USER_OUTPUT:
                 outputs.append(("user", None))
             elif spec.kind in (OutputKind.USER_INPUT_MUTATION, OutputKind.BUFFER_MUTATION):
@@ -359,7 +362,9 @@ def capture(module: torch.nn.Module, example_inputs, *, dynamic=None):
     if not isinstance(module, torch.nn.Module):
         raise TypeError(f"module: expected a torch.nn.Module, got {type(module).__name__}")
     example_inputs = tuple(example_inputs) if isinstance(example_inputs, (list, tuple)) else (example_inputs,)
-    exported = torch.export.export(module, example_inputs)
+    # A bound cache is traced by Dynamo (strict): it sees the cache object's tensors as the
+    # wrapper's buffers, where the non-strict tracer would lift them as constants.
+    exported = torch.export.export(module, example_inputs, strict=isinstance(module, WithCache))
     return exported.run_decompositions({})
 
 
@@ -418,9 +423,13 @@ class TorchProgram(Program):
                 given.append(lengths)
             else:
                 given.append(by_name[name] if kind == "user" else self._buffers[name])
-        results = Program.run(self, *given)
+        results = iter(Program.run(self, *given))
         user = []
-        for (kind, what), value in zip(self.imported.outputs, results):
+        for kind, what in self.imported.outputs:
+            if kind == "constant":
+                user.append(what)
+                continue
+            value = next(results)
             if kind == "user":
                 user.append(value)
                 continue
@@ -466,7 +475,7 @@ class WithCache(torch.nn.Module):
     def __init__(self, module: torch.nn.Module, cache, position: int):
         super().__init__()
         layers = getattr(cache, "layers", None)
-        if layers is None or any(not getattr(layer, "is_initialized", False) for layer in layers):
+        if not layers or not any(getattr(layer, "is_initialized", False) for layer in layers):
             raise ValueError("cache: expected a transformers cache whose layers hold their tensors (a StaticCache "
                              "after one eager step, or after lazy_initialization); it allocates them on first use")
         if any(type(layer).__name__ != "StaticLayer" for layer in layers):
@@ -477,10 +486,11 @@ class WithCache(torch.nn.Module):
         self.position = position
         object.__setattr__(self, "bound_cache", cache)           # not a submodule
         holders = torch.nn.ModuleList()
-        for layer in layers:
+        for layer in layers:              # a layer the module does not use holds nothing yet
             holder = torch.nn.Module()
-            for name in ("keys", "values", "cumulative_length"):
-                holder.register_buffer(name, getattr(layer, name))
+            if layer.is_initialized:
+                for name in ("keys", "values", "cumulative_length"):
+                    holder.register_buffer(name, getattr(layer, name))
             holders.append(holder)
         self.cache = torch.nn.Module()
         self.cache.layers = holders

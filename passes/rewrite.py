@@ -12,7 +12,7 @@ from typing import Optional
 
 from mlir import ir
 
-from ..dialect.diagnostics import emit, file_position
+from ..dialect.diagnostics import emit, source_position
 from ..dialect.opdef import OpDef
 from ..dialect.primitive import FormatCast
 from ..dialect.types import FRACTAL_NZ, ND, TensorInfo, describe_type, reshape_groups, tensor_type
@@ -42,8 +42,8 @@ _logs: list[FusionLog] = []
 
 def location_text(loc: ir.Location) -> str:
     """FILE:LINE:COL, as diagnostics print it (FILE: the active log's source name)."""
-    line, col = file_position(loc)
-    source = _logs[-1].source if _logs else ""
+    line, col, file = source_position(loc)
+    source = file or (_logs[-1].source if _logs else "")     # an op's own file (imported code) first
     where = f"{line}:{col}" if line is not None else str(loc)
     return f"{source}:{where}" if source else where
 

@@ -18,13 +18,15 @@ PROMPT = [[3, 17, 42, 7, 99]]
 NEW = 4
 
 
-def tiny_config(layers=2, heads=2):
+def tiny_config(layers=2, heads=2, **dims):
+    """The fused ops' dimensions unless `dims` say otherwise."""
+    dims = {"hidden_size": 7168, "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_rope_head_dim": 64,
+            "v_head_dim": 128, "qk_nope_head_dim": 128} | dims
     return transformers.DeepseekV3Config(
-        vocab_size=128, hidden_size=7168, intermediate_size=64, moe_intermediate_size=32,
-        num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=heads, n_shared_experts=1,
-        n_routed_experts=4, routed_scaling_factor=1.0, kv_lora_rank=512, q_lora_rank=1536, qk_rope_head_dim=64,
-        v_head_dim=128, qk_nope_head_dim=128, n_group=1, topk_group=1, num_experts_per_tok=2,
-        first_k_dense_replace=1, max_position_embeddings=256)
+        vocab_size=128, intermediate_size=64, moe_intermediate_size=32, num_hidden_layers=layers,
+        num_attention_heads=heads, num_key_value_heads=heads, n_shared_experts=1, n_routed_experts=4,
+        routed_scaling_factor=1.0, n_group=1, topk_group=1, num_experts_per_tok=2, first_k_dense_replace=1,
+        max_position_embeddings=256, **dims)
 
 
 @pytest.fixture(scope="module")
@@ -52,23 +54,34 @@ def generate(model, forward=None, **kwargs):
 
 @pytest.fixture(scope="module")
 def static_runs(model):
-    eager = generate(model, cache_implementation="static")
+    # a cache of 32 positions: BlockSize 16 pages (the fused ops take 16 or 128)
+    eager = generate(model, cache_implementation="static", max_cache_len=32)
     backend = AscendBackend()
-    compiled = generate(model, torch.compile(model.forward, backend=backend), cache_implementation="static")
+    compiled = generate(model, torch.compile(model.forward, backend=backend), cache_implementation="static",
+                        max_cache_len=32)
     return eager, compiled, backend
 
 
-def margins(logits):
-    top = torch.stack([step.float().topk(2, dim=-1).values for step in logits])
-    return (top[..., 0] - top[..., 1]).min().item()
+def assert_same_greedy(eager, compiled, bound):
+    """The compiled tokens are eager's at every step whose reference top-2 margin exceeds
+    `bound` (twice the logits' error bound: a smaller margin may be decided by rounding, and the
+    steps after it continue from another token); the first step must be clear."""
+    clear = 0
+    for step in eager.logits:
+        top = step.float().topk(2, dim=-1).values
+        if (top[..., 0] - top[..., 1]).min().item() <= bound:
+            break
+        clear += 1
+    assert clear >= 1, "the reference's first step is a near tie: choose another seed"
+    start = len(PROMPT[0])
+    assert compiled.sequences[:, :start + clear].tolist() == eager.sequences[:, :start + clear].tolist()
 
 
 def test_static_cache_greedy_tokens(static_runs):
-    eager, compiled, backend = static_runs
-    # the reference's top-2 margin must exceed the logits' error bound (below), else a tie
-    # could be decided by rounding
-    assert margins(eager.logits) > 0.5
-    assert compiled.sequences.tolist() == eager.sequences.tolist()
+    eager, compiled, _ = static_runs
+    scale = max(step.float().abs().max().item() for step in eager.logits)
+    assert_same_greedy(eager, compiled, 2 * scale * 2 ** -4)
+    assert compiled.sequences.tolist() == eager.sequences.tolist()      # all steps are clear here
 
 
 def test_static_cache_logits(static_runs):
@@ -100,11 +113,22 @@ def test_static_cache_fuses_every_layer(static_runs):
     assert backend.fallbacks == 0
 
 
-def test_dynamic_cache_same_tokens(model, static_runs):
-    eager, _, _ = static_runs
+def test_dynamic_cache_same_tokens():
+    # Nothing fuses over a DynamicCache (below), so small dimensions test the same: that every
+    # graph still runs, as partitions, and gives eager transformers' tokens.
+    torch.manual_seed(0)
+    model = transformers.DeepseekV3ForCausalLM(tiny_config(
+        hidden_size=64, kv_lora_rank=32, q_lora_rank=48, qk_rope_head_dim=16, v_head_dim=16,
+        qk_nope_head_dim=16)).to(torch.bfloat16).eval()
+    with torch.no_grad():
+        model.lm_head.weight.mul_(64)
+    eager = generate(model)
     backend = AscendBackend()
     compiled = generate(model, torch.compile(model.forward, backend=backend))
-    assert compiled.sequences.tolist() == eager.sequences.tolist()
+    # what runs as PyTorch computes eager's bits; the programs (norms, projections) round
+    # once where eager rounds twice: 2^-5 of the largest logit bounds it
+    scale = max(step.float().abs().max().item() for step in eager.logits)
+    assert_same_greedy(eager, compiled, 2 * scale * 2 ** -5)
     assert backend.reports
     reasons = [p["reason"] for r in backend.reports for p in r["partitions"] if p["kind"] == "pytorch"]
     assert reasons, "a DynamicCache graph has PyTorch partitions"
