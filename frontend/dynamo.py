@@ -220,15 +220,23 @@ class AscendBackend:
         exported = torch.export.export(gm, tuple(example_inputs), strict=False).run_decompositions({})
         graph_module, signature = exported.graph_module, exported.graph_signature
         placeholders = [n for n in graph_module.graph.nodes if n.op == "placeholder"]
-        if len(placeholders) != len(example_inputs) or any(s.kind.name != "USER_INPUT" for s in signature.input_specs):
+        by_name = {n.name: n for n in placeholders}
+        user = [by_name[s.arg.name] for s in signature.input_specs if s.kind.name == "USER_INPUT"]
+        if len(user) != len(example_inputs):
             raise CompileError("the exported graph's inputs are not the graph's inputs")
-        names = {p.name: readable_name(d) for p, d in zip(placeholders, dynamo_nodes)}
-        weights = {p.name: x for p, x in zip(placeholders, example_inputs) if isinstance(x, torch.nn.Parameter)}
+        names = {p.name: readable_name(d) for p, d in zip(user, dynamo_nodes)}
+        weights = {p.name: x for p, x in zip(user, example_inputs) if isinstance(x, torch.nn.Parameter)}
+        for spec in signature.input_specs:          # tensors export lifted (constants the code made)
+            if spec.kind.name in ("CONSTANT_TENSOR", "BUFFER", "PARAMETER"):
+                tensor = exported.constants.get(spec.target, exported.state_dict.get(spec.target))
+                weights[spec.arg.name] = tensor
+                names[spec.arg.name] = spec.target
+        lifted = [by_name[s.arg.name] for s in signature.input_specs if s.kind.name != "USER_INPUT"]
         mutations = [(i, signature.user_inputs.index(s.target)) for i, s in enumerate(signature.output_specs)
                      if s.kind.name == "USER_INPUT_MUTATION"]
         users = [i for i, s in enumerate(signature.output_specs) if s.kind.name == "USER_OUTPUT"]
         if len(mutations) + len(users) != len(signature.output_specs):
-            raise CompileError("outputs other than user outputs and input mutations")
+            raise CompileError("outputs other than user outputs and input mutations (a lifted buffer the graph writes)")
 
         # export's metadata assertions check types PyTorch already knows: dropped, so that the
         # values they read do not have to leave a program for them
@@ -240,11 +248,17 @@ class AscendBackend:
         reasons = {node.name: why for node, why in TrialImporter(weight_nodes).walk(graph_module.graph).items()}
         partitioned = self._partition(graph_module, reasons, weights, names, report)
 
+        constants = [weights[n.name] for n in lifted]
+        order = [n.name for n in placeholders]
+        lifted_first = [n.name for n in lifted] + [n.name for n in user]
+        if order != lifted_first and lifted:
+            raise CompileError("the exported graph's lifted inputs do not come first")
+
         def run(*args):
-            outputs = partitioned(*args)
+            outputs = partitioned(*constants, *args)
             for position, index in mutations:
-                if outputs[position] is not args[index]:
-                    args[index].copy_(outputs[position])
+                if outputs[position] is not args[index]:        # not written in place
+                    args[index].copy_(outputs[position].reshape(args[index].shape))
             return tuple(outputs[i] for i in users)
         return run
 

@@ -436,7 +436,7 @@ class TorchProgram(Program):
             where, name = what
             target = by_name[name] if where == "user" else self._buffers[name]
             if value is not target:                     # not written in place: copy it back
-                target.copy_(value)
+                target.copy_(value.reshape(target.shape))
         return torch.utils._pytree.tree_unflatten(user, self.imported.spec.out_spec)
 
     run = __call__

@@ -116,7 +116,7 @@ def test_static_cache_fuses_every_layer(static_runs):
 def test_dynamic_cache_same_tokens():
     # Nothing fuses over a DynamicCache (below), so small dimensions test the same: that every
     # graph still runs, as partitions, and gives eager transformers' tokens.
-    torch.manual_seed(0)
+    torch.manual_seed(3)           # a seed whose reference has clear margins (seed 0 starts with a tie)
     model = transformers.DeepseekV3ForCausalLM(tiny_config(
         hidden_size=64, kv_lora_rank=32, q_lora_rank=48, qk_rope_head_dim=16, v_head_dim=16,
         qk_nope_head_dim=16)).to(torch.bfloat16).eval()
@@ -125,10 +125,12 @@ def test_dynamic_cache_same_tokens():
     eager = generate(model)
     backend = AscendBackend()
     compiled = generate(model, torch.compile(model.forward, backend=backend))
-    # what runs as PyTorch computes eager's bits; the programs (norms, projections) round
-    # once where eager rounds twice: 2^-5 of the largest logit bounds it
+    # What runs as PyTorch computes eager's bits; the programs (norms, projections, attention)
+    # round once where eager rounds twice: measured 2^-7.7 of the largest logit (one bf16 ulp);
+    # 2^-6 bounds it with room, and a top-2 margin above twice that decides the same token.
     scale = max(step.float().abs().max().item() for step in eager.logits)
-    assert_same_greedy(eager, compiled, 2 * scale * 2 ** -5)
+    assert_same_greedy(eager, compiled, 2 * scale * 2 ** -6)
+    assert compiled.sequences.tolist() == eager.sequences.tolist()      # all steps are clear here
     assert backend.reports
     reasons = [p["reason"] for r in backend.reports for p in r["partitions"] if p["kind"] == "pytorch"]
     assert reasons, "a DynamicCache graph has PyTorch partitions"
