@@ -215,7 +215,7 @@ class AscendBackend:
     def _compile(self, gm, example_inputs, report):
         if any(not isinstance(x, torch.Tensor) for x in example_inputs):
             raise CompileError("symbolic sizes among the inputs (dynamic shapes: the fused ops' rules are "
-                               "checked on static shapes) [FUSE-004]")
+                               "checked on static shapes): compile with torch.compile(..., dynamic=False) [FUSE-004]")
         dynamo_nodes = [n for n in gm.graph.nodes if n.op == "placeholder"]
         exported = torch.export.export(gm, tuple(example_inputs), strict=False).run_decompositions({})
         graph_module, signature = exported.graph_module, exported.graph_signature
