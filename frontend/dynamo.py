@@ -123,7 +123,7 @@ class RegionProgram(torch.nn.Module):
     (same inputs, same outputs). `fallback` is the region's PyTorch graph, run for a call the
     program cannot take (a mask that is not causal over lengths)."""
 
-    def __init__(self, program, imported: Importer, inputs: list, fallback: torch.fx.GraphModule, backend):
+    def __init__(self, program, inputs: list, fallback: torch.fx.GraphModule, backend):
         super().__init__()
         self.program = program
         self.fallback = fallback
@@ -180,7 +180,7 @@ def compile_region(sub: torch.fx.GraphModule, weights: dict, names: dict, backen
                   "<graph>")
     program = compile_ir(cx.g.text(), weights=bound, pipeline=backend.pipeline, target=backend.target,
                          source_name=source)
-    return program, cx, inputs
+    return program, inputs
 
 
 # --- the backend --------------------------------------------------------------------------------------
@@ -299,12 +299,12 @@ class AscendBackend:
                 continue
             ops = _ops(child.graph)
             try:
-                program, _, inputs = compile_region(child, weights, _names_in(child, names), self)
+                program, inputs = compile_region(child, weights, _names_in(child, names), self)
             except Exception as error:      # noqa: BLE001 -- the region runs as PyTorch
                 report["partitions"].append({"name": child_name, "kind": "pytorch", "ops": ops,
                                              "reason": f"compilation failed: {str(error).splitlines()[0]}"})
                 continue
-            setattr(fused, child_name, RegionProgram(program, None, inputs, child, self))
+            setattr(fused, child_name, RegionProgram(program, inputs, child, self))
             self.programs.append(program)
             record = program.report()
             for key in ("fused", "refused", "rewritten"):
