@@ -199,3 +199,41 @@ def test_compile_module_names_the_failing_line():
 
     with pytest.raises(UnsupportedOperatorError, match=r"test_torch_compile.py:\d+: `return torch.special.erf\(y\)"):
         compile_module(Softmax(), (torch.randn(2, 4),))
+
+
+def small_model(seed):
+    """DeepSeek-V3's structure at small dimensions (nothing the prolog takes: the attention runs
+    as the primitive mla.paged_attention, which is what the mask check guards)."""
+    torch.manual_seed(seed)
+    m = transformers.DeepseekV3ForCausalLM(tiny_config(
+        hidden_size=64, kv_lora_rank=32, q_lora_rank=48, qk_rope_head_dim=16, v_head_dim=16,
+        qk_nope_head_dim=16)).to(torch.bfloat16).eval()
+    with torch.no_grad():
+        m.lm_head.weight.mul_(64)
+    return m
+
+
+@pytest.mark.slow              # ~15 s of CPU: two generates of a batch of 2
+def test_left_padding_runs_as_pytorch():
+    # Batch 2, the first row left-padded: its mask hides cached keys, which the compiled
+    # attention (lengths from the mask) cannot express. Those calls run the region's PyTorch
+    # graph (counted in backend.fallbacks [TORCH-001]); the tokens are eager's, bit for bit.
+    model = small_model(3)
+    ids = torch.tensor([[0, 0, 17, 42, 7], [3, 17, 42, 7, 99]])
+    mask = torch.tensor([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]])
+
+    def run(forward=None, backend=None):
+        original = model.forward
+        if forward is not None:
+            model.forward = forward
+        try:
+            with torch.no_grad():
+                return model.generate(ids, attention_mask=mask, max_new_tokens=3, do_sample=False,
+                                      cache_implementation="static", max_cache_len=16, pad_token_id=0)
+        finally:
+            model.forward = original
+    eager = run()
+    backend = AscendBackend()
+    compiled = run(torch.compile(model.forward, backend=backend, dynamic=False))
+    assert compiled.tolist() == eager.tolist()
+    assert backend.fallbacks > 0
