@@ -1,4 +1,4 @@
-"""`torch.compile(backend="ascend_mla")`: the mla compiler as a TorchDynamo backend (API.md 10).
+"""`torch.compile(backend="ascend_mla")`: the mla compiler as a TorchDynamo backend (docs/api.md 10).
 
     from ascend_mla.frontend.torch import AscendBackend
     backend = AscendBackend()

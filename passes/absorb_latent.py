@@ -33,14 +33,16 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
+from dataclasses import dataclass
+
 from ..dialect.dialect import attributes_of
 from ..dialect.primitive import HeadMatmul, PagedAttention, Rope, ScatterCache, Transpose
 from ..dialect.types import TensorInfo, tensor_type
 from .absorb_kv import BLOCK_SIZES, BLOCKS, _erase_dead_views, _is_rows_table, copies, last_axis_concat
 from .fuse_prolog import leading, trailing
-from .pattern import CONSTANT_OPS, VIEW_OPS, Anchors, Pattern, defining_op, match, origin
-from .registry import UNCHANGED, register_pass
-from .rewrite import Builder, _BlockOrder, info, insertion_point, record_rewritten, refuse, replace
+from .pattern import CONSTANT_OPS, VIEW_OPS, Pattern, defining_op, match, origin
+from .registry import ModulePass, UNCHANGED, register_pass
+from .rewrite import Builder, Refusal, _BlockOrder, info, insertion_point, replace, rewrite_anchors
 
 PASS = "absorb-latent-kv"
 
@@ -85,24 +87,24 @@ def _store(value):
     return op if op is not None and op.name == "mla.scatter_cache" else None
 
 
-def _problem(m) -> str | None:
+def _problem(m) -> Refusal | None:
     """Why the match is not the latent MLA this pass rewrites (the rule in brackets), else None."""
     kv_store, kr_store = _store(m.value("kv_read")), _store(m.value("kr_read"))
     if kv_store is None or kr_store is None:
-        return "the attention does not read the caches right after this step's writes (mla.scatter_cache) [FUSE-001]"
+        return Refusal("FUSE-001", "the attention does not read the caches right after this step's writes (mla.scatter_cache)")
     if kv_store.operands[1] != kr_store.operands[1]:
-        return "the latent and the rope caches are written at different slots [FUSE-001]"
+        return Refusal("FUSE-001", "the latent and the rope caches are written at different slots")
     if m.escapes:
         names = ", ".join(sorted({e.owner.name for e in m.escapes}))
-        return f"intermediate results ({names}) also feed ops outside the attention [FUSE-003]"
+        return Refusal("FUSE-003", f"intermediate results ({names}) also feed ops outside the attention")
     rope = defining_op(origin(kr_store.operands[2]))
     if rope is None or rope.name != "mla.rope" or not interleaved(rope):
-        return "the rope cache does not hold the interleaved RoPE of the key [FUSE-001]"
+        return Refusal("FUSE-001", "the rope cache does not hold the interleaved RoPE of the key")
     k_pe = defining_op(origin(rope.operands[0]))
     if k_pe is None or k_pe.name != "tensor.extract_slice" or not trailing(k_pe):
-        return "the key's RoPE is not applied to a slice of the kv down-projection [FUSE-001]"
+        return Refusal("FUSE-001", "the key's RoPE is not applied to a slice of the kv down-projection")
     if any(origin(a) != origin(b) for a, b in zip(rope.operands[1:3], (m.value("q_cos"), m.value("q_sin")))):
-        return "the query and the key are rotated with different tables [FUSE-001]"
+        return Refusal("FUSE-001", "the query and the key are rotated with different tables")
     cache, rope_cache = info(kv_store.operands[0]), info(kr_store.operands[0])
     heads = info(m.op("kv_heads").results[0])                  # (B, N, L, D + Dv)
     batch, n, length, _ = heads.shape
@@ -113,20 +115,20 @@ def _problem(m) -> str | None:
             or heads.shape[3] != d + dv or cache.shape[2] != 1 or cache.shape[0] * cache.shape[1] != batch * length \
             or rope_cache.shape[:3] != cache.shape[:3] or rope_cache.shape[3] != dr \
             or info(m.value("weight_kv_b")).shape != (cache.shape[3], n * (d + dv)):
-        return ("the keys and values are not the per-head halves of the cached latent times W_kvb, "
-                "with the query (B, S, N, D + Dr) [FUSE-001]")
+        return Refusal("FUSE-001", "the keys and values are not the per-head halves of the cached latent times "
+                       "W_kvb, with the query (B, S, N, D + Dr)")
     if cache.shape[1] not in BLOCK_SIZES:
-        return (f"the cache length {length} is not a multiple of a block size the fused ops take "
-                f"({' or '.join(map(str, BLOCK_SIZES))}) [{BLOCKS}]")
+        return Refusal(BLOCKS, f"the cache length {length} is not a multiple of a block size the fused ops take "
+                               f"({' or '.join(map(str, BLOCK_SIZES))})")
     if not _is_rows_table(m.value("block_table"), batch):
-        return "the attention does not read row b of the keys for batch b [FUSE-001]"
+        return Refusal("FUSE-001", "the attention does not read row b of the keys for batch b")
     dtypes = {info(v).dtype for v in (m.value("kv_read"), m.value("kr_read"), m.value("q"), m.value("weight_kv_b"))}
     if len(dtypes) != 1 or dtypes.pop() not in ("bf16", "f16"):
-        return "the absorbed form computes in one element type (bf16 or f16) [FUSE-001]"
+        return Refusal("FUSE-001", "the absorbed form computes in one element type (bf16 or f16)")
     return None
 
 
-def _rewrite(m):
+def _rewrite(m, log) -> Refusal | None:
     attention = m.op("attention")
     kv_store, kr_store = _store(m.value("kv_read")), _store(m.value("kr_read"))
     old_rope = defining_op(origin(kr_store.operands[2]))
@@ -140,7 +142,7 @@ def _rewrite(m):
     sources = [m.value(x) for x in ("q", "q_cos", "q_sin", "kv_read", "kr_read", "seq_lengths", "weight_kv_b")]
     ip = insertion_point(sources, m)
     if ip is None:
-        return "a user of the attention's result comes before one of its inputs is defined [FUSE-002]"
+        return Refusal("FUSE-002", "a user of the attention's result comes before one of its inputs is defined")
     build = Builder(ip, attention.location)
     dtype = info(m.value("q")).dtype
     # the RoPEs in BSND: the key's on its slice of the kv down-projection (where its store was),
@@ -205,7 +207,7 @@ def _rewrite(m):
     for value in rope_operands + read:
         _erase_dead_views(value)
         _erase_if_dead(value)
-    record_rewritten(PASS, where,
+    log.record_rewritten(PASS, where,
                      f"attention over K/V expanded from the latent cache -> absorbed attention over the same "
                      f"caches (BlockSize {block_size}, identity block table; W_uk, W_uv from W_kvb)")
     return None
@@ -246,16 +248,17 @@ def _erase_if_dead(value):
         op = defining_op(source)
 
 
-@register_pass(PASS, "Rewrite MLA that expands K/V from a latent cache after the read (transformers 5) to "
-                     "absorbed attention over the same caches (remarks say why not)")
-def absorb_latent_kv(module):
-    changed = False
-    for anchor in Anchors(module, ("mla.paged_attention",)):
-        m = match(LATENT, anchor)
-        if m is None:
-            continue
-        problem = _problem(m) or _rewrite(m)
-        if problem:
-            refuse(PASS, anchor.location, problem, pattern=LATENT.name)
-        changed = changed or not problem
-    return None if changed else UNCHANGED
+@register_pass
+@dataclass
+class AbsorbLatentKv(ModulePass):
+    name = PASS
+    summary = ("Rewrite MLA that expands K/V from a latent cache after the read (transformers 5) to absorbed "
+               "attention over the same caches (remarks say why not)")
+
+    def apply(self, module, inputs):
+        def find(anchor):
+            m = match(LATENT, anchor)
+            return None if m is None else (m, m)
+        changed = rewrite_anchors(module, ("mla.paged_attention",), find,
+                                  lambda m: _problem(m) or _rewrite(m, inputs.log), pass_name=PASS, log=inputs.log)
+        return None if changed else UNCHANGED

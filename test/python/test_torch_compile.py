@@ -1,5 +1,5 @@
-"""transformers' own DeepSeek-V3 through torch.compile(backend=AscendBackend()) (API.md 10), and
-compile_module on its attention module with a StaticCache (API.md 8).
+"""transformers' own DeepSeek-V3 through torch.compile(backend=AscendBackend()) (docs/api.md 10), and
+compile_module on its attention module with a StaticCache (docs/api.md 8).
 
 The model is DeepseekV3ForCausalLM as transformers writes it, at the fused ops' dimensions (He 7168,
 Hcq 1536, Hckv 512, D 128, Dr 64) with few heads, two layers (a dense MLP, then a MoE), a small
