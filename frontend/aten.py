@@ -22,7 +22,7 @@ from typing import Callable
 
 import torch
 
-from ..dialect.primitive import (Add, Amax, Gather, HeadMatmul, Matmul, Mean, Mul, Div, PagedAttention,
+from ..dialect.primitive import (Add, Amax, Attention, Gather, HeadMatmul, Matmul, Mean, Mul, Div, PagedAttention,
                                  RmsNorm, Rsqrt, ScatterCache, Transpose)
 from ..dialect.types import TensorInfo
 
@@ -111,6 +111,8 @@ def slice_(cx, node):
     size = cx.shape(node.args[0])[dim]
     start = max(start + size, 0) if start < 0 else min(start, size)
     t = cx.info(node)
+    if step == 1:
+        return cx.slice(x, dim, start, start + t.shape[dim], node.name)
     offsets = [0] * len(t.shape)
     offsets[dim] = start
     strides = [1] * len(t.shape)
@@ -189,13 +191,20 @@ def cat(cx, node):
     dim = _axis(node.args[1] if len(node.args) > 1 else 0, len(cx.info(node).shape))
     if cx.is_complex(node) and dim == len(cx.info(node).shape) - 1:
         cx.fail("a concatenation along the last axis of complex tensors")
-    return cx.g.concat(values, dim, node.name)
+    return cx.concat(values, dim, node.name)
 
 
 # --- elementwise --------------------------------------------------------------------------------
 
+FLOATS = ("bf16", "f16", "f32", "f64")
+
+
 def _operand(cx, arg, t: TensorInfo):
-    """A tensor operand, or a Python number as a splat constant of the result's type."""
+    """A tensor operand, or a Python number as a splat constant of the result's type. The
+    dialect's arithmetic is on floats: integer arithmetic (positions, counters) stays PyTorch's."""
+    if t.dtype not in FLOATS or (isinstance(arg, torch.fx.Node) and cx.info(arg).dtype not in FLOATS):
+        cx.fail(f"arithmetic on {t.dtype if t.dtype not in FLOATS else cx.info(arg).dtype} tensors "
+                "(the dialect's elementwise ops are on floats)")
     if isinstance(arg, (int, float)):
         return cx.g.constant(float(arg), TensorInfo((), t.dtype), "cst")
     return cx.value(arg)
@@ -215,7 +224,39 @@ def _binary(opdef):
     return convert
 
 
-converts(aten.add.Tensor, aten.add.Scalar)(_binary(Add))
+INTEGER_EXACT = 2 ** 24      # float32 holds every integer of smaller magnitude
+
+
+@converts(aten.add.Tensor, aten.add.Scalar)
+def add(cx, node):
+    t = cx.info(node)
+    if t.dtype in ("i32", "i64"):
+        return _integer_add(cx, node, t)
+    return _binary(Add)(cx, node)
+
+
+def _integer_add(cx, node, t):
+    """Integer x + alpha * y (positions: arange + a cache's length, the length + S): through
+    float32, exact for values below 2^24 in magnitude (positions and lengths of any cache),
+    since the dialect's arithmetic is on floats: sitofp, mla.add, fptosi."""
+    f32 = TensorInfo(t.shape, "f32")
+    operands = []
+    for arg in node.args[:2]:
+        if isinstance(arg, torch.fx.Node):
+            v = cx.value(arg)
+            if v.dtype not in ("i32", "i64"):
+                cx.fail(f"an integer sum with a {v.dtype} operand")
+            operands.append(cx.g.elementwise("arith.sitofp", [v], TensorInfo(v.shape, "f32"), node.name + "_f32"))
+        elif isinstance(arg, int) and abs(arg) < INTEGER_EXACT:
+            operands.append(cx.g.constant(float(arg), TensorInfo((), "f32"), "cst"))
+        else:
+            cx.fail(f"an integer sum with {arg!r}")
+    alpha = node.kwargs.get("alpha", 1)
+    if alpha != 1:
+        operands[1] = cx.g.op(Mul, x=operands[1], y=cx.g.constant(float(alpha), TensorInfo((), "f32")),
+                              name=node.name + "_alpha")
+    total = cx.g.op(Add, x=operands[0], y=operands[1], name=node.name, result={"z": f32})
+    return cx.g.elementwise("arith.fptosi", [total], t, node.name + "_int")
 converts(aten.div.Tensor, aten.div.Scalar)(_binary(Div))
 
 
@@ -232,7 +273,7 @@ def _negated(cx, v, name):
 
 @converts(aten.neg.default)
 def neg(cx, node):
-    return _negated(cx, cx.value(node.args[0]), node.name)
+    return _negated(cx, _operand(cx, node.args[0], cx.info(node)), node.name)
 
 
 @converts(aten.sub.Tensor)
@@ -369,10 +410,11 @@ def linear(cx, node):
     return y
 
 
-@converts(aten.mm.default, aten.matmul.default)
+@converts(aten.mm.default, aten.matmul.default, aten.bmm.default)
 def matmul(cx, node):
     if cx.rank(node.args[1]) != 2:
-        cx.fail("a matmul whose second operand is not a matrix (batched products have no mla form)")
+        cx.fail("a product whose second operand is not a matrix (batched products of two activations, "
+                "as an eager attention's q @ k^T, have no mla form: SDPA converts)")
     return cx.g.op(Matmul, x=cx.value(node.args[0]), w=cx.value(node.args[1]), name=node.name,
                    result={"y": cx.info(node)})
 
@@ -430,11 +472,13 @@ def embedding(cx, node):
 def index_copy(cx, node):
     """cache.index_copy(0, slots, rows) / cache[slots] = rows -> mla.scatter_cache. The cache is
     taken in the paged form (BlockNum, BlockSize, Nkv, H) it is a view of (rows of the flat
-    view are slots block * BlockSize + offset), else as (R, 1, 1, F)."""
+    view are slots block * BlockSize + offset), else as (R, 1, 1, F). Along axis 2 of a
+    (B, 1, L, H) cache (transformers' StaticCache: cache.index_copy_(2, positions, x)), see
+    `_token_axis_copy`."""
     if node.target == aten.index_copy.default:
         target, dim, index, source = node.args[:4]
         if _axis(dim, cx.rank(target)) != 0:
-            cx.fail("index_copy along an axis other than the first")
+            return _token_axis_copy(cx, node, target, _axis(dim, cx.rank(target)), index, source)
     else:
         target, indices, source = node.args[:3]
         accumulate = node.args[3] if len(node.args) > 3 else node.kwargs.get("accumulate", False)
@@ -442,6 +486,8 @@ def index_copy(cx, node):
             cx.fail("index_put with accumulate or with more than one index tensor")
         index = indices[0]
     flat = cx.value(target)
+    if flat.dtype not in ("bf16", "f16", "i8"):
+        cx.fail(f"a write into a {flat.dtype} tensor (caches of bf16, f16 or i8 are converted)")
     rows, width = flat.shape[0], _size(flat.shape[1:])
     cache = next((v for v in cx.view_chain(flat) if len(v.shape) == 4 and v.shape[0] * v.shape[1] == rows
                   and _size(v.shape[2:]) == width), None)
@@ -451,6 +497,108 @@ def index_copy(cx, node):
     update = cx.reshape(cx.value(source), slots.shape + cache.shape[2:], node.name + "_update")
     out = cx.g.op(ScatterCache, cache=cache, slot_mapping=slots, update=update, name=node.name)
     return cx.reshape(out, flat.shape, node.name + "_view")
+
+
+PAGE_SIZES = (128, 16)      # the block sizes mla.prolog_v2 and FIA's MLA mode take
+
+
+def _token_axis_copy(cx, node, target, dim, index, source):
+    """cache (B, 1, L, H).index_copy(2, positions (S,), x (B, 1, S, H)): the rows of batch b
+    are b * L + position, contiguous (one head), so the cache is a paged cache read in place:
+    (B * L / BlockSize, BlockSize, 1, H) with BlockSize 128 or 16 when one divides L (else L),
+    and the slots b * L + positions[s] are gathered from a constant table (the dialect has
+    no integer arithmetic; the lookup is exact)."""
+    shape = cx.shape(target)
+    if len(shape) != 4 or dim != 2 or shape[1] != 1:
+        cx.fail(f"index_copy along axis {dim} of a {shape} tensor (along axis 0, or along the tokens "
+                "of a (B, 1, L, H) cache are converted)")
+    if cx.info(target).dtype not in ("bf16", "f16", "i8"):
+        cx.fail(f"a write into a {cx.info(target).dtype} tensor (caches of bf16, f16 or i8 are converted)")
+    batch, length, width = shape[0], shape[2], shape[3]
+    if cx.info(index).dtype not in ("i32", "i64") or cx.rank(index) != 1:
+        cx.fail("index_copy with an index that is not a 1-D integer tensor")
+    block = next((b for b in PAGE_SIZES if length % b == 0), length)
+    cache = cx.reshape(cx.value(target), (batch * length // block, block, 1, width), node.name + "_paged")
+    steps = cx.shape(index)[0]
+    key = ("slots", index, batch, length)
+    if key not in cx.memo:        # one slot mapping for every cache written at these positions
+        table = cx.g.integers([[b * length + position for b in range(batch)] for position in range(length)],
+                              TensorInfo((length, batch), "i64"), node.name + "_rows")     # the prolog's cache_index is i64
+        picked = cx.g.op(Gather, table=table, indices=cx.value(index), name=node.name + "_picked",
+                         result={"out": TensorInfo((steps, batch), "i64")})
+        cx.memo[key] = cx.reshape(cx.permute(picked, [1, 0], node.name + "_by_batch"), (batch * steps,),
+                                  node.name + "_slots")
+    slots = cx.memo[key]
+    update = cx.reshape(cx.value(source), (batch * steps, 1, width), node.name + "_update")
+    out = cx.g.op(ScatterCache, cache=cache, slot_mapping=slots, update=update, name=node.name)
+    return cx.reshape(out, shape, node.name + "_view")
+
+
+@converts(aten.arange.default, aten.arange.start, aten.arange.start_step)
+def arange(cx, node):
+    """A constant (the shapes are static): integer ranges only."""
+    t = cx.info(node)
+    if t.dtype not in ("i32", "i64"):
+        cx.fail(f"an arange of {t.dtype} (integer ranges are converted)")
+    args = list(node.args) + [None, None]
+    start, end, step = (0, args[0], 1) if node.target == aten.arange.default else \
+        (args[0], args[1], args[2] if node.target == aten.arange.start_step else 1)
+    if not all(isinstance(v, int) for v in (start, end, step)):
+        cx.fail("an arange with symbolic bounds")
+    return cx.g.integers(list(range(start, end, step)), t, node.name)
+
+
+# --- values built piece by piece: new_empty + copy_ into slices (transformers' expand_kv) -------
+
+@converts(aten.new_empty.default, aten.new_zeros.default, aten.zeros.default, aten.empty.memory_format,
+          aten.full.default, aten.new_full.default)
+def filled(cx, node):
+    """A tensor of one value (new_empty's values are undefined: 0 is as good as any). Slices of
+    it stay constants (Importer.slice), so a tensor written whole by copies into its slices
+    (slice_scatter below) keeps none of it."""
+    t = cx.info(node)
+    value = 0.0
+    if node.target in (aten.full.default, aten.new_full.default):
+        value = float(node.args[1] if node.target == aten.full.default else node.args[2])
+    if t.dtype not in ("bf16", "f16", "f32", "f64"):
+        cx.fail(f"a {t.dtype} tensor of one value (float tensors are converted)")
+    return cx.splat(value, t, node.name)
+
+
+@converts(aten.copy.default)
+def copy(cx, node):
+    """copy(dst, src): src broadcast to dst's shape and cast to its type (the functional form of
+    dst.copy_(src))."""
+    t, src = cx.info(node), cx.value(node.args[1])
+    if src.dtype != t.dtype:
+        floats = ("bf16", "f16", "f32", "f64")
+        if src.dtype not in floats or t.dtype not in floats:
+            cx.fail(f"a copy from {src.dtype} to {t.dtype}")
+        src = cx.g.cast(src, t.dtype, node.name + "_cast")
+    if src.shape != t.shape:
+        src = cx.broadcast(src, t.shape, node.name)
+    return src
+
+
+@converts(aten.slice_scatter.default)
+def slice_scatter(cx, node):
+    """base with base[..., start:end] (along dim) replaced by src: the pieces of base around it
+    and src, concatenated (Importer.slice takes a piece of an earlier concatenation or of a
+    constant exactly, so new_empty + two slice_scatters that cover it become concat(a, b))."""
+    base = cx.value(node.args[0])
+    src = cx.value(node.args[1])
+    dim = _axis(node.args[2] if len(node.args) > 2 else node.kwargs.get("dim", 0), len(base.shape))
+    start = node.args[3] if len(node.args) > 3 else node.kwargs.get("start")
+    end = node.args[4] if len(node.args) > 4 else node.kwargs.get("end")
+    step = node.args[5] if len(node.args) > 5 else node.kwargs.get("step", 1)
+    size = base.shape[dim]
+    start = 0 if start is None else (max(start + size, 0) if start < 0 else min(start, size))
+    end = size if end is None else (max(end + size, 0) if end < 0 else min(end, size))
+    if step != 1:
+        cx.fail("slice_scatter with a step")
+    parts = ([cx.slice(base, dim, 0, start, node.name + "_head")] if start > 0 else []) + [src] + \
+        ([cx.slice(base, dim, end, size, node.name + "_tail")] if end < size else [])
+    return cx.concat(parts, dim, node.name) if len(parts) > 1 else src
 
 
 # --- attention ----------------------------------------------------------------------------------
@@ -479,3 +627,52 @@ def dense_attention(cx, node):
                    value_cache=cx.value(args["value"]), block_table=blocks,
                    seq_lengths=cx.value(args["seq_lengths"]), scale_value=float(args.get("scale", 1.0)),
                    name=node.name, result={"attention_out": cx.info(node)})
+
+
+@converts(aten.scaled_dot_product_attention.default)
+def scaled_dot_product_attention(cx, node):
+    """SDPA over BNSD query (B, N, S, D), key (B, Nkv, L, D), value (B, Nkv, L, Dv):
+    - attn_mask a boolean (B or 1, 1, S, L) (True: attend), as transformers' masks for a static
+      cache: mla.paged_attention over the key and value read as B blocks of L rows (block table
+      [[0], [1], ...]), with per-batch lengths that the caller computes from the mask at each
+      call (Importer.mask_lengths: the keys the last query row sees). This is exact when the
+      mask is the causal mask of those lengths (row s sees keys [0, length - S + s]), which the
+      caller checks at each call (frontend/torch.py `mask_lengths`); another mask (left padding)
+      runs the PyTorch graph instead.
+    - no mask: mla.attention (dense), causal when is_causal (the bottom-right aligned mask is
+      SDPA's top-left one when S = L).
+    The output is transposed back to BNSD."""
+    args = dict(zip(("query", "key", "value", "attn_mask", "dropout_p", "is_causal"), node.args))
+    args.update(node.kwargs)
+    query, key, value = (args[k] for k in ("query", "key", "value"))
+    mask, causal = args.get("attn_mask"), bool(args.get("is_causal", False))
+    if args.get("dropout_p", 0.0) or args.get("enable_gqa", False):
+        cx.fail("attention with dropout or enable_gqa")
+    if any(cx.rank(v) != 4 for v in (query, key, value)):
+        cx.fail("attention of tensors that are not (B, N, S, D)")
+    b, n, s_len, d = cx.shape(query)
+    length = cx.shape(key)[2]
+    scale = args.get("scale")
+    scale = float(scale) if scale is not None else 1.0 / d ** 0.5
+    q = cx.permute(cx.value(query), [0, 2, 1, 3], node.name + "_q")
+    k = cx.permute(cx.value(key), [0, 2, 1, 3], node.name + "_k")
+    v = cx.permute(cx.value(value), [0, 2, 1, 3], node.name + "_v")
+    out_bsnd = TensorInfo((b, s_len, n, cx.shape(value)[3]), cx.info(node).dtype)
+    if mask is not None:
+        if causal:
+            cx.fail("attention with both a mask and is_causal")
+        m = cx.info(mask)
+        if m.dtype != "i1" or len(m.shape) != 4 or m.shape[1] != 1 or m.shape[2:] != (s_len, length) \
+                or m.shape[0] not in (1, b):
+            cx.fail(f"an attention mask {m} (a boolean (B, 1, S, L) mask is converted)")
+        lengths = cx.mask_lengths(mask, b)
+        blocks = cx.g.integers([[i] for i in range(b)], TensorInfo((b, 1), "i32"), node.name + "_blocks")
+        out = cx.g.op(PagedAttention, query=q, key_cache=k, value_cache=v, block_table=blocks,
+                      seq_lengths=lengths, scale_value=scale, name=node.name, result={"attention_out": out_bsnd})
+    else:
+        if causal and s_len != length:
+            cx.fail(f"is_causal with {s_len} queries and {length} keys (SDPA's causal mask is top-left "
+                    "aligned, the dialect's bottom-right: the same only for a square mask)")
+        out = cx.g.op(Attention, query=q, key=k, value=v, scale_value=scale, causal=causal, name=node.name,
+                      result={"attention_out": out_bsnd})
+    return cx.permute(out, [0, 2, 1, 3], node.name + "_bnsd")

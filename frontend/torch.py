@@ -103,11 +103,15 @@ def _where(node) -> str:
 class Importer:
     """Walks a functionalized ExportedProgram and writes its IR (see the module docstring)."""
 
-    def __init__(self, exported):
+    def __init__(self, exported=None):
         self.ep = exported
         self.g = GraphWriter("forward")
         self.values: dict = {}            # FX node -> Value, list of Values, or None
         self._views: dict = {}            # Value name -> the Value it is a reshape of
+        self._concats: dict = {}          # Value name -> (axis, parts): pieces a slice may take back
+        self._splats: dict = {}           # Value name -> the one value of a filled tensor
+        self.derived: list = []           # (argument, kind, source argument): inputs the caller computes
+        self.memo: dict = {}              # values converters share (one slot mapping per positions)
         self.node = None
 
     # --- what converters use --------------------------------------------------------------
@@ -171,6 +175,62 @@ class Importer:
             chain.append(self._views[chain[-1].name])
         return chain
 
+    def splat(self, value: float, t: TensorInfo, name) -> Value:
+        v = self.g.constant(value, t, name)
+        self._splats[v.name] = value
+        return v
+
+    def slice(self, v: Value, dim: int, start: int, end: int, name) -> Value:
+        """v[start:end] along dim: a piece of an earlier concatenation is that piece itself, a
+        slice of a filled tensor a smaller filled tensor (values, not copies: no data moves)."""
+        shape = list(v.shape)
+        if (start, end) == (0, shape[dim]):
+            return v
+        if v.name in self._concats and self._concats[v.name][0] == dim:
+            offset = 0
+            for part in self._concats[v.name][1]:
+                if (offset, offset + part.shape[dim]) == (start, end):
+                    return part
+                offset += part.shape[dim]
+        shape[dim] = end - start
+        if v.name in self._splats:
+            return self.splat(self._splats[v.name], TensorInfo(tuple(shape), v.dtype), name)
+        offsets = [0] * len(shape)
+        offsets[dim] = start
+        return self.g.extract_slice(v, offsets, shape, name)
+
+    def concat(self, values, dim: int, name) -> Value:
+        r = self.g.concat(values, dim, name)
+        self._concats[r.name] = (dim, list(values))
+        return r
+
+    def broadcast(self, v: Value, shape, name) -> Value:
+        """v broadcast to `shape` (NumPy rules): leading axes by a reshape, size-1 axes by copies."""
+        shape = tuple(shape)
+        if len(v.shape) < len(shape):
+            v = self.reshape(v, (1,) * (len(shape) - len(v.shape)) + v.shape, name + "_rank")
+        for axis, (a, b) in enumerate(zip(v.shape, shape)):
+            if a != b:
+                if a != 1:
+                    self.fail(f"a value of shape {v.shape} broadcast to {shape}")
+                v = self.g.concat([v] * b, axis, f"{name}_{axis}")
+        return v
+
+    def mask_lengths(self, mask, batch: int) -> Value:
+        """The per-batch kv lengths of a boolean attention mask that is an input of the graph:
+        a new argument the caller computes from the mask at each call (see `mask_lengths` below,
+        which also checks that the mask is the causal mask of those lengths)."""
+        source = self.values.get(mask)
+        arg = next((a for a in self.g.args if source is not None and a[0].name == source.name), None)
+        if arg is None:
+            self.fail("an attention mask computed in the graph (a mask given as an input is converted)")
+        for value, kind, of in self.derived:
+            if of == (arg[1], batch):
+                return value
+        lengths = self.g.arg(f"{arg[1]}.lengths", TensorInfo((batch,), "i32"))
+        self.derived.append((lengths, "mask_lengths", (arg[1], batch)))
+        return lengths
+
     def permute(self, v: Value, permutation, name) -> Value:
         from ..dialect.primitive import Transpose
         if list(permutation) == list(range(len(permutation))):
@@ -178,6 +238,19 @@ class Importer:
         return self.g.op(Transpose, x=v, permutation=list(permutation), name=name)
 
     # --- the walk -------------------------------------------------------------------------
+    def convert(self, node):
+        """The value of one call_function node, through its converter; the ops it writes carry
+        the node's source line as their location."""
+        self.node = node
+        converter = CONVERTERS.get(node.target)
+        if converter is None:
+            raise UnsupportedOperatorError(
+                f"{_target_name(node.target)} has no conversion to the mla dialect, at {_where(node)} "
+                f"(the converters: frontend/aten.py)")
+        src = source_line(node)
+        self.g.location = f'loc("{src[0]}":{src[1]}:0)' if src else None
+        return converter(self, node)
+
     def run(self) -> Imported:
         from torch.export.graph_signature import InputKind, OutputKind, TensorArgument
         sig = self.ep.graph_signature
@@ -211,20 +284,15 @@ class Importer:
         for node in self.ep.graph.nodes:
             if node.op != "call_function":
                 continue
-            self.node = node
-            converter = CONVERTERS.get(node.target)
-            if converter is None:
-                raise UnsupportedOperatorError(
-                    f"{_target_name(node.target)} has no conversion to the mla dialect, at {_where(node)} "
-                    f"(the converters: frontend/aten.py)")
-            src = source_line(node)
-            self.g.location = f'loc("{src[0]}":{src[1]}:0)' if src else None
-            self.values[node] = converter(self, node)
+            self.values[node] = self.convert(node)
             count += node.target is not operator.getitem
         self.g.location = None
         output = next(n for n in self.ep.graph.nodes if n.op == "output")
         results, outputs = [], []
         for spec, arg in zip(sig.output_specs, output.args[0]):
+            if spec.kind == OutputKind.USER_OUTPUT and not isinstance(arg, torch.fx.Node):
+                outputs.append(("constant", arg))             # a None or a number the module returns
+                continue
             if spec.kind == OutputKind.USER_OUTPUT:
                 outputs.append(("user", None))
             elif spec.kind in (OutputKind.USER_INPUT_MUTATION, OutputKind.BUFFER_MUTATION):
@@ -238,6 +306,7 @@ class Importer:
             results.append(self.value(arg))
         self.g.ret(*results)
         self.g.drop_unused()
+        inputs += [(kind, of) for _, kind, of in self.derived]
         return Imported(self.g.text(), weights, inputs, outputs, _source_name(self.ep), count)
 
 
@@ -260,6 +329,29 @@ def _source_name(ep) -> str:
     return "<module>"
 
 
+# --- attention masks ------------------------------------------------------------------------------
+
+MASK_RULE = "TORCH-001"      # the mask is not causal over per-batch lengths: the fused attention would differ
+
+
+def mask_lengths(mask: torch.Tensor, batch: int | None = None):
+    """The kv lengths (B,) int32 of a boolean SDPA mask (B or 1, 1, S, L) (True: attend) when it
+    is the causal mask of those lengths -- row s of batch b sees exactly keys [0, length[b] - S + s]
+    -- which is what mla.paged_attention computes; else None (left padding, a sliding window,
+    a mask that hides a cached key). Cheap next to the attention: B * S * L comparisons."""
+    if mask.dtype != torch.bool or mask.dim() != 4:
+        return None
+    s_len, length = mask.shape[2], mask.shape[3]
+    lengths = mask[:, 0, -1, :].sum(dim=-1)                                   # keys of the last row
+    expected = torch.arange(length, device=mask.device)[None, None, :] < \
+        (lengths[:, None, None] - s_len + 1 + torch.arange(s_len, device=mask.device)[None, :, None])
+    if not torch.equal(expected, mask[:, 0]) or bool((lengths < s_len).any()):
+        return None
+    if batch is not None and lengths.shape[0] != batch:
+        lengths = lengths.expand(batch)
+    return lengths.to(torch.int32).contiguous()
+
+
 # --- the public functions -------------------------------------------------------------------------
 
 def capture(module: torch.nn.Module, example_inputs, *, dynamic=None):
@@ -270,7 +362,9 @@ def capture(module: torch.nn.Module, example_inputs, *, dynamic=None):
     if not isinstance(module, torch.nn.Module):
         raise TypeError(f"module: expected a torch.nn.Module, got {type(module).__name__}")
     example_inputs = tuple(example_inputs) if isinstance(example_inputs, (list, tuple)) else (example_inputs,)
-    exported = torch.export.export(module, example_inputs)
+    # A bound cache is traced by Dynamo (strict): it sees the cache object's tensors as the
+    # wrapper's buffers, where the non-strict tracer would lift them as constants.
+    exported = torch.export.export(module, example_inputs, strict=isinstance(module, WithCache))
     return exported.run_decompositions({})
 
 
@@ -292,6 +386,7 @@ class TorchProgram(Program):
         self.__dict__.update(program.__dict__)
         self.imported = imported
         self._buffers = {name: module.get_buffer(name) for kind, name in imported.inputs if kind == "buffer"}
+        self._cache = getattr(module, "bound_cache", None)
         # a buffer absorb-kv replaced by a latent cache (zeros) must hold nothing yet: the
         # program cannot rebuild the latent rows of what the module cached before compiling
         for record in program.report()["rewritten"]:
@@ -302,23 +397,46 @@ class TorchProgram(Program):
                         f"by a latent cache the program owns, which starts at zeros, so the program would "
                         f"not see them: reset the module's caches before compiling [ABSORB-003]")
 
+    cache_position = None
+
     def __call__(self, *args, **kwargs):
+        if self.cache_position is not None:        # the bound cache: its tensors are the program's buffers
+            if len(args) <= self.cache_position or args[self.cache_position] is not self._cache:
+                raise TypeError(f"inputs: argument {self.cache_position} must be the cache the module was "
+                                "compiled with (its tensors are written in place)")
+            args = args[:self.cache_position] + args[self.cache_position + 1:]
         flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
         if spec != self.imported.spec.in_spec:
             raise TypeError(f"inputs: expected the structure the module was compiled with "
                             f"({self.imported.spec.in_spec}), got {spec}")
         by_name = dict(zip(self.imported.user_inputs, flat))
-        given = [by_name[name] if kind == "user" else self._buffers[name] for kind, name in self.imported.inputs]
-        results = Program.run(self, *given)
+        given = []
+        for kind, name in self.imported.inputs:
+            if kind == "mask_lengths":
+                name, batch = name
+                lengths = mask_lengths(by_name[name], batch)
+                if lengths is None:
+                    raise CompileError(f"{name}: the attention mask is not the causal mask of per-batch kv "
+                                       f"lengths (row s of batch b sees keys [0, length[b] - S + s]), which the "
+                                       f"compiled attention computes; run the module eagerly for this call "
+                                       f"[{MASK_RULE}]")
+                given.append(lengths)
+            else:
+                given.append(by_name[name] if kind == "user" else self._buffers[name])
+        results = iter(Program.run(self, *given))
         user = []
-        for (kind, what), value in zip(self.imported.outputs, results):
+        for kind, what in self.imported.outputs:
+            if kind == "constant":
+                user.append(what)
+                continue
+            value = next(results)
             if kind == "user":
                 user.append(value)
                 continue
             where, name = what
             target = by_name[name] if where == "user" else self._buffers[name]
             if value is not target:                     # not written in place: copy it back
-                target.copy_(value)
+                target.copy_(value.reshape(target.shape))
         return torch.utils._pytree.tree_unflatten(user, self.imported.spec.out_spec)
 
     run = __call__
@@ -329,10 +447,57 @@ class TorchProgram(Program):
 
 def compile_module(module: torch.nn.Module, example_inputs, *, dynamic=None, **compile_kwargs) -> TorchProgram:
     """Capture `module` with torch.export, import it into the mla dialect and compile it with
-    ascend_mla.compile (keywords: pipeline, target). Returns a Program called like the module."""
+    ascend_mla.compile (keywords: pipeline, target). Returns a Program called like the module.
+    A transformers Cache among the inputs (a StaticCache) is bound: its tensors become the
+    program's caches, written in place (see WithCache); later calls pass the same cache."""
+    example_inputs = tuple(example_inputs) if isinstance(example_inputs, (list, tuple)) else (example_inputs,)
+    position = next((i for i, x in enumerate(example_inputs) if _is_cache(x)), None)
+    if position is not None:
+        module = WithCache(module, example_inputs[position], position)
+        example_inputs = example_inputs[:position] + example_inputs[position + 1:]
     imported = import_module(module, example_inputs, dynamic=dynamic)
     compile_kwargs.setdefault("source_name", imported.source_name)
-    return TorchProgram(compile_ir(imported.text, weights=imported.weights, **compile_kwargs), imported, module)
+    program = TorchProgram(compile_ir(imported.text, weights=imported.weights, **compile_kwargs), imported, module)
+    program.cache_position = position
+    return program
+
+
+def _is_cache(x) -> bool:
+    return any(c.__name__ == "Cache" and c.__module__.startswith("transformers") for c in type(x).__mro__)
+
+
+class WithCache(torch.nn.Module):
+    """`module` called with a transformers cache at argument `position`, the cache's tensors
+    registered as buffers of this wrapper (cache.layers.{i}.keys / .values / .cumulative_length:
+    the same tensor objects the cache holds), so that torch.export sees its in-place writes
+    as buffer mutations and the compiled program writes the cache's own tensors."""
+
+    def __init__(self, module: torch.nn.Module, cache, position: int):
+        super().__init__()
+        layers = getattr(cache, "layers", None)
+        if not layers or not any(getattr(layer, "is_initialized", False) for layer in layers):
+            raise ValueError("cache: expected a transformers cache whose layers hold their tensors (a StaticCache "
+                             "after one eager step, or after lazy_initialization); it allocates them on first use")
+        if any(type(layer).__name__ != "StaticLayer" for layer in layers):
+            raise ValueError(f"cache: expected a StaticCache (fixed-size tensors written in place), got layers "
+                             f"{sorted({type(layer).__name__ for layer in layers})} (a DynamicCache grows by "
+                             f"torch.cat: a new shape each step; use torch.compile(backend=\"ascend_mla\") for it)")
+        self.inner = module
+        self.position = position
+        object.__setattr__(self, "bound_cache", cache)           # not a submodule
+        holders = torch.nn.ModuleList()
+        for layer in layers:              # a layer the module does not use holds nothing yet
+            holder = torch.nn.Module()
+            if layer.is_initialized:
+                for name in ("keys", "values", "cumulative_length"):
+                    holder.register_buffer(name, getattr(layer, name))
+            holders.append(holder)
+        self.cache = torch.nn.Module()
+        self.cache.layers = holders
+
+    def forward(self, *args, **kwargs):
+        args = args[:self.position] + (self.bound_cache,) + args[self.position:]
+        return self.inner(*args, **kwargs)
 
 
 # --- the end-to-end example (what `ascend-mla run --from-torch` is to call) -----------------------
@@ -411,3 +576,23 @@ def cache_tensors(model) -> list:
     """Zeroed caches of a built model as torch tensors, in TorchMLA's order."""
     from ..runtime.interop import numpy_to_torch
     return [numpy_to_torch(a) for a in model.new_caches().values()]
+
+
+# --- torch.compile ------------------------------------------------------------------------------------
+
+from .dynamo import AscendBackend, GraphReport  # noqa: E402  (the backend builds on the importer above)
+
+DEFAULT_BACKEND = None
+
+
+def ascend_mla_backend(gm, example_inputs):
+    """torch.compile(backend="ascend_mla") (the `torch_dynamo_backends` entry point): one
+    AscendBackend shared by every such call; its reports are `default_backend().reports`."""
+    return default_backend()(gm, example_inputs)
+
+
+def default_backend() -> AscendBackend:
+    global DEFAULT_BACKEND
+    if DEFAULT_BACKEND is None:
+        DEFAULT_BACKEND = AscendBackend()
+    return DEFAULT_BACKEND

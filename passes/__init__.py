@@ -20,8 +20,8 @@ The named pipeline "default" runs them in that order.
 """
 from .registry import (PASSES, PIPELINES, PassFailure, PassInputs, PassOption, build_pass_manager,
                        parse_pipeline, register_pass, run_pipeline)
-from . import (absorb_kv, cleanup, fold_constants, fuse_attention, fuse_prolog, interleave_rope,  # noqa: F401
-               raise_primitives, raise_quant, select_layout)                                      # (registration)
+from . import (absorb_kv, absorb_latent, cleanup, fold_constants, fuse_attention, fuse_prolog,  # noqa: F401
+               interleave_rope, raise_primitives, raise_quant, select_layout)                  # (registration)
 
 __all__ = ["PASSES", "PIPELINES", "PassFailure", "PassInputs", "PassOption", "build_pass_manager",
            "parse_pipeline", "register_pass", "run_pipeline"]

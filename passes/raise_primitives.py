@@ -37,9 +37,9 @@ from mlir import ir
 from ..dialect.dialect import attributes_of
 from ..dialect.primitive import RmsNorm, Rope, Transpose
 from ..dialect.types import TensorInfo
-from .pattern import defining_op, last_axis_slice
+from .pattern import Pattern, defining_op, last_axis_slice, match, origin
 from .registry import ModulePass, UNCHANGED, register_pass
-from .rewrite import Builder, info, rewrite_anchors
+from .rewrite import DECLINED, Builder, info, rewrite_anchors
 
 
 # --- IR helpers ----------------------------------------------------------------------------------
@@ -312,21 +312,101 @@ def _complex_at(cat):
     return chain, x, slices[(f, 0)], slices[(f, 1)]
 
 
+# --- the strided-pairs form (transformers 5's apply_rotary_pos_emb_interleave) ---------------------
+#   a, b = x[..., 0::2], x[..., 1::2];  c, s = cos[..., :d/2], sin[..., :d/2] (viewed; the halves
+#   are checked in the rewrite, as both RoPEs of a layer read the same ones)
+#   cat([a * c - b * s, b * c + a * s], -1)
+# with cos = cat(freqs, freqs).cos(): the rotate-half RoPE of x's pairs de-interleaved, i.e.
+# mla.rope(x, cos, sin, mode="interleave") with cos and sin given the view c and s have.
+
+def _strided(start):
+    """A slice of the last axis with stride 2 from `start` (x[..., start::2])."""
+    def check(op):
+        t, offsets = info(op.operands[0]), list(op.attributes["static_offsets"])
+        sizes, strides = list(op.attributes["static_sizes"]), list(op.attributes["static_strides"])
+        return (t.rank == len(sizes) and t.shape[-1] % 2 == 0 and strides == [1] * (t.rank - 1) + [2]
+                and offsets == [0] * (t.rank - 1) + [start] and sizes == list(t.shape[:-1]) + [t.shape[-1] // 2])
+    return check
+
+
+def _first_half(op) -> bool:
+    part = last_axis_slice(op)
+    return part is not None and part[0] == 0 and 2 * part[1] == info(op.operands[0]).shape[-1]
+
+
+def _minus_one(op) -> bool:
+    return splat(op.operands[1]) == -1.0
+
+
+def _strided_rope_pattern() -> Pattern:
+    p = Pattern("RoPE of strided pairs", root="rope")
+    x = p.input("x")
+    a = p.op("tensor.extract_slice", x, name="even", where=_strided(0))
+    b = p.op("tensor.extract_slice", x, name="odd", where=_strided(1))
+    # the table halves are inputs: both RoPEs of a layer (query and key) read the same slices
+    c, s = p.view(p.input("cos_half")), p.view(p.input("sin_half"))
+    bs = p.op("mla.mul", x=p.op("mla.mul", x=b, y=s, name="bs"), y=p.input("minus_one"), where=_minus_one,
+              name="negated")
+    low = p.op("mla.add", x=p.op("mla.mul", x=a, y=c, name="ac"), y=bs)
+    high = p.op("mla.add", x=p.op("mla.mul", x=b, y=c), y=p.op("mla.mul", x=a, y=s))
+    p.output("y", p.op("tensor.concat", low, high, name="rope", where=lambda op: len(op.operands) == 2 and
+                       op.attributes["dim"].value == info(op.results[0]).rank - 1))
+    return p
+
+
+STRIDED_ROPE = _strided_rope_pattern()
+
+
+def _rope_from_strided(m):
+    """mla.rope(x, cos, sin) with the tables viewed as the halves were (same leading shape)."""
+    cat = m.op("rope")
+    y = cat.results[0]
+    build = Builder(ir.InsertionPoint(cat), cat.location)
+    tables = []
+    for name, product in (("cos_half", "ac"), ("sin_half", "bs")):
+        half_op = defining_op(origin(m.value(name)))
+        if half_op is None or half_op.name != "tensor.extract_slice" or not _first_half(half_op):
+            return False                        # not the first half of a (..., d) table
+        half = info(half_op.results[0]).shape
+        used = info(m.op(product).operands[1]).shape            # the half as the product reads it
+        table = half_op.operands[0]
+        full = used[:-1] + (info(table).shape[-1],)
+        if half[:-1] != info(table).shape[:-1] or 2 * used[-1] != full[-1]:
+            return False
+        tables.append(build.reshape(table, full))
+    chain = list(m.operations)
+    cast = trailing_cast(y)
+    result = info(y)
+    if cast is not None:
+        chain, y, result = chain + [cast], cast.results[0], info(cast.results[0])
+    rope = build.op(Rope, {"x": m.value("x"), "cos": tables[0], "sin": tables[1]}, {"mode": "interleave"},
+                    [result]).result
+    y.replace_all_uses_with(rope)
+    erase_chain([op for op in chain])
+    return True
+
+
 @register_pass
 @dataclass
 class RaiseRope(ModulePass):
     name = "raise-rope"
-    summary = "Make mla.rope of written-out RoPEs (rotate-half, interleaved, complex)"
+    summary = "Make mla.rope of written-out RoPEs (rotate-half, interleaved, strided pairs, complex)"
 
     def apply(self, module, inputs):
         def find(anchor):
+            if anchor.name == "tensor.concat":
+                m = match(STRIDED_ROPE, anchor)
+                if m is not None and not m.escapes:
+                    return m, ("strided", anchor, m)
             rotate_half = anchor.name == "mla.add"
             found = _rotate_half_at(anchor) if rotate_half else _complex_at(anchor)
-            return None if found is None else (found[0], (rotate_half, anchor, found))
+            return None if found is None else (found[0], ("rotate_half" if rotate_half else "complex", anchor, found))
 
         def rewrite(found):
-            rotate_half, anchor, found = found
-            (_rope_from_rotate_half if rotate_half else _rope_from_complex)(anchor, *found)
+            form, anchor, found = found
+            if form == "strided":
+                return None if _rope_from_strided(found) else DECLINED
+            (_rope_from_rotate_half if form == "rotate_half" else _rope_from_complex)(anchor, *found)
         changed = rewrite_anchors(module, ("mla.add", "tensor.concat"), find, rewrite, pass_name=self.name,
                                   log=inputs.log)
         return None if changed else UNCHANGED
