@@ -133,8 +133,9 @@ def main(argv=None) -> int:
         # ValueError: a pass pipeline MLIR cannot parse (check_pipeline).
         print(f"mla-run: error: {e}", file=sys.stderr)
         return 1
-    except OSError as e:
-        print(f"mla-run: error: cannot read {e.filename}: {e.strerror}", file=sys.stderr)
+    except OSError as e:         # the input files (an OSError without a file name is not ours to word)
+        what = f"cannot read {e.filename}: {e.strerror}" if e.filename else str(e) or type(e).__name__
+        print(f"mla-run: error: {what}", file=sys.stderr)
         return 1
     for i, out in enumerate(outputs):
         arr = out.to_nd() if isinstance(out, NZTensor) else np.asarray(out)

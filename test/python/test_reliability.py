@@ -1,0 +1,197 @@
+"""Reliability under load, threads and faults (docs/errors.md, "Limits"): memory that stays
+flat over many calls and compilations, a Program called from several threads, a broken CANN
+install that leaves the CPU fallback working.
+
+Memory is measured in child processes (a fresh interpreter: the numbers are its own, not the
+test runner's), as RSS read from /proc (Linux).
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+import ascend_mla
+from ascend_mla import BackendUnavailable
+from ascend_mla.runtime import backend as backend_module
+from ascend_mla.runtime import npu
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run_child(code: str, env=None, timeout=300) -> dict:
+    """Run `code` in a fresh interpreter; it prints one JSON object as its last line."""
+    full_env = {k: v for k, v in os.environ.items()
+                if k not in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_MLA_DEVICE")}
+    full_env.update(env or {})
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          timeout=timeout, env=full_env, cwd=REPO)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+RSS = """
+def rss_mb():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+"""
+
+# --- 1. the `auto` backend does not keep the callers' frames alive ---------------------------------
+
+# 1 MiB of input and 1 MiB of output per call: a leak of the call's arrays is 2 MiB a call.
+LEAK_PROGRAM = """
+func.func @norm(%x: tensor<64x8192xbf16>, %gamma: tensor<8192xbf16>) -> tensor<64x8192xbf16> {
+  %y = "mla.rms_norm"(%x, %gamma) {epsilon = 1.0e-06 : f64} : (tensor<64x8192xbf16>, tensor<8192xbf16>) -> tensor<64x8192xbf16>
+  return %y : tensor<64x8192xbf16>
+}
+"""
+
+
+@pytest.mark.parametrize("path", ["program", "eager"])
+def test_200_calls_on_auto_do_not_grow_memory(path):
+    """With no NPU, `auto` falls back to the CPU on every call: 200 calls must not keep their
+    inputs and outputs alive (they did, through one cached exception's growing traceback:
+    +1.4 GB). The limit, 50 MB, is 1/8 of what 200 calls' arrays (400 MiB) would hold."""
+    result = run_child(RSS + f"""
+import json, numpy as np, ml_dtypes, ascend_mla
+program = ascend_mla.compile('''{LEAK_PROGRAM}''')
+rng = np.random.default_rng(0)
+gamma = np.ones(8192, ml_dtypes.bfloat16)
+def call():
+    x = rng.standard_normal((64, 8192), np.float32).astype(ml_dtypes.bfloat16)
+    if "{path}" == "program":
+        return program(x, gamma)
+    return ascend_mla.ops.rms_norm(x, gamma, epsilon=1e-6)
+for _ in range(10):
+    call()
+before = rss_mb()
+for _ in range(200):
+    call()
+print(json.dumps({{"growth": rss_mb() - before, "backend": ascend_mla.get_backend()}}))
+""")
+    print(f"{path}: 200 calls on auto grew RSS by {result['growth']:.1f} MB")
+    assert result["backend"] == "cpu"
+    assert result["growth"] < 50, result
+
+
+def test_the_npu_failure_is_raised_afresh_each_time(monkeypatch):
+    """Each BackendUnavailable is a new object (re-raising one object appends every caller's
+    frames to its traceback)."""
+    monkeypatch.delenv("ASCEND_HOME_PATH", raising=False)
+    monkeypatch.delenv("ASCEND_TOOLKIT_HOME", raising=False)
+    npu.reset()
+    errors = []
+    for _ in range(3):
+        with pytest.raises(BackendUnavailable) as caught:
+            npu.npu_backend()
+        errors.append(caught.value)
+    assert len({id(e) for e in errors}) == 3
+    assert all(str(e) == str(errors[0]) for e in errors)
+    npu.reset()
+
+
+# --- 3. the describe_type memo does not keep MLIR contexts alive -----------------------------------
+
+def test_compile_does_not_keep_its_context():
+    from mlir import ir
+    import gc
+    ascend_mla.compile(LEAK_PROGRAM)       # warm: the shared contexts (eager, ACLNN) exist
+    gc.collect()
+    before = ir.Context._get_live_count()
+    for _ in range(5):
+        program = ascend_mla.compile(LEAK_PROGRAM)
+        del program
+    gc.collect()
+    assert ir.Context._get_live_count() == before
+
+
+@pytest.mark.parametrize("splits", [150, pytest.param(1000, marks=pytest.mark.slow)])
+def test_mla_splits_stay_under_200_mb(splits, tmp_path):
+    """mla-opt --split-input-file over splits that hold mla ops: each split's context is
+    dropped after it (1000 splits peaked at 2.6 GB, 150 at 500 MB: every context stayed
+    alive through the describe_type memo; 153 MB for 1000 now). 150 splits take about 9 s."""
+    path = tmp_path / "splits.mlir"
+    path.write_text("// -----\n".join(LEAK_PROGRAM.replace("@norm", f"@norm{i}") for i in range(splits)))
+    result = run_child(f"""
+import json, resource, sys
+from ascend_mla.tools import mla_opt
+status = mla_opt.main([{str(path)!r}, "--split-input-file", "-o", "/dev/null"])
+print(json.dumps({{"status": status, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+""")
+    print(f"mla-opt, {splits} mla splits: peak RSS {result['peak']:.0f} MB")
+    assert result["status"] == 0
+    assert result["peak"] < 200, result
+
+
+# --- 4. a broken CANN install: `auto` falls back, `npu` says what is wrong -------------------------
+
+def _libraries(root, content: bytes):
+    lib = root / "lib64"
+    lib.mkdir(parents=True, exist_ok=True)
+    for name in npu.LIBRARIES:
+        (lib / name).write_bytes(content)
+    return str(root)
+
+
+BROKEN = {
+    "zero-byte libraries": lambda tmp: {"ASCEND_HOME_PATH": _libraries(tmp, b"")},
+    "non-ELF libraries": lambda tmp: {"ASCEND_HOME_PATH": _libraries(tmp, b"#!/bin/sh\necho not a library\n")},
+    "ELF of another kind": lambda tmp: {"ASCEND_HOME_PATH": _libraries(tmp, b"\x7fELF" + b"\x00" * 60)},
+    "over-long ASCEND_HOME_PATH": lambda tmp: {"ASCEND_HOME_PATH": "/" + "a" * 5000},
+    "ASCEND_MLA_DEVICE=abc": lambda tmp: {"ASCEND_HOME_PATH": _libraries(tmp, b""), "ASCEND_MLA_DEVICE": "abc"},
+    "NUL in ASCEND_TOOLKIT_HOME": lambda tmp: {"ASCEND_TOOLKIT_HOME": "/opt\x00x"},
+}
+
+
+@pytest.fixture
+def clean_npu(monkeypatch):
+    for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_MLA_DEVICE"):
+        monkeypatch.delenv(var, raising=False)
+    npu.reset()
+    yield monkeypatch
+    npu.reset()
+    backend_module.set_backend("auto")
+
+
+@pytest.mark.parametrize("case", BROKEN)
+def test_a_broken_cann_install(case, clean_npu, tmp_path, caplog):
+    env = BROKEN[case](tmp_path)
+    if "\x00" in "".join(env.values()):
+        # os.environ refuses a NUL: the loader sees it through a patched getenv
+        real = os.environ.get
+        clean_npu.setattr(npu.os.environ, "get", lambda k, d=None: env.get(k, real(k, d)))
+    else:
+        for k, v in env.items():
+            clean_npu.setenv(k, v)
+    with pytest.raises(BackendUnavailable) as caught:
+        backend_module.set_backend("npu")
+    message = str(caught.value)
+    assert message.startswith("backend 'npu': ") and len(message) < 600, message
+    # auto: the CPU, with one message, and every call works
+    backend_module.set_backend("auto")
+    import logging
+    with caplog.at_level(logging.INFO, logger="ascend_mla"):
+        x = np.ones((2, 16), np.float32)
+        for _ in range(3):
+            out = ascend_mla.ops.rms_norm(x, np.ones(16, np.float32), epsilon=1e-6)
+    assert ascend_mla.get_backend() == "cpu"
+    np.testing.assert_allclose(out, np.ones((2, 16)), rtol=1e-5)
+    announced = [r for r in caplog.records if "backend 'auto'" in r.getMessage()]
+    assert len(announced) == 1, [r.getMessage() for r in caplog.records]
+
+
+def test_mla_run_on_npu_with_a_broken_install(clean_npu, tmp_path, capsys):
+    from ascend_mla.tools import mla_run
+    clean_npu.setenv("ASCEND_HOME_PATH", _libraries(tmp_path, b""))
+    path = tmp_path / "p.mlir"
+    path.write_text(LEAK_PROGRAM)
+    assert mla_run.main([str(path), "--backend", "npu"]) == 1
+    err = capsys.readouterr().err
+    assert "None" not in err and err.startswith("mla-run: error: backend 'npu': "), err
+    assert mla_run.main([str(path), "--backend", "auto"]) == 0
