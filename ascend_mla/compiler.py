@@ -15,6 +15,7 @@ selected backend; `program.memory_plan()` is the device memory those calls use.
 """
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from typing import Mapping, Sequence
 
@@ -76,6 +77,7 @@ class Program:
         self._mla_level = mla_level         # the data checks come from the IR before lowering
         self._mla_module = None
         self._functions = {}
+        self._lock = threading.Lock()       # the functions are decoded once, whichever thread asks
 
     @property
     def ir(self) -> str:
@@ -126,8 +128,10 @@ class Program:
         return roofline(self, inputs, function=function)
 
     def _function(self, function):
-        if function not in self._functions:
-            with self.context:
+        if function in self._functions:
+            return self._functions[function]
+        with self._lock, self.context:
+            if function not in self._functions:
                 fn = find_function(self.module, function)
                 name = symbol_name(fn)
                 if name not in self._functions:     # one entry (and one state) per function, however named
