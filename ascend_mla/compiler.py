@@ -66,7 +66,7 @@ class Program:
     `ir` the IR before the lowering (the pipeline's result)."""
 
     def __init__(self, context, module, weights: WeightTable, stages, log: FusionLog, remarks,
-                 target: str, mla_level: bool):
+                 target: str, mla_level):
         self.context = context
         self.module = module
         self.weights = weights
@@ -74,8 +74,10 @@ class Program:
         self.target = target
         self.diagnostics = remarks          # warnings and remarks of the compilation, as text
         self._log = log
-        self._mla_level = mla_level         # the data checks come from the IR before lowering
-        self._mla_module = None
+        # the data checks come from the IR before lowering: a copy of that module (None for a
+        # program given lowered). A copy, not the printed text parsed again: some IR MLIR
+        # prints does not parse back (a function named @"").
+        self._mla_module = mla_level
         self._functions = {}
         self._lock = threading.Lock()       # the functions are decoded once, whichever thread asks
 
@@ -146,10 +148,8 @@ class Program:
     def _data_checks(self, name):
         """The checks of a function, from its mla-level IR (`ir`; None for a program given
         lowered: it has no mla ops whose rules could run)."""
-        if not self._mla_level:
-            return None
         if self._mla_module is None:
-            self._mla_module = ir.Module.parse(self.ir)
+            return None
         return DataChecks(find_function(self._mla_module, name), self.weights)
 
     def run(self, *inputs, function: str | None = None, **named):
@@ -174,7 +174,7 @@ class Program:
         values = [arrays[i] for i in range(len(inputs))]
         # Types and data rules first: nothing is written when a call is rejected. Ops whose
         # data are computed are checked again before their kernels (checked mode).
-        late = frozenset()
+        late = True          # a program given lowered: every op's data rules before its kernel
         if checks is not None:
             checks(values)
             late = checks.late
@@ -188,8 +188,10 @@ class Program:
     __call__ = run
 
 
-def find_function(module: ir.Module, name: str | None):
-    functions = [op for op in module.body.operations if op.operation.name == "func.func"]
+def find_function(module, name: str | None):
+    """The func.func named `name` (None: the first) of a module (an ir.Module or its op)."""
+    body = module.body if isinstance(module, ir.Module) else module.operation.regions[0].blocks[0]
+    functions = [op for op in body.operations if op.operation.name == "func.func"]
     if not functions:
         raise ExecutionError("the module has no func.func to run")
     for fn in functions:
@@ -271,7 +273,7 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
     for name, value in bound.items():
         table.bind(name, interop.to_numpy_arguments({0: value})[0][0])
     stages = OrderedDict()
-    mla_level = False
+    mla_level = None
     with context, ir.Location.unknown(), DiagnosticCollector(context) as diags, FusionLog(source_name) as log, table:
         module = None
         try:
@@ -289,7 +291,7 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
             if module is not None and not diags.has_errors:
                 # The data checks come from the mla level, the code from the kernel-call level.
                 if not is_lowered(module):
-                    mla_level = True
+                    mla_level = module.operation.clone()
                     module = transform(module, lowering or [(LOWERING, "")], stages=stages, verify=False)
     if module is None or diags.has_errors:
         raise CompileError("\n".join(d.format(source_name) for d in diags.diagnostics if d.severity == "error"))

@@ -122,7 +122,7 @@ from mlir import ir
 from .dialect import MLA
 from .primitive import cache_writer
 from .opdef import OpDef, f64, i1, i64, i64_array, operand, optional, string, variadic
-from .rules import ARGUMENT, DATAFLOW, RUNTIME, STATIC, RuleSet, dim, waive
+from .rules import ARGUMENT, DATAFLOW, RUNTIME, STATIC, DynamicDim, RuleSet, dim, waive
 from .types import FRACTAL_NZ, TensorInfo
 
 OP_NAME = "mla.fused_infer_attention_score"
@@ -267,12 +267,24 @@ def _cache_form(op, s):
     return None
 
 
+MAX_BATCH = 65536     # FIA-043/044: the seed's B limit
+
+
+def _rows(batch: int) -> int:
+    """B for a per-batch-row list. Past the limit the lists are not built (2^31 Python ints
+    would take minutes and gigabytes before FIA-043/044 refuse B): the rules reading them
+    hold, and the limit rule reports."""
+    if batch > MAX_BATCH:
+        raise DynamicDim()
+    return batch
+
+
 def _per_batch(values, batch):
     """An actual length array's value per batch row: length 1 broadcasts, else the first B."""
     if values is None:
         return None
-    values = [int(v) for v in values]
-    return values * batch if len(values) == 1 else values[:batch]
+    values = [int(v) for v in values[:_rows(batch)]]
+    return values * batch if len(values) == 1 else values
 
 
 def _kv_lengths(op, s):
@@ -283,7 +295,7 @@ def _kv_lengths(op, s):
     axis = seq_axis(op.input_layout)
     if s.is_list:
         return [dim(t, axis) for t in op.key]
-    return [dim(op.key[0], axis)] * s.B
+    return [dim(op.key[0], axis)] * _rows(s.B)
 
 
 def _prefix_length(op, s):
@@ -344,7 +356,7 @@ SYMBOLS = {
     "askv": lambda op, s: (_tnd_kv_lengths(op, s) if s.tnd
                            else _per_batch(op.actual_seq_lengths_kv, s.B)),
     # lengths with their defaults (the shape's S), for the interception rules
-    "q_lengths": lambda op, s: s.asl if s.asl is not None else [s.Q_S] * s.B,
+    "q_lengths": lambda op, s: s.asl if s.asl is not None else [s.Q_S] * _rows(s.B),
     "kv_valid": lambda op, s: s.askv if s.askv is not None else s.kv_lengths,
     "P": _prefix_length,
     "max_blocks": _max_blocks,
@@ -1311,14 +1323,14 @@ def mla_prompt_causal(op, s):
 
 @rule("FIA-043", "query", branch="prompt")
 def prompt_batch_limit(op, s):
-    if s.B > 65536:
-        return f"expected B <= 65536, got {s.B}"
+    if s.B > MAX_BATCH:
+        return f"expected B <= {MAX_BATCH}, got {s.B}"
 
 
 @rule("FIA-044", "query", branch="incre")
 def incre_batch_limit(op, s):
-    if s.B > 65536:
-        return f"expected B <= 65536, got {s.B}"
+    if s.B > MAX_BATCH:
+        return f"expected B <= {MAX_BATCH}, got {s.B}"
 
 
 @rule("FIA-045", "num_heads", branch="prompt")

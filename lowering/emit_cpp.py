@@ -323,7 +323,7 @@ class _Emitter:
         name = self._file_name(symbol or f"constant{slot}")
         host = self.host_buffer(nbytes, name)
         if symbol is None:                       # an arith.constant: its value is in the IR
-            data = value.data if hasattr(value, "data") and not isinstance(value, np.ndarray) else value
+            data = value if isinstance(value, np.ndarray) else value.data     # an NZTensor: its storage
             self._fill(host, np.ascontiguousarray(data))
         else:
             status = self.b.call("ascend_mla_load", [self.data_dir, self.b.literal(f'"{name}"', _CSTR), host,
@@ -525,7 +525,15 @@ def emitc_module(lowered, argument_names) -> str:
     from .aclnn import _import_functions
     _import_functions()
     lowered = load(lowered)
-    body = _Emitter(lowered, argument_names).run()
+    from ..dialect.types import NUMPY_DTYPES
+    for index, info in enumerate(lowered.arg_types):
+        if info.dtype not in NUMPY_DTYPES:
+            raise EmitError(f"@{lowered.name}: argument #{index} has element type {info.dtype}, which "
+                            f"has no aclDataType here (element types: {', '.join(NUMPY_DTYPES)})")
+    try:
+        body = _Emitter(lowered, argument_names).run()
+    except ValueError as e:      # runtime/memory.py: no static memory plan (dynamic shapes)
+        raise EmitError(str(e)) from None
     called = sorted({c.function.header for c in lowered.calls})
     lines = ['emitc.include "acl/acl.h"']
     lines += [f'emitc.include "{h}"' for h in called]

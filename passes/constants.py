@@ -157,8 +157,9 @@ def declare_global(module, name: str, t: ir.Type):
 
 def _symbols(module) -> set:
     """Every symbol name defined at the top of the module (globals, functions)."""
-    return {op.attributes["sym_name"].value for op in _ops(module.regions[0].blocks[0])
-            if "sym_name" in op.attributes}
+    # value_bytes: a name need not be UTF-8 (@"\FF")
+    return {bytes(op.attributes["sym_name"].value_bytes).decode("utf-8", "replace")
+            for op in _ops(module.regions[0].blocks[0]) if "sym_name" in op.attributes}
 
 
 def _unique(name, taken):

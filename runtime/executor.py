@@ -21,7 +21,7 @@ import numpy as np
 from mlir import ir
 
 from ..dialect.opdef import KindError
-from ..dialect.types import TensorInfo, describe_type
+from ..dialect.types import TensorInfo, TypeDescriptionError, describe_type
 from ..lowering import aclnn as A
 from ..lowering.aclnn import ACLNN, Function
 from .formats import NZTensor, describe_value
@@ -83,7 +83,10 @@ class LoweredFunction:
         self._slots: dict = {}
         self._lists: dict = {}                # tensor-list slot -> its element slots
         self._varying: set = set()            # slots whose value may change between calls
-        self.arg_types = [describe_type(a.type) for a in block.arguments]
+        try:
+            self.arg_types = [describe_type(a.type) for a in block.arguments]
+        except TypeDescriptionError as e:         # a scalar, a memref...: no buffer to pass
+            raise ExecutionError(f"@{self.name}: an argument is not a tensor: {e}") from None
         self.arg_slots = [self._slot(a) for a in block.arguments]
         self._varying.update(self.arg_slots)
         self.instructions: list[tuple] = []
@@ -347,12 +350,36 @@ def _check_input(fn_name, index, declared: TensorInfo, value):
 
 def dense_value(attr: ir.DenseElementsAttr) -> np.ndarray:
     info = describe_type(attr.type)
-    from ..dialect.types import numpy_dtype
+    from ..dialect.types import NUMPY_DTYPES
+    if info.dtype not in NUMPY_DTYPES or None in info.shape:
+        raise ExecutionError(f"a constant of type {info}: no host array for it "
+                             f"(element types: {', '.join(NUMPY_DTYPES)}; static shapes)")
+    dtype = NUMPY_DTYPES[info.dtype]
     if attr.is_splat:
         splat = attr.get_splat_value()
         value = splat.value if hasattr(splat, "value") else float(splat)
-        return np.full(info.shape, value, dtype=numpy_dtype(info.dtype))
-    return np.array(attr, dtype=numpy_dtype(info.dtype)).reshape(info.shape)
+        return np.full(info.shape, value, dtype=dtype)
+    if info.dtype == "bf16":        # the bindings' buffer protocol has no bf16: the raw bytes
+        return np.frombuffer(_raw_data(attr, info.numel * dtype.itemsize), dtype).reshape(info.shape).copy()
+    return np.array(attr, dtype=dtype).reshape(info.shape)
+
+
+def _raw_data(attr, nbytes: int) -> bytes:
+    """The storage of a (non-splat) dense attribute, through the MLIR C API the bindings ship."""
+    import ctypes
+    from mlir import _mlir_libs
+    global _GET_RAW
+    if _GET_RAW is None:
+        import os
+        lib = ctypes.CDLL(os.path.join(os.path.dirname(_mlir_libs.__file__), "libMLIRPythonCAPI.so"))
+        _GET_RAW = lib.mlirDenseElementsAttrGetRawData
+        _GET_RAW.restype, _GET_RAW.argtypes = ctypes.c_void_p, [ctypes.c_void_p]   # MlirAttribute{ptr}
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return ctypes.string_at(_GET_RAW(get(attr._CAPIPtr, b"mlir.ir.Attribute._CAPIPtr")), nbytes)
+
+
+_GET_RAW = None
 
 
 def _resolve_backend(backend):

@@ -51,7 +51,7 @@ def main(argv=None) -> int:
             code = None
         except PassFailure:
             code = None
-        except (EmitError, RuntimeError) as e:
+        except (EmitError, RuntimeError, ValueError) as e:     # ValueError: an argument attribute
             print(f"mla-translate: error: {e}", file=sys.stderr)
             return 1
     if code is None or diags.has_errors:

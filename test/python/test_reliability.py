@@ -238,3 +238,121 @@ def test_three_threads_on_one_deepseek_layer_give_the_sequential_results():
     differ = [(t, s, i) for t in range(threads) for s in range(steps)
               for i, (a, b) in enumerate(zip(expected[t][s], got[t][s])) if a.tobytes() != b.tobytes()]
     assert not differ, f"{len(differ)} results differ from the sequential run: {differ}"
+
+
+# --- 5. IR the tools accept gets a diagnostic, not a traceback -------------------------------------
+
+RMS = """func.func @NAME(%x: tensor<4x16xf32>, %gamma: tensor<16xf32>) -> tensor<4x16xf32> {
+  %y = "mla.rms_norm"(%x, %gamma) {epsilon = 1.0e-06 : f64} : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("name", ['""', '"\\FF"', '"a b"'])
+def test_functions_with_odd_names_compile_and_run(name):
+    """MLIR prints @"" in a form it does not parse back: the program keeps its mla-level module
+    instead of parsing the printed text again."""
+    program = ascend_mla.compile(RMS.replace("NAME", name))
+    x = np.ones((4, 16), np.float32)
+    np.testing.assert_allclose(program(x, np.ones(16, np.float32))[0], x, rtol=1e-5)
+
+
+DYNAMIC = {
+    "matmul": """func.func @f(%x: tensor<?x16xbf16>, %w: tensor<16x32xbf16>) -> tensor<?x32xbf16> {
+  %0 = "mla.matmul"(%x, %w) : (tensor<?x16xbf16>, tensor<16x32xbf16>) -> tensor<?x32xbf16>
+  return %0 : tensor<?x32xbf16>
+}""",
+    "nz_cache_view": """func.func @f(%c: tensor<?x16x1x64xbf16>) -> tensor<?x16x64xbf16, #mla.format<"FRACTAL_NZ">> {
+  %0 = "mla.nz_cache_view"(%c) : (tensor<?x16x1x64xbf16>) -> tensor<?x16x64xbf16, #mla.format<"FRACTAL_NZ">>
+  return %0 : tensor<?x16x64xbf16, #mla.format<"FRACTAL_NZ">>
+}"""}
+
+
+@pytest.mark.parametrize("op", DYNAMIC)
+def test_dynamic_dims_the_lowering_cannot_express_are_a_diagnostic(op):
+    with pytest.raises(ascend_mla.CompileError, match=r"<source>:2:\d+: error: 'mla\.\w+' op cannot be "
+                                                       r"lowered to aclnn calls: .*dynamic shape"):
+        ascend_mla.compile(DYNAMIC[op])
+
+
+# A lowered program (mla-opt --lower-to-aclnn of examples/rms_norm.mlir, smaller) with a
+# non-splat bf16 constant as its gamma.
+LOWERED = """func.func @norm(%arg0: tensor<8x16xbf16>) -> tensor<8x16xbf16> {
+  %0 = "aclnn.current_stream"() : () -> !aclnn.stream
+  %g = arith.constant dense<[1.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5]> : tensor<16xbf16>
+  %cst = arith.constant 9.9999999999999995E-7 : f64
+  %1 = "aclnn.alloc"() : () -> tensor<8x16xbf16>
+  %2 = "aclnn.alloc"() : () -> tensor<8x1xf32>
+  %3:2 = "aclnn.rms_norm_get_workspace_size"(%arg0, %g, %cst, %1, %2) {callee = "aclnnRmsNormGetWorkspaceSize"} : (tensor<8x16xbf16>, tensor<16xbf16>, f64, tensor<8x16xbf16>, tensor<8x1xf32>) -> (i64, !aclnn.executor)
+  %4 = "aclnn.workspace"(%3#0) : (i64) -> tensor<?xi8>
+  "aclnn.launch"(%4, %3#0, %3#1, %0) {callee = "aclnnRmsNorm"} : (tensor<?xi8>, i64, !aclnn.executor, !aclnn.stream) -> ()
+  "aclnn.synchronize"(%0) : (!aclnn.stream) -> ()
+  return %1 : tensor<8x16xbf16>
+}
+"""
+
+
+def test_a_bf16_constant_in_a_lowered_program_runs():
+    import ml_dtypes
+    program = ascend_mla.compile(LOWERED)
+    x = np.ones((8, 16), ml_dtypes.bfloat16)
+    out = program(x)[0].astype(np.float32)
+    np.testing.assert_allclose(out[0], [1, 2] + [1] * 13 + [0.5], rtol=1e-2)   # bf16 rounding
+
+
+TRANSLATE = {
+    "bf16 constant": (LOWERED, "a non-splat arith.constant"),
+    "dynamic dims": (LOWERED.replace("tensor<8x16xbf16>", "tensor<?x16xbf16>"), "no static memory plan"),
+    "scalar argument": (LOWERED.replace("%arg0: tensor<8x16xbf16>", "%arg0: tensor<8x16xbf16>, %s: i32"),
+                        "an argument is not a tensor: expected a ranked tensor, got i32"),
+    "memref argument": (LOWERED.replace("%arg0: tensor<8x16xbf16>", "%arg0: tensor<8x16xbf16>, %s: memref<2xf32>"),
+                        "got memref<2xf32>"),
+    "non-string mla.name": (LOWERED.replace("%arg0: tensor<8x16xbf16>)", "%arg0: tensor<8x16xbf16> {mla.name = 3 : i64})"),
+                            "mla.name must be a string attribute, got 3 : i64"),
+    "f8 argument": (LOWERED.replace("%arg0: tensor<8x16xbf16>)", "%arg0: tensor<8x16xbf16>, %z: tensor<2xf8E4M3FN>)"),
+                    "argument #1 has element type f8E4M3FN"),
+    "tf32 argument": (LOWERED.replace("%arg0: tensor<8x16xbf16>)", "%arg0: tensor<8x16xbf16>, %z: tensor<2xtf32>)"),
+                      "argument #1 has element type tf32"),
+}
+
+
+@pytest.mark.parametrize("case", TRANSLATE)
+def test_mla_translate_on_lowered_ir_it_cannot_emit(case, tmp_path, capsys):
+    from ascend_mla.tools import mla_translate
+    source, message = TRANSLATE[case]
+    path = tmp_path / "in.mlir"
+    path.write_text(source)
+    assert mla_translate.main(["--emit-cpp", str(path), "-o", str(tmp_path / "out.cpp")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("mla-translate: error: ") and message in err and "Traceback" not in err, err
+
+
+# --- 6. sizes that cost before they are refused ----------------------------------------------------
+
+def test_a_batch_of_2_to_the_31_is_refused_fast(tmp_path):
+    """The FIA verifier built one Python int per batch row (the one kv length broadcast) before
+    FIA-044 refused B: 57 s and 17 GB for this 2 KB file. Run with 2 GB of address space: a regression fails, not the machine."""
+    b = 2 ** 31
+    path = tmp_path / "fia.mlir"
+    path.write_text(f"""func.func @f(%q: tensor<{b}x2x1x128xf16>, %k: tensor<{b}x2x512x128xf16>, %v: tensor<{b}x2x512x128xf16>) {{
+  %out, %lse = "mla.fused_infer_attention_score"(%q, %k, %v) {{num_heads = 2 : i64, scale_value = 0.08838834764831845 : f64, pre_tokens = 65535 : i64, next_tokens = 65535 : i64, input_layout = "BNSD", num_key_value_heads = 2 : i64, actual_seq_lengths_kv = array<i64: 512>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}} : (tensor<{b}x2x1x128xf16>, tensor<{b}x2x512x128xf16>, tensor<{b}x2x512x128xf16>) -> (tensor<{b}x2x1x128xf16>, tensor<1xf32>)
+  return
+}}
+""")
+    result = run_child(f"""
+import contextlib, io, json, resource, time
+resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+from ascend_mla.tools import mla_opt
+err = io.StringIO()
+start = time.perf_counter()
+try:
+    with contextlib.redirect_stderr(err):
+        status = mla_opt.main([{str(path)!r}, "-o", "/dev/null"])
+except MemoryError:
+    status = "MemoryError"
+print(json.dumps({{"status": status, "err": err.getvalue(), "seconds": time.perf_counter() - start,
+                  "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+""", timeout=120)
+    assert result["status"] == 1 and "expected B <= 65536, got 2147483648 [FIA-044]" in result["err"], result
+    assert result["seconds"] < 10 and result["peak"] < 400, result
