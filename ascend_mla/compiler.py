@@ -267,6 +267,15 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
         source = source.module
     if isinstance(source, ir.Module):
         source = str(source)
+    if not isinstance(source, (str, bytes)):
+        raise TypeError(f"source: expected IR text (str or bytes), an mlir.ir.Module or a model from "
+                        f"ascend_mla.models, got {type(source).__name__}")
+    if not isinstance(pipeline, str) and not (isinstance(pipeline, (list, tuple)) and all(
+            isinstance(e, tuple) and len(e) == 2 for e in pipeline)):
+        raise TypeError(f"pipeline: expected a pass-pipeline string such as 'builtin.module(verify)' "
+                        f"or 'default', got {type(pipeline).__name__}")
+    if weights is not None and not isinstance(weights, Mapping):
+        raise TypeError(f"weights: expected a mapping name -> array, got {type(weights).__name__}")
     bound.update(weights or {})
     context = make_context()
     table = WeightTable()
@@ -281,7 +290,7 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
         except ir.MLIRError as error:
             record_mlir_error(error)
         else:
-            problems = bind_globals(parsed, table)
+            problems = bind_globals(parsed, table, given=list(weights or ()))
             if problems:
                 raise CompileError("\n".join(f"{source_name}: error: {p}" for p in problems))
             elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline or [])

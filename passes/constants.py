@@ -257,11 +257,17 @@ def cleanup(module):
 
 # --- binding values to the globals --------------------------------------------------------------------
 
-def bind_globals(module, table: WeightTable) -> list[str]:
+def bind_globals(module, table: WeightTable, given=()) -> list[str]:
     """Bind the module's globals: extern ones from `table` (checked against their type), ones
     with a splat initializer from it. Returns the problems (a global without a value, a value
-    whose type is not the global's); empty when every global is bound."""
-    problems = []
+    whose type is not the global's, a name in `given` that is no global of the module); empty
+    when every global is bound."""
+    names = {bytes(op.attributes["sym_name"].value_bytes).decode("utf-8", "replace")
+             for op in _ops(module.body) if op.name == "ml_program.global"}
+    problems = [f"weight {name!r}: the module has no global of this name"
+                + (f" (its globals: {', '.join(sorted(names)[:6])}{' ...' if len(names) > 6 else ''})"
+                   if names else " (it has no ml_program.global)")
+                for name in given if name not in names]
     for op in _ops(module.body):
         if op.name != "ml_program.global":
             continue
@@ -283,7 +289,7 @@ def bind_globals(module, table: WeightTable) -> list[str]:
         try:
             actual = describe_value(name, value)
         except ValueError as e:
-            problems.append(f"weight {e}")
+            problems.append(f"weight {name!r}: {e}")
             continue
         if isinstance(value, NZTensor) != declared.is_nz or (actual.shape, actual.dtype) != (declared.shape, declared.dtype):
             problems.append(f"weight {name!r}: the global is {declared}, the value is {actual}")

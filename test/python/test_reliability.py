@@ -356,3 +356,93 @@ print(json.dumps({{"status": status, "err": err.getvalue(), "seconds": time.perf
 """, timeout=120)
     assert result["status"] == 1 and "expected B <= 65536, got 2147483648 [FIA-044]" in result["err"], result
     assert result["seconds"] < 10 and result["peak"] < 400, result
+
+
+# --- 8. the smaller list ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("layout", ["fortran", "strided"])
+def test_the_memory_layout_of_an_input_does_not_change_the_bits(layout):
+    """A Fortran-order (or strided) hidden state gave about 10 % of a DeepSeek layer's outputs
+    other bits than the C-order one (1 bf16 ulp: the projections summed in another order).
+    Read inputs reach the kernels C-contiguous."""
+    from ascend_mla.models import deepseek
+    model = deepseek.build("deepseek-v3", tp=32, layers=1, batch=4, block_size=16)
+    program = ascend_mla.compile(model, target="cpu")
+    expected = [np.array(o) for o in program(**model.inputs(0, caches=model.new_caches()))]
+    given = model.inputs(0, caches=model.new_caches())
+    h = given["hidden_states"]
+    if layout == "fortran":
+        given["hidden_states"] = np.asfortranarray(h)
+    else:
+        wide = np.zeros(h.shape[:-1] + (2 * h.shape[-1],), h.dtype)
+        wide[..., ::2] = h
+        given["hidden_states"] = wide[..., ::2]
+    assert not given["hidden_states"].flags.c_contiguous
+    got = program(**given)
+    for a, b in zip(expected, got):
+        assert np.asarray(b).tobytes() == a.tobytes()
+
+
+def test_mla_run_writes_the_output_file_it_is_given(tmp_path):
+    from ascend_mla.tools import mla_run
+    path = tmp_path / "p.mlir"
+    path.write_text(RMS.replace("NAME", "f"))
+    out = tmp_path / "result.data"
+    assert mla_run.main([str(path), "-o", str(out)]) == 0
+    assert out.is_file() and not (tmp_path / "result.data.npz").exists()
+    assert list(np.load(out, allow_pickle=False).files) == ["out0"]
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: ascend_mla.compile(None), "source: expected IR text"),
+    (lambda: ascend_mla.compile(RMS.replace("NAME", "f"), pipeline=123), "pipeline: expected a pass-pipeline string"),
+    (lambda: ascend_mla.compile(RMS.replace("NAME", "f"), weights=[1]), "weights: expected a mapping"),
+])
+def test_compile_arguments_of_the_wrong_kind(call, message):
+    with pytest.raises(TypeError, match=message):
+        call()
+
+
+@pytest.mark.parametrize("pipeline", ["", " ", ",,,", "builtin.module(,)", "builtin.module(verify,)",
+                                      "builtin.module(verify", "builtin.module(verify))"])
+def test_malformed_pipelines_are_refused_like_upstream(pipeline):
+    with pytest.raises(ValueError):
+        ascend_mla.compile(RMS.replace("NAME", "f"), pipeline=pipeline)
+
+
+def test_an_empty_module_pipeline_runs_no_pass():
+    program = ascend_mla.compile(RMS.replace("NAME", "f"), pipeline="builtin.module()")
+    assert list(program.stages) == ["input", "lower-to-aclnn"]
+
+
+def test_weight_errors_name_the_weight_and_unknown_names_are_refused():
+    from ascend_mla.models import deepseek
+    model = deepseek.build("deepseek-v3", tp=32, layers=1, batch=1, block_size=16)
+    name = "model.layers.0.input_layernorm.weight"
+    with pytest.raises(ascend_mla.CompileError, match=f"weight '{name}': expected a tensor"):
+        ascend_mla.compile(model, weights={name: "not an array"})
+    with pytest.raises(ascend_mla.CompileError, match="weight 'model.layers.0.nope': the module has no global"):
+        ascend_mla.compile(model, weights={"model.layers.0.nope": np.zeros(3, np.float32)})
+
+
+@pytest.mark.parametrize("arguments,message", [
+    (dict(seed=-1), "seed: expected a non-negative integer"),
+    (dict(seed=1.5), "seed: "),
+    (dict(max_positions=0), "max_positions: expected an integer in"),
+    (dict(max_positions=10 ** 12), "max_positions: "),
+    (dict(max_positions="64"), "max_positions: "),
+    (dict(batch=True), "batch: expected an integer"),
+    (dict(batch=2 ** 31), "batch: "),
+    (dict(block_size=2 ** 31), "block_size: "),
+    (dict(config={}), r"config\['hidden_size'\]: expected a positive integer"),
+    (dict(config="deepseek-v3"), "config: expected a dict"),
+    (dict(config={"hidden_size": 7168}), r"config\['num_attention_heads'\]"),
+    (dict(name=None), "name: unknown model"),
+])
+def test_deepseek_build_checks_its_arguments(arguments, message):
+    from ascend_mla.models import deepseek
+    if "config" in arguments and isinstance(arguments["config"], dict) and arguments["config"]:
+        arguments["config"] = dict(arguments["config"])
+    name = arguments.pop("name", "deepseek-v3")
+    with pytest.raises(ValueError, match=message):
+        deepseek.build(name, **arguments)
