@@ -446,3 +446,32 @@ def test_deepseek_build_checks_its_arguments(arguments, message):
     name = arguments.pop("name", "deepseek-v3")
     with pytest.raises(ValueError, match=message):
         deepseek.build(name, **arguments)
+
+
+# --- 7. mlir-opt's conventions ---------------------------------------------------------------------
+
+def test_a_word_after_a_bare_pass_flag_is_the_input(tmp_path, capsys):
+    from ascend_mla.tools import mla_opt
+    path = tmp_path / "in.mlir"
+    path.write_text(RMS.replace("NAME", "f"))
+    assert mla_opt.main(["--fuse-prolog", str(path)]) == 0
+    assert '"mla.rms_norm"' in capsys.readouterr().out
+    assert mla_opt.main([str(path), "--fuse-prolog=bogus=1"]) == 1
+    assert "pass fuse-prolog: unknown option(s) ['bogus']" in capsys.readouterr().err
+    assert mla_opt.main([str(path), "--fuse-prolog=v1=true", "--cse"]) == 0
+
+
+def test_mla_opt_help_says_how_options_are_given(capsys):
+    from ascend_mla.tools import mla_opt
+    with pytest.raises(SystemExit):
+        mla_opt.main(["--help"])
+    assert '--<pass>=OPTIONS, e.g. --fuse-prolog="opt=v"' in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize("pipeline", ["", ",,,", "builtin.module(,)"])
+def test_mla_opt_refuses_empty_pipelines(pipeline, tmp_path, capsys):
+    from ascend_mla.tools import mla_opt
+    path = tmp_path / "in.mlir"
+    path.write_text(RMS.replace("NAME", "f"))
+    assert mla_opt.main([str(path), f"--pass-pipeline={pipeline}"]) == 1
+    assert capsys.readouterr().err.startswith("mla-opt: error: ")
