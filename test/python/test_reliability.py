@@ -6,6 +6,7 @@ Memory is measured in child processes (a fresh interpreter: the numbers are its 
 test runner's), as RSS read from /proc (Linux).
 """
 import json
+import re
 import os
 import subprocess
 import sys
@@ -475,3 +476,32 @@ def test_mla_opt_refuses_empty_pipelines(pipeline, tmp_path, capsys):
     path.write_text(RMS.replace("NAME", "f"))
     assert mla_opt.main([str(path), f"--pass-pipeline={pipeline}"]) == 1
     assert capsys.readouterr().err.startswith("mla-opt: error: ")
+
+
+@pytest.mark.parametrize("attribute,message", [
+    ("1.0e-06 : f16", "epsilon: expected an f64 float attribute, got 1.013280e-06 : f16 [ARG-004]"),
+    ("0x7FF0000000000000 : f64", "epsilon: must be finite, got inf [RMS-005]")])
+def test_an_epsilon_of_another_float_type_or_infinite_is_refused(attribute, message):
+    with pytest.raises(ascend_mla.CompileError, match=re.escape(message)):
+        ascend_mla.compile(RMS.replace("NAME", "f").replace("1.0e-06 : f64", attribute))
+    if "inf" in message:
+        with pytest.raises(ascend_mla.VerificationError, match=re.escape(message)):
+            ascend_mla.ops.rms_norm(np.ones((2, 4), np.float32), np.ones(4, np.float32), epsilon=float("inf"))
+
+
+def test_frontend_modules_returning_none_or_adding_to_int64():
+    torch = pytest.importorskip("torch")
+    import ascend_mla.frontend.torch as frontend
+
+    class ReturnsNone(torch.nn.Module):
+        def forward(self, x):
+            return x * 2, None
+
+    class AddsToInt64(torch.nn.Module):
+        def forward(self, x):
+            return x + 1
+    with pytest.raises(ascend_mla.CompileError, match="output 1: the module returns None, not a tensor"):
+        frontend.compile_module(ReturnsNone(), (torch.ones(2, 4),))
+    # the constant is written as an integer: the op's own rule refuses i64, not the IR parser
+    with pytest.raises(ascend_mla.CompileError, match=r"'mla.add' op x: expected element type .* got i64 \[EW-001\]"):
+        frontend.compile_module(AddsToInt64(), (torch.ones(2, 4, dtype=torch.int64),))
