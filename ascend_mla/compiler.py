@@ -286,7 +286,7 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
     with context, ir.Location.unknown(), DiagnosticCollector(context) as diags, FusionLog(source_name) as log, table:
         module = None
         try:
-            parsed = ir.Module.parse(source)
+            parsed = parse_module(source)
         except ir.MLIRError as error:
             record_mlir_error(error)
         else:

@@ -530,6 +530,9 @@ def emitc_module(lowered, argument_names) -> str:
         if info.dtype not in NUMPY_DTYPES:
             raise EmitError(f"@{lowered.name}: argument #{index} has element type {info.dtype}, which "
                             f"has no aclDataType here (element types: {', '.join(NUMPY_DTYPES)})")
+        if None in info.shape:
+            raise EmitError(f"@{lowered.name}: argument #{index} has the dynamic type {info}: the host "
+                            "program's buffers have static sizes")
     try:
         body = _Emitter(lowered, argument_names).run()
     except ValueError as e:      # runtime/memory.py: no static memory plan (dynamic shapes)
