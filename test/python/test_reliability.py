@@ -29,8 +29,14 @@ def run_child(code: str, env=None, timeout=300) -> dict:
     full_env = {k: v for k, v in os.environ.items()
                 if k not in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_MLA_DEVICE")}
     full_env.update(env or {})
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=timeout, env=full_env, cwd=REPO)
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as script:
+        script.write(textwrap.dedent(code))
+    try:
+        done = subprocess.run([sys.executable, script.name], capture_output=True, text=True,
+                              timeout=timeout, env=full_env, cwd=REPO)
+    finally:
+        os.unlink(script.name)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -505,3 +511,45 @@ def test_frontend_modules_returning_none_or_adding_to_int64():
     # the constant is written as an integer: the op's own rule refuses i64, not the IR parser
     with pytest.raises(ascend_mla.CompileError, match=r"'mla.add' op x: expected element type .* got i64 \[EW-001\]"):
         frontend.compile_module(AddsToInt64(), (torch.ones(2, 4, dtype=torch.int64),))
+
+
+# --- MLIR's own aborts: refused before the bindings see the input ----------------------------------
+
+ABORTING = {
+    "bare dialect op name": ('"func"() : () -> ()', "'func' is not an op name"),
+    "dialect name and a dot": ('func.func @f() {\n  %0 = "arith."() : () -> (i32)\n  return\n}', "'arith.' is not an op name"),
+    "escaped dialect name": ('"ml\\61"() : () -> ()', "'mla' is not an op name"),
+    "10^4 nested regions": ("func.func @f() {" + "scf.execute_region {" * 10000 + "}" * 10000 + " return }",
+                            "nesting deeper than 512"),
+    "10^4 nested arrays": ("func.func @f() attributes {a = " + "[" * 10000 + "]" * 10000 + "} { return }",
+                           "nesting deeper than 512"),
+}
+
+
+def test_input_mlir_would_abort_on_is_refused_in_process():
+    """MLIR 22 aborts (LLVM ERROR) or overflows its stack on these: compile(), mla-opt and
+    mla-translate refuse them first, so the caller's process lives (a child runs them here:
+    before the refusal it died)."""
+    result = run_child(f"""
+import json, ascend_mla
+from ascend_mla.tools import mla_opt
+cases = {json.dumps({k: v[0] for k, v in ABORTING.items()})}
+out = {{}}
+for name, text in cases.items():
+    try:
+        ascend_mla.compile(text)
+        out[name] = "compiled"
+    except ascend_mla.CompileError as e:
+        out[name] = str(e)
+print(json.dumps(out))
+""")
+    for name, (_, message) in ABORTING.items():
+        assert message in result[name], (name, result[name])
+        assert result[name].startswith("<source>:"), result[name]
+
+
+def test_brackets_inside_strings_and_comments_do_not_count():
+    text = RMS.replace("NAME", "f").replace("-> tensor<4x16xf32> {", '-> tensor<4x16xf32> attributes {s = "'
+                                            + "[" * 2000 + '"} {', 1)
+    text += "// " + "(" * 2000 + '\n// "func"()\n'
+    ascend_mla.compile(text)
