@@ -151,10 +151,13 @@ class RefusedInput(ir.MLIRError):
 #   - a generic op whose name is a dialect's name alone (`"func"()`, `"mla."()`): LLVM ERROR
 #     "created with unregistered dialect";
 #   - nesting deeper than the parser's recursion survives (a few thousand brackets or regions
-#     overflow the stack): refused past MAX_NESTING.
+#     overflow the stack): refused past MAX_NESTING;
+#   - a static shape of 2^63 elements or more (an assertion in ShapedType::getNumElements when
+#     a dense attribute of that type is built).
 MAX_NESTING = 512
 _COMMENT_OR_STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"|//[^\n]*')
 _GENERIC_OP = re.compile(rb'(?:^|[=({;])[ \t]*"((?:[^"\\\n]|\\.)*)"[ \t]*\(', re.M)
+_SHAPE = re.compile(rb"(?:tensor|memref|vector)<((?:(?:\d+|\?)[ \t]*x[ \t]*)+)")
 _ESCAPE = re.compile(rb"\\([0-9a-fA-F]{2}|.)")
 
 
@@ -177,11 +180,21 @@ def refuse_aborting_input(source) -> Diagnostic | None:
                 line, col = _line_col(data, m.start(1) - 1)
                 return Diagnostic("error", f"'{name.decode('utf-8', 'replace')}' is not an op name "
                                   "(expected 'dialect.op'; MLIR would abort on it)", line, col)
+    if b"x" in data:
+        for m in _SHAPE.finditer(data):
+            count = 1
+            for d in m.group(1).split(b"x")[:-1]:
+                if d != b"?":
+                    count *= int(d)
+            if count >= 1 << 63:
+                line, col = _line_col(data, m.start())
+                return Diagnostic("error", "a shape of more than 2^63 - 1 elements (MLIR's element "
+                                  "count would overflow)", line, col)
     if data.count(b"(") + data.count(b"[") + data.count(b"{") > MAX_NESTING:
         blank = np.frombuffer(_COMMENT_OR_STRING.sub(lambda m: b" " * len(m.group()), data), np.uint8)
-        opening = np.isin(blank, np.frombuffer(b"([{", np.uint8))
-        closing = np.isin(blank, np.frombuffer(b")]}", np.uint8))
-        depth = np.cumsum(opening.astype(np.int64) - closing)
+        step = np.zeros(256, np.int8)
+        step[list(b"([{")], step[list(b")]}")] = 1, -1
+        depth = np.cumsum(step[blank], dtype=np.int64)
         if depth.size and depth.max() > MAX_NESTING:
             line, col = _line_col(data, int(np.argmax(depth > MAX_NESTING)))
             return Diagnostic("error", f"nesting deeper than {MAX_NESTING} brackets, braces and "

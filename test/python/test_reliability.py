@@ -519,6 +519,9 @@ ABORTING = {
     "bare dialect op name": ('"func"() : () -> ()', "'func' is not an op name"),
     "dialect name and a dot": ('func.func @f() {\n  %0 = "arith."() : () -> (i32)\n  return\n}', "'arith.' is not an op name"),
     "escaped dialect name": ('"ml\\61"() : () -> ()', "'mla' is not an op name"),
+    "2^64-element splat": ("func.func @f() -> tensor<2x9223372036854775807xf32> {\n  %0 = arith.constant dense<1.0> "
+                           ": tensor<2x9223372036854775807xf32>\n  return %0 : tensor<2x9223372036854775807xf32>\n}",
+                           "a shape of more than 2^63 - 1 elements"),
     "10^4 nested regions": ("func.func @f() {" + "scf.execute_region {" * 10000 + "}" * 10000 + " return }",
                             "nesting deeper than 512"),
     "10^4 nested arrays": ("func.func @f() attributes {a = " + "[" * 10000 + "]" * 10000 + "} { return }",
