@@ -556,3 +556,4 @@ def test_brackets_inside_strings_and_comments_do_not_count():
                                             + "[" * 2000 + '"} {', 1)
     text += "// " + "(" * 2000 + '\n// "func"()\n'
     ascend_mla.compile(text)
+
