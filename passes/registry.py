@@ -111,12 +111,13 @@ def _split_top_level(text: str) -> list[str]:
         elif ch in ")}":
             depth -= 1
             if depth < 0:
-                raise ValueError(f"pipeline {text!r}: unbalanced '{ch}' at character {i + 1}")
+                raise ValueError(f"pipeline {text!r}: unbalanced parentheses (an extra closing '{ch}' "
+                                 f"at character {i + 1})")
         elif ch == "," and depth == 0:
             parts.append(text[start:i].strip())
             start = i + 1
     if depth:
-        raise ValueError(f"pipeline {text!r}: missing a closing ')' or '}}'")
+        raise ValueError(f"pipeline {text!r}: unbalanced parentheses (a closing ')' or '}}' is missing)")
     parts.append(text[start:].strip())
     return parts
 
