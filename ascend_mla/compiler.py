@@ -33,7 +33,7 @@ from .lowering.lower_to_aclnn import is_lowered  # (also registers the lower-to-
 from .runtime import interop
 from .runtime.backend import BACKENDS, set_backend
 from .lowering.program import find_function, symbol_name
-from .runtime.checks import DataChecks
+from .runtime.checks import DataChecks, InputError
 from .runtime.evaluate import evaluate_op
 from .runtime.executor import load as load_lowered
 from .runtime.weights import bind_globals
@@ -175,6 +175,10 @@ class Program:
         arrays, back = interop.to_numpy_arguments(dict(enumerate(inputs)),
                                                   in_place=set(lowered.inplace.values()) | set(states))
         values = [arrays[i] for i in range(len(inputs))]
+        for i in sorted(set(lowered.inplace.values())):      # a cache the program updates in place
+            if isinstance(values[i], np.ndarray) and not values[i].flags.writeable:
+                raise InputError(f"@{lowered.name}: input {i} ({all_names[i]}) is updated in place, "
+                                 "but the array is read-only")
         # Types and data rules first: nothing is written when a call is rejected. Ops whose
         # data are computed are checked again before their kernels (checked mode).
         late = True          # a program given lowered: every op's data rules before its kernel

@@ -166,5 +166,6 @@ def argument_name(fn, index: int) -> str:
         return f"arg{index}"
     name = attrs["mla.name"]
     if not isinstance(name, ir.StringAttr):
-        raise ValueError(f"argument #{index}: mla.name must be a string attribute, got {name}")
+        from .errors import VerificationError
+        raise VerificationError(f"argument #{index}: mla.name must be a string attribute, got {name}")
     return ir.StringAttr(name).value

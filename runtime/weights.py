@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
-from ..dialect.types import describe_type, numpy_dtype
+from ..dialect.types import TypeDescriptionError, describe_type, numpy_dtype
 from ..passes.weights import WeightTable, ops_of
 from .formats import NZTensor, describe_value
 
@@ -23,8 +23,12 @@ def bind_globals(module, table: WeightTable, given=()) -> list[str]:
     for op in ops_of(module.body):
         if op.name != "ml_program.global":
             continue
-        name = op.attributes["sym_name"].value
-        declared = describe_type(op.attributes["type"].value)
+        name = bytes(op.attributes["sym_name"].value_bytes).decode("utf-8", "replace")
+        try:
+            declared = describe_type(op.attributes["type"].value)
+        except TypeDescriptionError as e:           # an unranked or foreign-encoded global
+            problems.append(f"global {name!r}: {e}")
+            continue
         initial = op.attributes["value"]
         if isinstance(initial, ir.DenseElementsAttr):
             if not initial.is_splat:

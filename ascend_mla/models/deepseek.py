@@ -231,7 +231,8 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
 CONFIG_SIZES = ("hidden_size", "num_attention_heads", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
                 "v_head_dim")
 # Bounds that keep a typo from allocating the machine: FIA's B <= 65536 and blockSize <= 512
-# (the seed); positions up to the config's max_position_embeddings (else 2^20).
+# (the seed); positions up to the config's max_position_embeddings (at most 2^20).
+_MAX_SIZE = 1 << 16          # a config's sizes (DeepSeek-V3's largest: hidden_size 7168)
 _LIMITS = {"tp": 1 << 16, "layers": 1 << 10, "batch": 65536, "seq": 1 << 20, "block_size": 512}
 
 
@@ -244,11 +245,11 @@ def _check_build_arguments(name, config, *, max_positions, seed, **sizes):
     if not isinstance(config, dict):
         raise ValueError(f"config: expected a dict of hyper-parameters (a config.json), got {type(config).__name__}")
     for key in CONFIG_SIZES:
-        if not _is_int(config.get(key)) or config[key] < 1:
-            raise ValueError(f"config[{key!r}]: expected a positive integer, got {config.get(key)!r}")
+        if not _is_int(config.get(key)) or not 1 <= config[key] <= _MAX_SIZE:
+            raise ValueError(f"config[{key!r}]: expected an integer in [1, {_MAX_SIZE}], got {config.get(key)!r}")
     lora = config.get("q_lora_rank")
-    if lora is not None and (not _is_int(lora) or lora < 1):
-        raise ValueError(f"config['q_lora_rank']: expected a positive integer or None, got {lora!r}")
+    if lora is not None and (not _is_int(lora) or not 1 <= lora <= _MAX_SIZE):
+        raise ValueError(f"config['q_lora_rank']: expected an integer in [1, {_MAX_SIZE}] or None, got {lora!r}")
     eps = config.get("rms_norm_eps", 1e-6)
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:
         raise ValueError(f"config['rms_norm_eps']: expected a number in (0, 1), got {eps!r}")
@@ -258,7 +259,7 @@ def _check_build_arguments(name, config, *, max_positions, seed, **sizes):
     if not _is_int(seed) or seed < 0:
         raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
     most = config.get("max_position_embeddings", 1 << 20)
-    most = most if _is_int(most) and most > 0 else 1 << 20
+    most = min(most, 1 << 20) if _is_int(most) and most > 0 else 1 << 20
     if max_positions is not None and (not _is_int(max_positions) or not sizes["seq"] <= max_positions <= most):
         raise ValueError(f"max_positions: expected an integer in [seq = {sizes['seq']}, {most}], got {max_positions!r}")
 

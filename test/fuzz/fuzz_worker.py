@@ -13,6 +13,12 @@ answers = os.fdopen(os.dup(1), "w")
 os.dup2(2, 1)                       # prints of the cases (and of MLIR) go to stderr
 sys.stdout = sys.stderr
 
+import ascend_mla  # noqa: E402,F401  (the imports before "ready": the parent times cases only)
+import fuzzing  # noqa: E402,F401
+
+answers.write("ready\n")
+answers.flush()
+
 for line in sys.stdin:
     request = json.loads(line)
     module, name = request["target"].split(":")

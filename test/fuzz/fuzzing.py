@@ -274,6 +274,12 @@ class Worker:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
                                      cwd=str(REPO))
         self.started += 1
+        # the child says it is ready once its imports are done: their time (long on a busy
+        # machine) is not a case's
+        import select
+        ready, _, _ = select.select([self.proc.stdout], [], [], 900)
+        if not ready or not self.proc.stdout.readline():
+            raise RuntimeError("the fuzz worker did not start")
 
     def call(self, target: str, *args):
         import json
@@ -337,6 +343,7 @@ def run_cases(cases: int, one_case, isolated: bool):
                 problem = str(e)
             if problem:
                 failures.append(f"case {case}: {problem}")
+                print(f"FAILED case {case}: {problem.strip().splitlines()[-1][:300]}")
     finally:
         if worker is not None:
             worker.close()

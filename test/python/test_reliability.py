@@ -441,7 +441,7 @@ def test_weight_errors_name_the_weight_and_unknown_names_are_refused():
     (dict(batch=True), "batch: expected an integer"),
     (dict(batch=2 ** 31), "batch: "),
     (dict(block_size=2 ** 31), "block_size: "),
-    (dict(config={}), r"config\['hidden_size'\]: expected a positive integer"),
+    (dict(config={}), r"config\['hidden_size'\]: expected an integer in \[1, 65536\]"),
     (dict(config="deepseek-v3"), "config: expected a dict"),
     (dict(config={"hidden_size": 7168}), r"config\['num_attention_heads'\]"),
     (dict(name=None), "name: unknown model"),
