@@ -557,3 +557,18 @@ def test_brackets_inside_strings_and_comments_do_not_count():
     text += "// " + "(" * 2000 + '\n// "func"()\n'
     ascend_mla.compile(text)
 
+
+
+def test_a_read_only_cache_of_a_program_is_refused_before_any_write():
+    """The fuzzer's case: a program whose scatter_cache updates a read-only array raised
+    NumPy's 'assignment destination is read-only' from inside the kernel."""
+    import ml_dtypes
+    program = ascend_mla.compile("""func.func @f(%cache: tensor<4x16x1x64xbf16>, %slots: tensor<2x1xi64>, %rows: tensor<2x1x1x64xbf16>) -> tensor<4x16x1x64xbf16> {
+  %0 = "mla.scatter_cache"(%cache, %slots, %rows) : (tensor<4x16x1x64xbf16>, tensor<2x1xi64>, tensor<2x1x1x64xbf16>) -> tensor<4x16x1x64xbf16>
+  return %0 : tensor<4x16x1x64xbf16>
+}""", target="cpu")
+    cache = np.zeros((4, 16, 1, 64), ml_dtypes.bfloat16)
+    cache.setflags(write=False)
+    with pytest.raises(ascend_mla.runtime.checks.InputError, match=r"input 0 \(arg0\) is updated in place, but the array is read-only"):
+        program(cache, np.array([[1], [5]], np.int64), np.ones((2, 1, 1, 64), ml_dtypes.bfloat16))
+    assert not cache.any()
