@@ -372,6 +372,9 @@ class _Emitter:
     def _tensor(self, buf: _Buffer) -> str:
         b = self.b
         info = buf.info
+        if None in info.shape or None in buf.strides or None in buf.storage:
+            raise EmitError(f"@{self.fn.name}: a tensor of the dynamic type {info}: the host program's "
+                            "tensors have static shapes")
         view, vt = b.int64s(info.shape)
         strides, st = b.int64s(buf.strides)
         storage, tt = b.int64s(buf.storage)
