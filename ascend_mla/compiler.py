@@ -185,6 +185,11 @@ class Program:
         if checks is not None:
             checks(values)
             late = checks.late
+        # Checked as given; run on C-contiguous copies of the read inputs: BLAS sums a
+        # Fortran-order matrix in another order, so the layout would change the result's bits.
+        written = set(lowered.inplace.values()) | set(states)
+        values = [np.ascontiguousarray(v) if isinstance(v, np.ndarray) and i not in written
+                  and not v.flags.c_contiguous else v for i, v in enumerate(values)]
         with self.context:
             outputs = lowered(values, backend=self.target if self.target != "auto" else None,
                               checked=late, inputs_checked=checks is not None)

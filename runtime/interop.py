@@ -48,11 +48,10 @@ def numpy_to_torch(a: np.ndarray):
 
 
 def readable(a, in_place: bool = False):
-    """An operand as kernels may read it: one that is not C-contiguous (Fortran order, a
-    strided or negative-stride view) becomes a contiguous copy, unless the op writes into it
-    (a cache: the kernels write through any view). BLAS sums a Fortran-order matrix in
-    another order: without the copy, the layout would change the result's bits."""
-    if isinstance(a, np.ndarray) and not in_place and not a.flags.c_contiguous:
+    """An operand as kernels may read it: a view with a negative stride (`x[::-1]`; torch has
+    none) becomes a contiguous copy, unless the op writes into it (a cache: the kernels write
+    through any view)."""
+    if isinstance(a, np.ndarray) and not in_place and any(s < 0 for s in a.strides):
         return np.ascontiguousarray(a)
     return a
 
