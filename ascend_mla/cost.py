@@ -247,7 +247,7 @@ class _Calls:
             int8 = x.dtype == "i8"
         seen, nbytes, weights = set(), 0, 0
         for c_name, value in args.items():
-            if kinds[c_name] not in A.DEVICE_TENSORS + (A.TENSOR_LIST,):
+            if kinds[c_name] not in A.DEVICE_TENSORS + A.LIST_KINDS:
                 continue
             for t in self.tensors(value):
                 if t not in seen:

@@ -1,6 +1,6 @@
 """Benchmark: mla.fused_infer_attention_score, MLA decode, DeepSeek-V3 shapes.
 
-    python bench/bench_fia.py [--quick]
+    python bench/bench_fia.py [--quick] [--cpu-time] [--no-before]
 
 B = 8, N = 128 query heads, Q_S = 1, one latent kv head (D = 512 + rope 64), block size 128,
 PA_BSND caches with a shuffled block table, kv lengths 1k and 8k. The CPU kernel (through the
@@ -10,15 +10,17 @@ kernel registry, torch matmuls by default) is timed against, in the same run:
     (B, 576, L), softmax, (B, N, L) x (B, L, 512), output bf16;
   - the same with the kv already float32 (conversion not timed): a lower bound;
   - NumPy dense: the same absorbed form with NumPy matmuls (one per batch row), kv converted
-    from bf16 per call.
-Times are medians of interleaved runs after a warm-up (the machine may be shared). Not a test.
+    from bf16 per call;
+  - before: the kernel before the speed work (test/python/kernels_before, the tests' oracle).
+Times are medians of interleaved runs after a warm-up (the machine may be shared; the spread
+column says how noisy it was). Not a test.
 """
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
+
+from timing import CPU_TIME_HELP, before_kernels, machine, median_times   # first: sets threads
 
 import ml_dtypes
 import numpy as np
@@ -47,8 +49,8 @@ def make_problem(batch, kv_len, seed=0):
                 table=table.astype(np.int32), kv_len=kv_len, dense=dense, q_dense=q_dense)
 
 
-def run_kernel(p, scale):
-    fia = get_kernel("mla.fused_infer_attention_score")
+def run_kernel(p, scale, get=get_kernel):
+    fia = get("mla.fused_infer_attention_score")
     return fia(query=p["query"], key=p["kv_cache"], value=p["kv_cache"],
                query_rope=p["query_rope"], key_rope=p["kr_cache"], block_table=p["table"],
                block_size=BLOCK, actual_seq_lengths_kv=[p["kv_len"]], num_heads=N_HEADS,
@@ -77,20 +79,6 @@ def numpy_absorbed(q, kv, scale):
     return out
 
 
-def median_times(candidates, repeats):
-    """Median seconds per candidate, the runs interleaved so that load from other processes
-    on the machine falls on every candidate alike."""
-    for fn in candidates.values():
-        fn()
-    times = {name: [] for name in candidates}
-    for _ in range(repeats):
-        for name, fn in candidates.items():
-            t0 = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - t0)
-    return {name: statistics.median(t) for name, t in times.items()}
-
-
 def with_backend(backend, fn):
     def run():
         previous = os.environ.get("ASCEND_MLA_MATMUL")
@@ -111,16 +99,20 @@ def to_torch_bf16(torch, a):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats (smoke run)")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats (about a minute)")
+    parser.add_argument("--cpu-time", action="store_true", help=CPU_TIME_HELP)
+    parser.add_argument("--no-before", action="store_true", help="leave out the kernel before the speed work")
     args = parser.parse_args()
-    repeats = 2 if args.quick else 7
+    repeats = 5 if args.quick else 15
     import torch
+    get_before = None if args.no_before else before_kernels()
     scale = 1 / np.sqrt(192)
+    print(machine())
     print(f"MLA decode, B=8 N={N_HEADS} Q_S=1 D={D_LATENT}+{D_ROPE} block={BLOCK} PA_BSND, "
-          f"torch {torch.__version__}, {torch.get_num_threads()} threads, "
-          f"median of {repeats} (ms)")
-    header = (f"{'kv len':>7} {'kernel':>9} {'kernel/np':>10} {'torch bf16':>11} "
-              f"{'torch f32kv':>12} {'numpy':>9} {'k/torch':>8} {'k/f32kv':>8} {'k/numpy':>8}")
+          f"medians of {repeats} interleaved runs (ms)")
+    header = (f"{'kv len':>7} {'kernel':>9} {'before':>9} {'torch bf16':>11} {'torch f32kv':>12}"
+              f" {'kernel/np':>10} {'numpy':>9} | {'k/before':>8} {'k/torch':>8} {'k/f32kv':>8}"
+              f" {'knp/np':>7} | spread")
     print(header)
     for kv_len in (1024, 8192):
         p = make_problem(8, kv_len)
@@ -133,20 +125,23 @@ def main():
 
         # torch-backed and NumPy-BLAS-backed runs are timed in separate groups: the idle
         # worker threads of one library spin for a while and would slow the other down
+        torch_group = {"kernel": with_backend("torch", lambda: run_kernel(p, scale))}
+        if get_before is not None:
+            torch_group["before"] = with_backend("torch", lambda: run_kernel(p, scale, get_before))
+        torch_group.update({"torch": lambda: torch_absorbed(torch, q_t, kv_t, scale),
+                            "torch32": lambda: torch_absorbed(torch, q_t, kv_f32, scale)})
         with torch.inference_mode():
-            t = median_times({
-                "kernel": with_backend("torch", lambda: run_kernel(p, scale)),
-                "torch": lambda: torch_absorbed(torch, q_t, kv_t, scale),
-                "torch32": lambda: torch_absorbed(torch, q_t, kv_f32, scale)}, repeats)
+            t = median_times(torch_group, repeats)
         t.update(median_times({
             "kernel_np": with_backend("numpy", lambda: run_kernel(p, scale)),
             "numpy": lambda: numpy_absorbed(p["q_dense"], p["dense"], scale)}, repeats))
-        t_kernel, t_kernel_np, t_torch, t_torch32, t_numpy = (
-            t[k] for k in ("kernel", "kernel_np", "torch", "torch32", "numpy"))
-        ms = lambda t: f"{t * 1e3:9.1f}"
-        print(f"{kv_len:>7} {ms(t_kernel)} {ms(t_kernel_np):>10} {ms(t_torch):>11} "
-              f"{ms(t_torch32):>12} {ms(t_numpy)} {t_kernel / t_torch:8.2f} "
-              f"{t_kernel / t_torch32:8.2f} {t_kernel / t_numpy:8.2f}")
+        ms = {k: v[0] * 1e3 for k, v in t.items()}
+        nan = float("nan")
+        k = ms["kernel"]
+        print(f"{kv_len:>7} {k:9.1f} {ms.get('before', nan):9.1f} {ms['torch']:11.1f} {ms['torch32']:12.1f}"
+              f" {ms['kernel_np']:10.1f} {ms['numpy']:9.1f} | {k / ms.get('before', nan):8.2f}"
+              f" {k / ms['torch']:8.2f} {k / ms['torch32']:8.2f} {ms['kernel_np'] / ms['numpy']:7.2f} | "
+              + " ".join(f"{name} {v[1]:.0%}" for name, v in t.items()))
 
 
 if __name__ == "__main__":

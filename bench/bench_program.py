@@ -1,11 +1,12 @@
 """Compiled DeepSeek-V3 programs on the one execution path (lower -> execute): decode-step time
 on the CPU backend, kernel calls per step, and the memory plan.
 
-    python bench/bench_program.py [--quick] [--baseline-python PATH]
+    python bench/bench_program.py [--quick] [--cpu-time] [--baseline-python PATH]
 
 A 2-layer DeepSeek-V3 attention block at tp=8 (N=16 heads), batch 4, block 128, fused (the
 default pipeline) and unfused (verify only), runs decode steps; the median step time is
-printed. With --baseline-python (the interpreter of another checkout of ascend-mla, e.g. the
+printed, and fused / unfused. --cpu-time: one thread per library and each step's process CPU
+time (robust on a loaded machine). With --baseline-python (the interpreter of another checkout of ascend-mla, e.g. the
 commit before compiled programs ran lowered), the same steps run there too, interleaved with
 ours in the same run, and the ratio is printed. The memory plan is that of one DeepSeek-V3 layer
 at full width (tp=1: N=128), batch 8, 4k context.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -21,7 +23,7 @@ import tempfile
 import time
 
 STEP = r"""
-import json, sys, time, statistics
+import json, os, sys, time, statistics
 import ascend_mla
 from ascend_mla.models import deepseek
 ascend_mla.set_backend("cpu")
@@ -30,39 +32,48 @@ model = deepseek.build("deepseek-v3", tp=8, layers=2, batch=batch, block_size=12
 program = ascend_mla.compile(model, pipeline=pipeline)
 program(**model.inputs(0))
 inputs = [model.inputs(s) for s in range(1, steps + 1)]
+clock = time.process_time if os.environ.get("BENCH_CPU_TIME") else time.perf_counter
 times = []
 for x in inputs:
-    t = time.perf_counter()
+    t = clock()
     program(**x)
-    times.append(time.perf_counter() - t)
+    times.append(clock() - t)
 print(json.dumps(times))
 """
 
 
-def step_times(python: str, pipeline: str, steps: int, batch: int) -> list:
+def step_times(python: str, pipeline: str, steps: int, batch: int, cpu_time: bool = False) -> list:
     # cwd: not a checkout (python -c puts the working directory first on sys.path)
+    env = dict(os.environ)
+    if cpu_time:
+        env.update(BENCH_CPU_TIME="1", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     done = subprocess.run([python, "-c", STEP, pipeline, str(steps), str(batch)], capture_output=True,
-                          text=True, check=True, cwd=tempfile.gettempdir())
+                          text=True, check=True, cwd=tempfile.gettempdir(), env=env)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def decode_steps(args):
-    from bench_eager import cpu_flags
-    print(f"CPU flags: {cpu_flags()}")
+    from timing import machine
+    print(machine())
     steps, rounds = (8, 2) if args.quick else (16, args.rounds)
     print(f"DeepSeek-V3, 2 layers, tp=8 (N=16), batch {args.batch}, block 128: decode step, median of "
-          f"{steps * rounds} steps in {rounds} interleaved rounds (CPU backend)")
-    for name, pipeline in (("fused", "default"), ("unfused", "builtin.module(verify)")):
-        ours, base = [], []
-        for _ in range(rounds):
-            ours += step_times(sys.executable, pipeline, steps, args.batch)
+          f"{steps * rounds} steps in {rounds} interleaved rounds (CPU backend; each process's "
+          "first step, which imports and prepares, is not timed)")
+    pipelines = (("fused", "default"), ("unfused", "builtin.module(verify)"))
+    ours = {name: [] for name, _ in pipelines}
+    base = {name: [] for name, _ in pipelines}
+    for _ in range(rounds):
+        for name, pipeline in pipelines:
+            ours[name] += step_times(sys.executable, pipeline, steps, args.batch, args.cpu_time)
             if args.baseline_python:
-                base += step_times(args.baseline_python, pipeline, steps, args.batch)
-        line = f"  {name:8s} lowered + executor: {statistics.median(ours) * 1e3:7.2f} ms"
-        if base:
-            line += (f" | baseline: {statistics.median(base) * 1e3:7.2f} ms"
-                     f" -> {statistics.median(ours) / statistics.median(base):.2f}x")
+                base[name] += step_times(args.baseline_python, pipeline, steps, args.batch, args.cpu_time)
+    for name, _ in pipelines:
+        line = f"  {name:8s} lowered + executor: {statistics.median(ours[name]) * 1e3:7.2f} ms"
+        if base[name]:
+            line += (f" | baseline: {statistics.median(base[name]) * 1e3:7.2f} ms"
+                     f" -> {statistics.median(ours[name]) / statistics.median(base[name]):.2f}x")
         print(line)
+    print(f"  fused / unfused: {statistics.median(ours['fused']) / statistics.median(ours['unfused']):.2f}")
 
 
 def calls_and_plans():
@@ -97,6 +108,7 @@ def calls_and_plans():
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--cpu-time", action="store_true", help="one thread per library, process CPU time")
     parser.add_argument("--batch", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=4, help="interleaved rounds of 16 steps")
     parser.add_argument("--baseline-python", help="a Python whose ascend_mla is the baseline checkout")

@@ -1,24 +1,24 @@
 """Benchmark of the mla.prolog_v2 CPU kernel at DeepSeek-V3 decode shapes (not a test).
 
-    python bench/bench_prolog.py [--quick]
+    python bench/bench_prolog.py [--quick] [--cpu-time] [--no-before]
 
 He = 7168, N in {32, 128}, T in {8, 128}, bf16 (scenario NQ), PA_BSND. The kernel runs warm,
 its weights converted once (NZ weights in their kernel_cache, weight_uk read-only). It is set
-against, measured in the same run:
-  f32 mm     the four matmul products alone in NumPy float32 (the floor of the numpy backend);
+against, measured in the same run, interleaved (medians; the spread column says how noisy):
+  before     the kernel before the speed work (test/python/kernels_before, the tests' oracle);
   torch      a PyTorch eager bf16 implementation of the same formulas (when torch is installed);
+  f32 mm     the four matmul products alone in NumPy float32 (the floor of the numpy backend);
   read       reading the bf16 weights once at the memory bandwidth measured here (np.copyto,
-             read + write bytes per second);
+             read + write bytes per second): the weight-read floor;
   peak       the products' FLOPs at this machine's float32 GEMM peak (a 2048^3 sgemm).
-The kernel is bound by max(read, peak) at best; at small T a BLAS sgemm reaches only part of
-its peak (its micro-kernels want more rows), which is the gap to the read time on CPUs where
-the FLOPs, not the bytes, dominate.
+The kernel is bound by max(read, peak) at best; at small T a GEMM reaches only part of its peak
+(its micro-kernels want more rows), so decode (T = 8) is measured against the read floor.
 """
 from __future__ import annotations
 
 import argparse
-import os
-import time
+
+from timing import CPU_TIME_HELP, before_kernels, clock, machine, median_times   # first: sets threads
 
 import ml_dtypes
 import numpy as np
@@ -35,9 +35,9 @@ def best_time(fn, repeats):
     fn()                                            # warm: caches, page faults, thread pools
     best = float("inf")
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = clock()
         fn()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, clock() - start)
     return best
 
 
@@ -72,14 +72,14 @@ def make_layer(heads, tokens, rng):
         kr_cache=np.zeros((block_num, BLOCK_SIZE, 1, DR), BF16))
 
 
-def kernel_call(layer):
+def kernel_call(layer, get=get_kernel):
     operands = dict(layer, dequant_scale_x=None, dequant_scale_w_dq=None,
                     dequant_scale_w_uq_qr=None, dequant_scale_w_dkv_kr=None, quant_scale_ckv=None,
                     quant_scale_ckr=None, smooth_scales_cq=None, rmsnorm_epsilon_cq=1e-5,
                     rmsnorm_epsilon_ckv=1e-5, cache_mode="PA_BSND")
     for name in ("weight_dq", "weight_uq_qr", "weight_dkv_kr"):
         operands[name] = format_cast(layer[name], 29)
-    kernel = get_kernel("mla.prolog_v2")
+    kernel = get("mla.prolog_v2")
     return lambda: kernel(**operands)
 
 
@@ -139,21 +139,24 @@ def torch_eager(layer):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (about a minute)")
+    parser.add_argument("--cpu-time", action="store_true", help=CPU_TIME_HELP)
+    parser.add_argument("--no-before", action="store_true", help="leave out the kernel before the speed work")
     args = parser.parse_args()
-    repeats = 2 if args.quick else 7
+    repeats = 5 if args.quick else 15
     try:
-        import torch
-        torch_version = torch.__version__
+        import torch  # noqa: F401
+        have_torch = True
     except ImportError:
-        torch_version = None
+        have_torch = False
+    get_before = None if args.no_before else before_kernels()
 
-    bandwidth, peak = memory_bandwidth(repeats), sgemm_peak(repeats)
-    print(f"matmul backend: {os.environ.get('ASCEND_MLA_MATMUL', 'auto')}, torch: {torch_version}")
+    print(machine())
+    bandwidth, peak = memory_bandwidth(3), sgemm_peak(3)
     print(f"memory bandwidth {bandwidth / 1e9:.1f} GB/s (np.copyto, read+write), "
-          f"sgemm peak {peak / 1e9:.0f} GFLOP/s")
-    header = (f"{'N':>4} {'T':>4} | {'kernel':>8} {'f32 mm':>8} {'torch':>8} {'read':>7} {'peak':>7}"
-              f" | {'/f32 mm':>7} {'/torch':>7} {'/read':>6}   (ms; ratios = kernel / column)")
+          f"sgemm peak {peak / 1e9:.0f} GFLOP/s; times: medians of {repeats} interleaved runs (ms)")
+    header = (f"{'N':>4} {'T':>4} | {'kernel':>8} {'before':>8} {'torch':>8} {'f32 mm':>8} {'read':>7} {'peak':>7}"
+              f" | {'/before':>7} {'/torch':>7} {'/read':>6} | spread")
     print(header)
     print("-" * len(header))
     rng = np.random.default_rng(0)
@@ -162,13 +165,21 @@ def main():
             layer = make_layer(heads, tokens, rng)
             weight_bytes = sum(layer[k].nbytes for k in ("weight_dq", "weight_uq_qr", "weight_uk", "weight_dkv_kr"))
             flops = 2 * tokens * (HE * HCQ + HCQ * heads * (D + DR) + heads * D * HCKV + HE * (HCKV + DR))
-            kernel = best_time(kernel_call(layer), repeats)
-            matmuls = best_time(f32_matmuls(layer), repeats)
-            eager = best_time(torch_eager(layer), repeats) if torch_version else float("nan")
-            read, compute = weight_bytes / bandwidth, flops / peak
-            print(f"{heads:>4} {tokens:>4} | {kernel * 1e3:8.2f} {matmuls * 1e3:8.2f} {eager * 1e3:8.2f}"
-                  f" {read * 1e3:7.2f} {compute * 1e3:7.2f} | {kernel / matmuls:7.2f}"
-                  f" {kernel / eager:7.2f} {kernel / read:6.2f}")
+            candidates = {"kernel": kernel_call(layer)}
+            if get_before is not None:
+                candidates["before"] = kernel_call(layer, get_before)
+            if have_torch:
+                candidates["torch"] = torch_eager(layer)
+            candidates["f32 mm"] = f32_matmuls(layer)
+            t = median_times(candidates, repeats)
+            ms = {k: v[0] * 1e3 for k, v in t.items()}
+            read, compute = weight_bytes / bandwidth * 1e3, flops / peak * 1e3
+            nan = float("nan")
+            kernel = ms["kernel"]
+            print(f"{heads:>4} {tokens:>4} | {kernel:8.2f} {ms.get('before', nan):8.2f} {ms.get('torch', nan):8.2f}"
+                  f" {ms['f32 mm']:8.2f} {read:7.2f} {compute:7.2f} | {kernel / ms.get('before', nan):7.2f}"
+                  f" {kernel / ms.get('torch', nan):7.2f} {kernel / read:6.2f} | "
+                  + " ".join(f"{k} {v[1]:.0%}" for k, v in t.items()))
 
 
 if __name__ == "__main__":

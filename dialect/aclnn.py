@@ -59,6 +59,8 @@ REF = "ref"                  # const aclTensor *, read and updated in place (kvC
 OUT = "out"                  # const aclTensor *, written by the launch
 OPT_OUT = "opt_out"          # const aclTensor *, written by the launch, or nullptr
 TENSOR_LIST = "tensor_list"  # const aclTensorList *
+OPT_TENSOR_LIST = "opt_tensor_list"  # const aclTensorList *, or nullptr
+OUT_TENSOR_LIST = "out_tensor_list"  # aclTensorList *, its tensors written by the launch
 INT_ARRAY = "int_array"      # const aclIntArray * (host list), or nullptr
 SCALAR = "scalar"            # const aclScalar * (a host number with its aclDataType)
 F64 = "f64"                  # double
@@ -71,12 +73,14 @@ DTYPE = "dtype"              # aclDataType (an element type, as a host enum)
 
 C_TYPES = {TENSOR: "const aclTensor *", OPT_TENSOR: "const aclTensor *", REF: "const aclTensor *",
            OUT: "const aclTensor *", OPT_OUT: "const aclTensor *",
-           TENSOR_LIST: "const aclTensorList *", INT_ARRAY: "const aclIntArray *",
+           TENSOR_LIST: "const aclTensorList *", OPT_TENSOR_LIST: "const aclTensorList *",
+           OUT_TENSOR_LIST: "aclTensorList *", INT_ARRAY: "const aclIntArray *",
            SCALAR: "const aclScalar *", F64: "double", I64: "int64_t", I32: "int32_t",
            I8: "int8_t", BOOL: "bool", STRING: "char *", DTYPE: "aclDataType"}
 DEVICE_TENSORS = (TENSOR, OPT_TENSOR, REF, OUT, OPT_OUT)
 WRITTEN = (REF, OUT, OPT_OUT)
-NULLABLE = (OPT_TENSOR, OPT_OUT, INT_ARRAY)
+NULLABLE = (OPT_TENSOR, OPT_OUT, INT_ARRAY, OPT_TENSOR_LIST)
+LIST_KINDS = (TENSOR_LIST, OPT_TENSOR_LIST, OUT_TENSOR_LIST)   # an aclTensorList argument
 HOST = (INT_ARRAY, SCALAR, F64, I64, I32, I8, BOOL, STRING, DTYPE)
 
 
@@ -102,6 +106,8 @@ def ref(c, binds=None, ctype=None): return Param(c, REF, binds, ctype)
 def out(c, binds=None, ctype=None): return Param(c, OUT, binds, ctype)
 def opt_out(c, binds=None, ctype=None): return Param(c, OPT_OUT, binds, ctype)
 def tensor_list(c, binds=None, ctype=None): return Param(c, TENSOR_LIST, binds, ctype)
+def opt_tensor_list(c, binds=None, ctype=None): return Param(c, OPT_TENSOR_LIST, binds, ctype)
+def out_tensor_list(c, binds=None, ctype=None): return Param(c, OUT_TENSOR_LIST, binds, ctype)
 def int_array(c, binds=None, ctype=None): return Param(c, INT_ARRAY, binds, ctype)
 def scalar(c, binds=None, ctype=None): return Param(c, SCALAR, binds, ctype)
 def f64(c, binds=None, ctype=None): return Param(c, F64, binds, ctype)
@@ -200,7 +206,8 @@ _IRDL_BASES = {"tensor": '"!builtin.tensor"', "integer": '"!builtin.integer"',
                "dense_array": '"#builtin.dense_array"', "typed_attr": None,
                "type_attr": '"#builtin.type"', "any": None}
 _KIND_CONSTRAINT = {TENSOR: "tensor", REF: "tensor", OUT: "tensor", OPT_TENSOR: "any",
-                    OPT_OUT: "any", INT_ARRAY: "any", TENSOR_LIST: "@tensor_list", F64: "f64",
+                    OPT_OUT: "any", INT_ARRAY: "any", TENSOR_LIST: "@tensor_list", OPT_TENSOR_LIST: "any",
+                    OUT_TENSOR_LIST: "@tensor_list", F64: "f64",
                     I64: "integer", I32: "integer", I8: "integer", BOOL: "integer",
                     STRING: "@cstring", SCALAR: "@scalar", DTYPE: "@data_type"}
 
@@ -311,6 +318,7 @@ def type_kind(t: ir.Type) -> str:
 _ACCEPTS = {TENSOR: {"tensor"}, REF: {"tensor"}, OUT: {"tensor"},
             OPT_TENSOR: {"tensor", "nullptr"}, OPT_OUT: {"tensor", "nullptr"},
             INT_ARRAY: {"int_array", "nullptr"}, TENSOR_LIST: {"tensor_list"}, F64: {"f64"},
+            OPT_TENSOR_LIST: {"tensor_list", "nullptr"}, OUT_TENSOR_LIST: {"tensor_list"},
             I64: {"i64"}, I32: {"i32"}, I8: {"i8"}, BOOL: {"i1"}, STRING: {"cstring"},
             SCALAR: {"scalar"}, DTYPE: {"data_type"}}
 

@@ -12,7 +12,9 @@ from .nsa import NsaCompressAttentionInfer
 from .primitive import Add, Amax, Div, DynamicQuant, FormatCast, Mean, Mul, Quantize, Rope, Rsqrt, Transpose
 from .prolog import Prolog, PrologV2
 from .aclnn import (ACLNN, Function, Param, boolean, dtype, f64, i8, i32, i64, int_array, opt_out,
-                    opt_tensor, out, ref, scalar, string, tensor, tensor_list)
+                    opt_tensor, opt_tensor_list, out, out_tensor_list, ref, scalar, string, tensor,
+                    tensor_list)
+from .decoder import MoeFinalizeRouting, MoeInitRouting, SwiGlu
 
 # --- MLA prolog (seeds 001 and 000) ---------------------------------------------------------
 
@@ -291,3 +293,51 @@ MAXIMUM = ACLNN.add(Function(
 MINIMUM = ACLNN.add(Function(
     "aclnnMinimum", (tensor("self"), tensor("other"), out("out", ctype=_OUT)),
     source="NON-SEED: public CANN aclnnMinimum", strided=True))
+
+# --- the decoder's MLP and MoE (dialect/decoder.py; evidence in lowering/decoder.py) ------------
+# NON-SEED prototypes from the public CANN / ops-transformer documents, checked against the
+# torch_npu schemas (npu_native_functions_by_codegen.yaml) whose op-plugin calls them.
+
+SWI_GLU = ACLNN.add(Function(
+    "aclnnSwiGlu",
+    (tensor("x", "x"), i64("dim", "dim"), out("out", "y")),
+    kernel=SwiGlu, source="NON-SEED: public CANN aclnnSwiGlu"))
+
+MOE_GATING_TOP_K = ACLNN.add(Function(
+    "aclnnMoeGatingTopK",
+    (tensor("x"), opt_tensor("biasOptional"), i64("k"), i64("kGroup"), i64("groupCount"),
+     i64("groupSelectMode"), i64("renorm"), i64("normType"), boolean("outFlag"),
+     f64("routedScalingFactor"), f64("eps"), out("yOut"), out("expertIdxOut"), out("outOut")),
+    source="NON-SEED: ops-transformer aclnnMoeGatingTopK", strided=True))
+
+MOE_INIT_ROUTING_V2 = ACLNN.add(Function(
+    "aclnnMoeInitRoutingV2",
+    (tensor("x", "x"), tensor("expertIdx", "expert_idx"), i64("activeNum"), i64("expertCapacity"),
+     i64("expertNum", "expert_num"), i64("dropPadMode"), i64("expertTokensCountOrCumsumFlag"),
+     boolean("expertTokensBeforeCapacityFlag"), out("expandedXOut", "expanded_x"),
+     out("expandedRowIdxOut", "expanded_row_idx"),
+     out("expertTokensCountOrCumsumOut", "expert_tokens"), opt_out("expertTokensBeforeCapacityOut")),
+    kernel=MoeInitRouting, source="NON-SEED: ops-transformer aclnnMoeInitRoutingV2"))
+
+GROUPED_MATMUL_V4 = ACLNN.add(Function(
+    "aclnnGroupedMatmulV4",
+    (tensor_list("x"), tensor_list("weight"), opt_tensor_list("biasOptional"),
+     opt_tensor_list("scaleOptional"), opt_tensor_list("offsetOptional"),
+     opt_tensor_list("antiquantScaleOptional"), opt_tensor_list("antiquantOffsetOptional"),
+     opt_tensor_list("perTokenScaleOptional"), opt_tensor("groupListOptional"),
+     opt_tensor_list("activationInputOptional"), opt_tensor_list("activationQuantScaleOptional"),
+     opt_tensor_list("activationQuantOffsetOptional"), i64("splitItem"), i64("groupType"),
+     i64("groupListType"), i64("actType"), out_tensor_list("out"),
+     # outputs of the activation/quantization modes this compiler never asks for: always nullptr
+     opt_tensor_list("activationFeatureOutOptional", ctype="aclTensorList *"),
+     opt_tensor_list("dynQuantScaleOutOptional", ctype="aclTensorList *")),
+    source="NON-SEED: ops-transformer aclnnGroupedMatmulV4"))
+
+MOE_FINALIZE_ROUTING_V2 = ACLNN.add(Function(
+    "aclnnMoeFinalizeRoutingV2",
+    (tensor("expandedX", "expanded_x"), tensor("expandedRowIdx", "expanded_row_idx"),
+     opt_tensor("x1Optional", "x1"), opt_tensor("x2Optional", "x2"), opt_tensor("biasOptional"),
+     opt_tensor("scalesOptional", "scales"), opt_tensor("expertIdxOptional"), i64("dropPadMode"),
+     out("out", "out")),
+    kernel=MoeFinalizeRouting, source="NON-SEED: ops-transformer aclnnMoeFinalizeRoutingV2",
+    strided=True))

@@ -85,6 +85,7 @@ def _load_op_modules():
     from . import nsa  # noqa: F401
     from . import prolog  # noqa: F401
     from . import fia  # noqa: F401
+    from . import decoder  # noqa: F401
     _loaded = True
 
 

@@ -414,11 +414,11 @@ class _Emitter:
         """One C argument of a phase-one call: (value, its emitc type)."""
         b = self.b
         if value is None:
-            t = {A.INT_ARRAY: _INT_ARRAY, A.TENSOR_LIST: _LIST, A.SCALAR: _SCALAR}.get(p.kind, _TENSOR)
+            t = {A.INT_ARRAY: _INT_ARRAY, A.SCALAR: _SCALAR}.get(p.kind, _LIST if p.kind in A.LIST_KINDS else _TENSOR)
             return b.literal("nullptr", t), t
         if p.kind in A.DEVICE_TENSORS:
             return self._tensor(value), _TENSOR
-        if p.kind == A.TENSOR_LIST:
+        if p.kind in A.LIST_KINDS:
             handles = [self._tensor(v) for v in value]
             at = f"!emitc.array<{len(handles)}x{_TENSOR}>"
             cells = b.variable(at)

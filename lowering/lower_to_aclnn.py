@@ -43,7 +43,7 @@ from ..dialect.aclnn import ACLNN, Function, verify_calls
 LOWERINGS: dict[str, Callable] = {}      # op name -> conversion
 
 # The modules holding conversions, one per op family: loading them registers every conversion.
-FAMILIES = ("prolog", "attention", "primitive", "views", "upstream")
+FAMILIES = ("prolog", "attention", "primitive", "views", "upstream", "decoder")
 
 
 def lowers(op):

@@ -220,7 +220,8 @@ def side_effect_free(op) -> bool:
     """An op that only computes its results (the mla primitives, tensor and arith ops, constant
     loads): erasable when unused, evaluable at compile time when its operands are constants."""
     from ..dialect.primitive import PURE
-    return op.name in PURE or op.name.startswith(UPSTREAM) or op.name in CONSTANT_OPS
+    from ..dialect.decoder import PURE as DECODER_PURE
+    return op.name in PURE or op.name in DECODER_PURE or op.name.startswith(UPSTREAM) or op.name in CONSTANT_OPS
 
 
 def is_constant(value, memo: dict | None = None) -> bool:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from mlir import ir
 
+from ..dialect.dialect import attributes_of
 from ..dialect.primitive import RmsNorm, Rope, Transpose
 from ..dialect.types import TensorInfo
 from .pattern import defining_op, last_axis_slice
@@ -213,7 +214,7 @@ def _deinterleaved(xd):
         return None, []
     x, pairs = expand.operands[0], info(expand.results[0]).shape
     rank = len(pairs)
-    perm = list(swap.attributes["permutation"])
+    perm = list(attributes_of(swap)["permutation"])
     if (perm != list(range(rank - 2)) + [rank - 1, rank - 2] or pairs[-1] != 2
             or pairs[:-2] != info(x).shape[:-1] or pairs[-2] * 2 != info(x).shape[-1]):
         return None, []

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import functools
 
+from ..dialect.dialect import attributes_of
 from ..dialect.primitive import DynamicQuant, QuantMatmul, Quantize, Transpose
 from ..dialect.types import TensorInfo
 from .pattern import Pattern, match
@@ -167,7 +168,7 @@ def _raise_quant_matmul(m) -> bool:
         return False
     build = Builder(ip, m.op("dequant").location)
     if transposed:                  # the int8 weight transposed as its int32 widening was
-        w8 = build.op(Transpose, {"x": w8}, {"permutation": list(m.op("wt").attributes["permutation"])}, [wt]).result
+        w8 = build.op(Transpose, {"x": w8}, {"permutation": list(attributes_of(m.op("wt"))["permutation"])}, [wt]).result
     qmm = build.op(QuantMatmul, {"x": x8, "w": w8, "x_scale": x_scale, "w_scale": w_scale}, {}, [out]).result
     if truncf is not None:
         truncf.results[0].replace_all_uses_with(qmm)

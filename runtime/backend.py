@@ -188,6 +188,11 @@ class CpuCall:
                           self._checked, None, self._snapshots, opdef)
         return {}
 
+    def buffer(self, name: str):
+        """The buffer (or list of buffers) passed as argument `name`: where an output list's
+        tensors are written."""
+        return self._buffers[name]
+
     def same(self, a: str, b: str) -> bool:
         """Whether two arguments are the same buffer (a cache passed as key and value)."""
         return _same(self._buffers[a], self._buffers[b])

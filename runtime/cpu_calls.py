@@ -234,3 +234,7 @@ cpu_call(ROUND)(_elementwise(np.rint))            # half to even, as torch.round
 cpu_call(MAXIMUM)(_elementwise(np.maximum))       # NaN propagates, as torch.maximum
 cpu_call(MINIMUM)(_elementwise(np.minimum))
 
+
+
+# The decoder's MoE calls (lowering/decoder.py) are in their own module.
+from . import cpu_calls_decoder  # noqa: E402,F401

@@ -189,7 +189,7 @@ def _key(backend, kind, value):
     describes them (description and buffer)."""
     if value is None or kind in A.HOST:
         return value
-    if kind == A.TENSOR_LIST:
+    if kind in A.LIST_KINDS:
         return tuple(backend.tensor_key(v) for v in value)
     return backend.tensor_key(value)
 

@@ -283,7 +283,7 @@ class NpuBackend:
                     handle = self._tensor(a, executor)
                     executor.tensors.append(handle)
                     c_args.append(handle)
-                elif p.kind == A.TENSOR_LIST:
+                elif p.kind in A.LIST_KINDS:
                     handles = (ctypes.c_void_p * max(len(a), 1))(*[self._tensor(b, executor) for b in a])
                     handle = self.fn["aclCreateTensorList"](handles, len(a))
                     executor.lists.append(handle)     # owns its tensors

@@ -32,9 +32,6 @@ partial sum; the all-reduce is outside the block).
 """
 from __future__ import annotations
 
-import glob
-import json
-import math
 import os
 from dataclasses import dataclass, field
 
@@ -45,6 +42,7 @@ from ..dialect.primitive import (Add, DynamicQuant, Gather, HeadMatmul, Matmul, 
                                   PagedAttention, QuantMatmul, Quantize, RmsNorm, Rope,
                                   ScatterCache, Transpose)
 from ..dialect.types import TensorInfo
+from . import checkpoint
 from .graph import GraphWriter
 
 BF16 = ml_dtypes.bfloat16
@@ -78,44 +76,17 @@ CACHE_MODES = ("PA_BSND", "PA_NZ")
 KV_SCALE = 127.0 / 8.0     # the random models' per-tensor int8 kv-cache scale (|kv| < 8 after RmsNorm)
 
 
-# --- RoPE with YaRN (the Hugging Face DeepseekV3YarnRotaryEmbedding) -------------------------------
-
-def yarn_mscale(scale: float, mscale: float) -> float:
-    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
-
+# --- RoPE with YaRN (the Hugging Face DeepseekV3 rotary embedding; checkpoint.ModelConfig) --------
 
 def rope_tables(config: dict, positions: int):
-    """cos, sin (positions, Dr) as the model's rotary embedding computes them (float32 ->
-    bf16): frequencies blended between interpolated and extrapolated by YaRN's ramp, tables
-    concat(freqs, freqs) scaled by mscale(factor, mscale) / mscale(factor, mscale_all_dim)."""
-    dim, base = config["qk_rope_head_dim"], config["rope_theta"]
-    exponents = np.arange(0, dim, 2, dtype=np.float32) / dim
-    inv_freq = 1.0 / base ** exponents
-    scaling = config.get("rope_scaling") or {}
-    mscale = 1.0
-    if scaling.get("type", scaling.get("rope_type")) == "yarn":
-        factor, original = scaling["factor"], scaling["original_max_position_embeddings"]
-
-        def correction_dim(rotations):
-            return dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(base))
-        low = max(math.floor(correction_dim(scaling["beta_fast"])), 0)
-        high = min(math.ceil(correction_dim(scaling["beta_slow"])), dim - 1)
-        ramp = np.clip((np.arange(dim // 2, dtype=np.float32) - low) / max(high - low, 1e-3), 0, 1)
-        extrapolate = 1.0 - ramp
-        inv_freq = inv_freq / factor * (1 - extrapolate) + inv_freq * extrapolate
-        mscale = yarn_mscale(factor, scaling["mscale"]) / yarn_mscale(factor, scaling["mscale_all_dim"])
-    freqs = np.outer(np.arange(positions, dtype=np.float32), inv_freq.astype(np.float32))
-    emb = np.concatenate([freqs, freqs], axis=-1)
-    return (np.cos(emb) * mscale).astype(BF16), (np.sin(emb) * mscale).astype(BF16)
+    """cos, sin (positions, Dr) bf16 as the model's rotary embedding computes them (YaRN's
+    blended frequencies and attention factor included): checkpoint.ModelConfig.rope_tables."""
+    return checkpoint.read_config(config).rope_tables(positions)
 
 
 def softmax_scale(config: dict) -> float:
-    scale = (config["qk_nope_head_dim"] + config["qk_rope_head_dim"]) ** -0.5
-    scaling = config.get("rope_scaling") or {}
-    if scaling.get("mscale_all_dim"):
-        m = yarn_mscale(scaling["factor"], scaling["mscale_all_dim"])
-        scale *= m * m
-    return scale
+    """1/sqrt(nope + rope), times YaRN's mscale(factor, mscale_all_dim)^2."""
+    return checkpoint.read_config(config).softmax_scale
 
 
 # --- the model ---------------------------------------------------------------------------------------
@@ -141,14 +112,14 @@ class Model:
 
     @property
     def cache_names(self) -> list[str]:
-        return [f"{kind}_cache.{i}" for i in range(self.config["layers"]) for kind in ("kv", "kr")]
+        return [f"{kind}_cache.{i}" for i in layer_ids(self.config) for kind in ("kv", "kr")]
 
     def new_caches(self) -> dict:
         """Zeroed paged caches, one kv (latent) and one kr (rope) cache per layer."""
         c = self.config
         kv_dtype = np.int8 if c["quant"] == "w8a8c8" else BF16
         out = {}
-        for i in range(c["layers"]):
+        for i in layer_ids(c):
             out[f"kv_cache.{i}"] = np.zeros((self.num_blocks, c["block_size"], 1, c["kv_lora_rank"]), kv_dtype)
             out[f"kr_cache.{i}"] = np.zeros((self.num_blocks, c["block_size"], 1, c["qk_rope_head_dim"]), BF16)
         return out
@@ -171,7 +142,11 @@ class Model:
         positions = np.broadcast_to(np.arange(step * seq, (step + 1) * seq), (batch, seq)).astype(np.int64)
         slots = self.block_table[np.arange(batch)[:, None], positions // block_size].astype(np.int64) \
             * block_size + positions % block_size
-        return {"hidden_states": rng.standard_normal((batch, seq, c["hidden_size"]), np.float32).astype(BF16),
+        if c.get("decoder"):
+            first = {"input_ids": rng.integers(0, c["vocab_size"], (batch, seq), dtype=np.int64)}
+        else:
+            first = {"hidden_states": rng.standard_normal((batch, seq, c["hidden_size"]), np.float32).astype(BF16)}
+        return {**first,
                 "positions": np.ascontiguousarray(positions), "slot_mapping": slots,
                 "block_table": self.block_table,
                 "seq_lengths": np.full((batch,), (step + 1) * seq, np.int64), **caches}
@@ -180,11 +155,16 @@ class Model:
 def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int = 1, seq: int = 1,
           quant: str = "bf16", cache_mode: str = "PA_BSND", block_size: int = 128, seed: int = 0,
           max_positions: int | None = None, weights: dict | None = None,
-          config: dict | None = None, rope: str = "interleave") -> Model:
+          config: dict | None = None, rope: str = "interleave", layer: int | None = None,
+          decoder: bool = False) -> Model:
     """The attention block of `layers` layers of model `name` at tensor-parallel slice `tp`.
 
     Weights are random (seeded) unless `weights` gives a checkpoint's (HF names, full size: the
-    tp slice is taken here); `config` overrides the preset's hyper-parameters (a config.json)."""
+    tp slice is taken here); `config` overrides the preset's hyper-parameters (a config.json).
+    `layer`: build that one layer (its index in the model: weight and cache names keep it)
+    instead of layers 0..layers-1. `decoder`: the whole decoder (ascend_mla/models/decoder.py):
+    token ids in, the embedding, each layer's MLP or MoE after its attention, the final norm
+    and lm_head; the first result is then the logits (batch, seq, vocab) float32."""
     if config is None:
         if not isinstance(name, str) or name not in CONFIGS:
             raise ValueError(f"name: unknown model {name!r}; known: {', '.join(CONFIGS)}")
@@ -197,6 +177,11 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
         raise ValueError(f"tp: must divide the {heads} attention heads of {name}, got {tp}")
     if layers > c.get("num_hidden_layers", layers):
         raise ValueError(f"layers: {name} has {c['num_hidden_layers']} layers, got {layers}")
+    if layer is not None:
+        if not isinstance(layer, int) or not 0 <= layer < c.get("num_hidden_layers", layer + 1):
+            raise ValueError(f"layer: expected an index in [0, {c.get('num_hidden_layers')}), got {layer!r}")
+        if layers != 1:
+            raise ValueError(f"layers: one chosen layer (layer={layer}) builds 1 layer, got layers={layers}")
     if quant not in QUANTS:
         raise ValueError(f"quant: expected one of {', '.join(QUANTS)}, got {quant!r}")
     if cache_mode not in CACHE_MODES:
@@ -208,7 +193,11 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     blocks_per_row = -(-max_positions // block_size)
     c.update(name=name, tp=tp, heads=heads // tp, layers=layers, batch=batch, seq=seq, quant=quant,
              cache_mode=cache_mode, block_size=block_size, seed=seed, max_positions=max_positions, rope=rope,
-             softmax_scale=softmax_scale(c))
+             softmax_scale=softmax_scale(c), decoder=decoder,
+             layer_ids=[layer] if layer is not None else list(range(layers)))
+    if decoder:
+        from .decoder import check_config
+        check_config(c)
     rng = np.random.default_rng(seed)
     num_blocks = batch * blocks_per_row + 1                  # one spare block nobody uses
     block_table = rng.permutation(num_blocks)[:batch * blocks_per_row].reshape(batch, blocks_per_row).astype(np.int32)
@@ -265,12 +254,20 @@ def _check_build_arguments(name, config, *, max_positions, seed, **sizes):
 
 
 def from_pretrained(path: str, **build_args) -> Model:
-    """A model from a Hugging Face checkpoint directory (config.json + *.safetensors)."""
-    with open(os.path.join(path, "config.json")) as f:
-        config = json.load(f)
+    """The attention blocks of a Hugging Face checkpoint directory (config.json + safetensors,
+    sharded or not; bf16, fp32 or block FP8; transformers 4.x or 5.x config): the rope mode,
+    YaRN and the norms' eps come from the config; quant="w8a8"/"w8a8c8" quantizes the
+    checkpoint's weights at load. What the graph cannot honour is a CompileError (checkpoint.py)."""
+    config = checkpoint.read_config(path)
+    rope = build_args.pop("rope", config.rope)
+    if rope != config.rope:
+        raise ValueError(f"rope: the checkpoint's rope_interleave says {config.rope!r}, got {rope!r}")
     layers = build_args.get("layers", 1)
-    name = config.get("_name_or_path") or os.path.basename(os.path.normpath(path))
-    return build(name, config=config, weights=load_weights(path, layers=range(layers)), **build_args)
+    if not isinstance(layers, int) or not 1 <= layers <= config.num_hidden_layers:
+        raise ValueError(f"layers: expected an integer in [1, {config.num_hidden_layers}], got {layers!r}")
+    weights = load_weights(path, layers=range(layers), quant=build_args.get("quant", "bf16"), config=config)
+    name = os.path.basename(os.path.normpath(path))
+    return build(name, config=config.build_config(), weights=weights, rope=rope, **build_args)
 
 
 # --- weights ---------------------------------------------------------------------------------------
@@ -292,6 +289,11 @@ def projections(c) -> dict:
     return out
 
 
+def layer_ids(c) -> list:
+    """The indices of the layers built: build(layer=i) builds [i], else 0..layers-1."""
+    return c.get("layer_ids") or list(range(c["layers"]))
+
+
 QUANTIZED = ("q_a_proj", "q_b_proj", "q_proj", "kv_a_proj_with_mqa", "o_proj")   # int8 in w8a8
 
 
@@ -301,7 +303,7 @@ def weight_specs(c) -> dict:
     if "max_positions" in c:
         for table in ("cos_cached", "sin_cached"):
             specs[f"model.rotary_emb.{table}"] = TensorInfo((c["max_positions"], c["qk_rope_head_dim"]), "bf16")
-    for i in range(c["layers"]):
+    for i in layer_ids(c):
         specs[f"model.layers.{i}.input_layernorm.weight"] = TensorInfo((c["hidden_size"],), "bf16")
         if c["q_lora_rank"]:
             specs[_attn(i, "q_a_layernorm.weight")] = TensorInfo((c["q_lora_rank"],), "bf16")
@@ -314,6 +316,9 @@ def weight_specs(c) -> dict:
                 specs[_attn(i, f"{proj}.weight_scale")] = TensorInfo((rows, 1), "f32")
         if c["quant"] == "w8a8c8":
             specs[_attn(i, "kv_scale")] = TensorInfo((1, c["kv_lora_rank"]), "f32")
+    if c.get("decoder"):
+        from .decoder import decoder_specs
+        specs.update(decoder_specs(c))
     return specs
 
 
@@ -323,12 +328,18 @@ def random_weights(c, rng) -> dict:
     for name, spec in weight_specs(c).items():
         if name.startswith("model.rotary_emb") or name.endswith(".weight_scale"):
             continue                                # tables: rope_tables; scales: with their weight
-        if name.endswith("layernorm.weight"):
+        if name.endswith(("layernorm.weight", "model.norm.weight")):
             weights[name] = _gamma(rng, spec.shape[0])
         elif name.endswith("kv_scale"):
             weights[name] = np.full(spec.shape, KV_SCALE, np.float32)
+        elif name.endswith("e_score_correction_bias"):
+            weights[name] = (rng.standard_normal(spec.shape, np.float32) * 0.01).astype(np.float32)
         else:
-            w = rng.standard_normal(spec.shape, np.float32) / np.float32(np.sqrt(spec.shape[1]))
+            fan_in = spec.shape[0] if name.endswith("embed_tokens.weight") else spec.shape[-1]
+            w = rng.standard_normal(spec.shape, np.float32) / np.float32(np.sqrt(fan_in))
+            if spec.dtype == "f32":
+                weights[name] = w
+                continue
             if spec.dtype == "i8":                  # symmetric per output channel
                 scale = np.abs(w).max(axis=1, keepdims=True) / 127
                 weights[name] = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
@@ -357,8 +368,12 @@ def _sliced(c, proj, rows, cols):
 def shard(weights: dict, c) -> dict:
     """Rank 0's tensor-parallel slice of full checkpoint weights (for the layers built)."""
     out = {}
-    for i in range(c["layers"]):
-        for key in [k for k in weights if k.startswith(f"model.layers.{i}.")]:
+    if c.get("decoder"):
+        from .decoder import shard_decoder
+        out.update(shard_decoder(weights, c))
+    for i in layer_ids(c):
+        for key in [k for k in weights if k.startswith(f"model.layers.{i}.self_attn.") or
+                    k.startswith(f"model.layers.{i}.input_layernorm.")]:
             value = np.asarray(weights[key])
             proj = key.split(".")[-2]
             if key.endswith((".weight", ".weight_scale")) and proj in ("q_b_proj", "q_proj", "kv_b_proj"):
@@ -370,27 +385,17 @@ def shard(weights: dict, c) -> dict:
     return out
 
 
-def load_weights(path: str, layers=None) -> dict:
-    """The attention weights of a Hugging Face checkpoint directory (*.safetensors), by their
-    checkpoint names, as NumPy arrays (bf16 as ml_dtypes.bfloat16). `layers`: which layer
-    indices (default all)."""
-    from safetensors import safe_open
-    wanted = None if layers is None else {int(i) for i in layers}
-    files = sorted(glob.glob(os.path.join(path, "*.safetensors")))
-    if not files:
-        raise FileNotFoundError(f"no *.safetensors files in {path}")
-    out = {}
-    for file in files:
-        with safe_open(file, framework="numpy") as f:
-            for key in f.keys():
-                parts = key.split(".")
-                if len(parts) < 4 or parts[:2] != ["model", "layers"]:
-                    continue
-                if wanted is not None and int(parts[2]) not in wanted:
-                    continue
-                if parts[3] in ("self_attn", "input_layernorm"):
-                    out[key] = f.get_tensor(key)
-    return out
+def load_weights(path: str, layers=None, *, quant: str | None = None, config=None) -> dict:
+    """The attention weights (with each layer's input_layernorm) of a Hugging Face checkpoint
+    directory, by their checkpoint names (bf16 as ml_dtypes.bfloat16; int8 + weight_scale for
+    quant="w8a8"/"w8a8c8"). `layers`: which layer indices (default all). The checkpoint's other
+    tensors are skipped; one inside an attention block that the graph would not read (a bias)
+    is refused (CKPT-UNUSED)."""
+    config = config or checkpoint.read_config(path)
+    layers = range(config.num_hidden_layers) if layers is None else [int(i) for i in layers]
+    names = checkpoint.attention_names(config, layers)
+    built = tuple(f"model.layers.{i}.{part}" for i in layers for part in ("self_attn.", "input_layernorm."))
+    return checkpoint.load_tensors(path, config, names=names, ignore=lambda n: not n.startswith(built), quant=quant)
 
 
 # --- the graph -------------------------------------------------------------------------------------
@@ -400,7 +405,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
     b, s, he = c["batch"], c["seq"], c["hidden_size"]
     n, nope, dr, dv, lora = c["heads"], c["qk_nope_head_dim"], c["qk_rope_head_dim"], c["v_head_dim"], c["kv_lora_rank"]
     quant, kv_int8 = c["quant"], c["quant"] == "w8a8c8"
-    eps = c["rms_norm_eps"]
+    eps, latent_eps = c["rms_norm_eps"], c.get("latent_norm_eps", checkpoint.LATENT_NORM_EPS)
     rope_mode = {} if c.get("rope", "interleave") == "interleave" else {"mode": c["rope"]}
 
     def t(shape, dtype):
@@ -409,13 +414,17 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
     def w(key):
         return g.weight(key, specs[key])
 
-    h = g.arg("hidden_states", t((b, s, he), "bf16"))
+    if c.get("decoder"):
+        from . import decoder as whole
+        h = whole.embedding(g, w, g.arg("input_ids", t((b, s), "i64")))
+    else:
+        h = g.arg("hidden_states", t((b, s, he), "bf16"))
     positions = g.arg("positions", t((b, s), "i64"))
     slots = g.arg("slot_mapping", t((b, s), "i64"))
     block_table = g.arg("block_table", t((b, blocks_per_row), "i32"))
     lengths = g.arg("seq_lengths", t((b,), "i64"))
     caches = []
-    for i in range(c["layers"]):
+    for i in layer_ids(c):
         caches.append((g.arg(f"kv_cache.{i}", t((num_blocks, c["block_size"], 1, lora), "i8" if kv_int8 else "bf16")),
                        g.arg(f"kr_cache.{i}", t((num_blocks, c["block_size"], 1, dr), "bf16"))))
     cos = g.op(Gather, table=w("model.rotary_emb.cos_cached"), indices=positions, name="cos")
@@ -432,7 +441,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
                     name=name, result={"y": t(x.shape[:-1] + wt.shape[1:], out)})
 
     new_caches = []
-    for i, (kv_cache, kr_cache) in enumerate(caches):
+    for i, (kv_cache, kr_cache) in zip(layer_ids(c), caches):
         layer = f"model.layers.{i}"
         int8 = quant != "bf16"
         x = g.op(RmsNorm, x=h, gamma=w(f"{layer}.input_layernorm.weight"), epsilon=eps, name=f"l{i}_x")
@@ -441,7 +450,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
         # query path
         if c["q_lora_rank"]:
             q_a = linear(xq, _attn(i, "q_a_proj"), xs, f32_or_bf16, f"l{i}_q_a")
-            c_q = g.op(RmsNorm, x=q_a, gamma=w(_attn(i, "q_a_layernorm.weight")), epsilon=eps, name=f"l{i}_c_q",
+            c_q = g.op(RmsNorm, x=q_a, gamma=w(_attn(i, "q_a_layernorm.weight")), epsilon=latent_eps, name=f"l{i}_c_q",
                        result={"y": t(q_a.shape, f32_or_bf16)})
             if int8:
                 cqq, cqs = g.op(DynamicQuant, x=c_q, name=f"l{i}_c_q_quant")
@@ -464,7 +473,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
         kv = linear(xq, _attn(i, "kv_a_proj_with_mqa"), xs, f32_or_bf16, f"l{i}_kv")
         c_kv = g.extract_slice(kv, (0, 0, 0), (b, s, lora), f"l{i}_c_kv")
         k_pe = g.extract_slice(kv, (0, 0, lora), (b, s, dr), f"l{i}_k_pe")
-        kv_norm = g.op(RmsNorm, x=c_kv, gamma=w(_attn(i, "kv_a_layernorm.weight")), epsilon=eps,
+        kv_norm = g.op(RmsNorm, x=c_kv, gamma=w(_attn(i, "kv_a_layernorm.weight")), epsilon=latent_eps,
                        name=f"l{i}_kv_norm", result={"y": t(c_kv.shape, "f32" if kv_int8 else "bf16")})
         k_rope = g.op(Rope, x=k_pe, cos=cos, sin=sin, **rope_mode, name=f"l{i}_k_rope", result={"y": t(k_pe.shape, "bf16")})
         attention_extra = {}
@@ -500,6 +509,10 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
         else:
             out = linear(o, _attn(i, "o_proj"), None, "bf16", f"l{i}_o")
         h = g.op(Add, x=h, y=out, name=f"l{i}_h")
+        if c.get("decoder"):
+            h = whole.feed_forward(g, w, c, i, h)
+    if c.get("decoder"):
+        h = whole.logits(g, w, c, h)
     g.ret(h, *new_caches)
     return g.text()
 
@@ -509,4 +522,7 @@ def __getattr__(name):
     if name in ("TorchMLA", "TorchMLANaive"):
         from . import torch_mla
         return getattr(torch_mla, name)
+    if name == "CausalLM":            # the whole decoder from a checkpoint (causal_lm.py)
+        from .causal_lm import CausalLM
+        return CausalLM
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,6 +5,8 @@ compiler did (docs/api.md 7).
     ascend-mla run [--model NAME] [--tp N] [--layers L] [--batch B] [--seq S] [--steps K]
                    [--quant Q] [--cache-mode M] [--target T] [--dump-ir DIR]
                    [--emit-cpp FILE] [--report] [--from-torch [--naive]] [--debug]
+    ascend-mla generate CHECKPOINT [--prompt-ids 1,2,3 | --prompt TEXT] [--max-new-tokens N] ...
+                   (tools/generate_cli.py: tokens from a Hugging Face checkpoint)
 
 Exit status: 0 when the run and its checks pass; 2 for a bad command line (one line on stderr);
 1 when compiling, running or a check fails (one line on stderr). `--debug` shows tracebacks.
@@ -19,6 +21,8 @@ import time
 import warnings
 
 import numpy as np
+
+from . import generate_cli
 
 NAMES = ("deepseek-v3", "deepseek-r1", "kimi-k2", "deepseek-v2", "deepseek-v2-lite")   # deepseek.CONFIGS
 QUANTS = ("bf16", "w8a8", "w8a8c8")
@@ -89,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--naive", action="store_true",
                      help="with --from-torch: the naive Hugging Face form (TorchMLANaive), rewritten by absorb-kv")
     run.add_argument("--debug", action="store_true", help="show tracebacks")
+    generate_cli.add_parser(commands, _count)
     return p
 
 
@@ -99,6 +104,11 @@ def main(argv=None) -> int:
         args = build_parser().parse_args(argv)
         if args.command is None:
             raise Usage("expected a command: ascend-mla run [options] (see ascend-mla --help)")
+        if args.command == "generate":
+            with warnings.catch_warnings():
+                if not debug:
+                    warnings.simplefilter("ignore")
+                return generate_cli.Generate(args, sys.stdout, Usage).main()
         for key, value in DEFAULTS.items():
             if getattr(args, key) is None:
                 setattr(args, key, value)
@@ -274,6 +284,9 @@ class Run:
             self.stage("compiling the unfused program")
             unfused = ascend_mla.compile(model, pipeline=UNFUSED, target=target)
             self.advance()
+            if target == "cpu":         # imports (the kernels, torch) outside the timed steps
+                from ..runtime.kernels import load_all
+                load_all()
             fused_caches, unfused_caches = model.new_caches(), model.new_caches()
             fused_times, unfused_times, history, outputs = [], [], [], []
             check_error = scale = 0.0

@@ -17,7 +17,7 @@ from typing import Callable
 KERNELS: dict[str, Callable] = {}      # op name -> the kernel, OpDef defaults applied
 
 # The modules holding kernels: loading them registers every kernel.
-MODULES = ("primitive", "nsa", "fia", "prolog")
+MODULES = ("primitive", "nsa", "fia", "prolog", "decoder")
 
 
 def kernel(opdef):
@@ -62,3 +62,13 @@ def load_kernels() -> dict:
     for module in MODULES:
         importlib.import_module(f"{__package__}.{module}")
     return KERNELS
+
+
+def load_all() -> None:
+    """Every kernel, and the library the hot products will run in (torch, unless
+    ASCEND_MLA_MATMUL=numpy), imported: no kernel call pays an import after this. Call it
+    before timing a compiled program's first step (torch takes about a second to import)."""
+    load_kernels()
+    from .common import matmul_choice, torch_module
+    if matmul_choice() != "numpy":
+        torch_module()

@@ -10,12 +10,14 @@ Matmul backends (the hot bf16 products; env ASCEND_MLA_MATMUL=numpy|torch|auto, 
   numpy  float32 BLAS on float32 copies of the weights: bf16 values are exact in float32, the
          accumulation is float32 and the caller rounds once to bf16 -- the rounding contract.
   torch  torch bf16 matmul (oneDNN): bf16 inputs, float32 accumulation, one rounding to bf16.
-         Used only where the result is rounded to bf16 anyway. Fast on CPUs with native bf16
+         Used only where the result is rounded to bf16 anyway. A constant weight is packed once
+         into oneDNN's blocked layout (bf16_matmul). Fast on CPUs with native bf16
          (AVX512-BF16/AMX, Arm BF16); on an AVX2-only CPU it runs 3-80x slower than sgemm.
   auto   (default) torch when the CPU has native bf16 and torch imports, numpy otherwise.
 """
 from __future__ import annotations
 
+import functools
 import warnings
 import weakref
 
@@ -60,26 +62,81 @@ def float_matmul(a, weight, *, rounds_to_bf16: bool) -> np.ndarray:
     """a (T, K) (values exact in float32) @ weight (K, N): float32 accumulation. With
     `rounds_to_bf16` the caller rounds the result to bf16 (so the torch backend, which rounds
     once to bf16 itself, may serve); the numpy backend returns it unrounded."""
-    if rounds_to_bf16 and use_torch():
-        torch = torch_module()
-        w = converted(weight, "gemm/torch_bf16_nk", lambda nd: torch_bf16(torch, np.ascontiguousarray(nd.T)))
-        x = torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32)).to(torch.bfloat16)
-        return torch.nn.functional.linear(x, w).float().numpy()
+    if rounds_to_bf16:
+        return bf16_matmul(a, weight).astype(np.float32)
     return f32(a) @ weight_f32(weight)
+
+
+def bf16_matmul(a, weight) -> np.ndarray:
+    """a (T, K) holding bf16 values (bfloat16, or float32 that bf16 holds exactly) @ weight
+    (K, N): float32 accumulation, rounded once to bf16; a bfloat16 array.
+
+    torch returns the rounded bf16 product itself, which is handed back as it is (not converted
+    to float32 in fresh memory and rounded again)."""
+    if use_torch():
+        torch = torch_module()
+        x = torch_bf16_input(torch, a)
+        if len(a) and is_constant(weight) and _packs_linear_weights():
+            w = converted(weight, "gemm/torch_bf16_packed", lambda nd: _packed_linear_weight(torch, nd))
+            return numpy_bf16(torch.ops.mkldnn._linear_pointwise(x, w, None, "none", [], ""))
+        w = converted(weight, "gemm/torch_bf16_nk", lambda nd: torch_bf16(torch, np.ascontiguousarray(nd.T)))
+        return numpy_bf16(torch.nn.functional.linear(x, w))
+    return (f32(a) @ weight_f32(weight)).astype(bfloat16)
+
+
+# A constant weight is reordered once into the blocked layout oneDNN's bf16 GEMM reads, instead
+# of being repacked on every call (what F.linear does with a plain weight): the same oneDNN
+# kernel and summation order, so the same bits (test_kernels_bit_exact compares them on every
+# run), and decode products that read the weight once. Only where F.linear's bf16 product is
+# itself oneDNN's: a CPU with native bf16.
+
+@functools.lru_cache(maxsize=None)
+def _packs_linear_weights() -> bool:
+    torch = torch_module()
+    try:
+        return native_bf16_cpu() and torch.backends.mkldnn.is_available() and \
+            callable(torch.ops.mkldnn._reorder_linear_weight)
+    except (AttributeError, RuntimeError):
+        return False
+
+
+def _packed_linear_weight(torch, nd):
+    """The (K, N) weight as oneDNN's packed (N, K) linear weight, good for any row count."""
+    return torch.ops.mkldnn._reorder_linear_weight(torch_bf16(torch, np.ascontiguousarray(nd.T)))
+
+
+def is_constant(weight) -> bool:
+    """Is the weight converted once (NZ, or read-only) rather than on every call?"""
+    return isinstance(weight, NZTensor) or _is_frozen(np.asarray(weight))
 
 
 def head_matmul(x, weight, *, rounds_to_bf16: bool) -> np.ndarray:
     """out[t, h] = x[t, h] @ weight[h]: (T, H, K) x (H, K, N) -> (T, H, N), float32 accumulation
     (unrounded for numpy, rounded once to bf16 for torch; see float_matmul)."""
+    if rounds_to_bf16 and _torch_heads(weight):
+        return head_matmul_bf16(x, weight).astype(np.float32)
     heads = np.ascontiguousarray(np.swapaxes(x, 0, 1))                 # (H, T, K)
-    if rounds_to_bf16 and use_torch() and np.asarray(weight).dtype == bfloat16:
+    return np.swapaxes(np.matmul(f32(heads), weight_f32(weight)), 0, 1)
+
+
+def head_matmul_bf16(x, weight) -> np.ndarray:
+    """head_matmul rounded once to bf16: a contiguous bfloat16 (T, H, N) array; x holds bf16
+    values."""
+    if _torch_heads(weight):
         torch = torch_module()
-        w = torch_bf16(torch, weight)                                  # no copy
-        q = torch.from_numpy(heads.astype(np.float32)).to(torch.bfloat16)
-        out = torch.matmul(q, w).float().numpy()
+        heads = torch_bf16_input(torch, np.swapaxes(x, 0, 1))        # (H, T, K)
+        # the weight as it is, strided or not: torch reads a transposed view in place (the same
+        # bits as from a contiguous copy, which costs more than the product at decode) and
+        # copies it itself only when its strides do not fit
+        out = numpy_bf16(torch.matmul(heads, torch_bf16(torch, weight, strided=True)))
     else:
-        out = np.matmul(f32(heads), weight_f32(weight))
-    return np.swapaxes(out, 0, 1)
+        heads = np.ascontiguousarray(np.swapaxes(x, 0, 1))
+        out = np.matmul(f32(heads), weight_f32(weight)).astype(bfloat16)
+    return np.ascontiguousarray(np.swapaxes(out, 0, 1))
+
+
+def _torch_heads(weight) -> bool:
+    return use_torch() and np.asarray(weight).dtype == bfloat16
 
 
 def use_torch() -> bool:
@@ -93,12 +150,31 @@ def use_torch() -> bool:
     return choice == "torch"
 
 
-def torch_bf16(torch, array):
-    """A torch bf16 tensor sharing the bits of a bfloat16 NumPy array."""
-    bits = np.ascontiguousarray(array).view(np.int16)
-    with warnings.catch_warnings():             # read-only constants: torch only reads them
-        warnings.simplefilter("ignore", UserWarning)
-        return torch.from_numpy(bits).view(torch.bfloat16)
+def torch_bf16(torch, array, strided=False):
+    """A torch bf16 tensor sharing the bits of a bfloat16 NumPy array: contiguous (a copy when
+    the array is not), or with the array's strides when `strided` and torch can take them."""
+    if strided and all(st >= 0 and st % 2 == 0 for st in array.strides):
+        bits = array.view(np.int16)
+    else:
+        bits = np.ascontiguousarray(array).view(np.int16)
+    if not bits.flags.writeable:                # read-only constants: torch only reads them
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return torch.from_numpy(bits).view(torch.bfloat16)
+    return torch.from_numpy(bits).view(torch.bfloat16)
+
+
+def torch_bf16_input(torch, a):
+    """A contiguous torch bf16 tensor of a's values (bf16 values, as bfloat16 or float32):
+    shares a bfloat16 array's memory, converts a float32 one (exactly)."""
+    if a.dtype == bfloat16:
+        return torch_bf16(torch, a)
+    return torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32)).to(torch.bfloat16)
+
+
+def numpy_bf16(tensor) -> np.ndarray:
+    """The bfloat16 NumPy array sharing a torch bf16 tensor's memory."""
+    return tensor.view(torch_module().int16).numpy().view(bfloat16)
 
 
 # --- constant conversions, keyed by id(array) while the array lives ---------------------------

@@ -38,7 +38,7 @@ import numpy as np
 from . import kernel
 from .common import (bf16, bfloat16, f32, last_writers, rms_norm, rope_deinterleaved,
                      round_half_away, saturate_int8, write_paged_caches)
-from .gemm import float_matmul, head_matmul, int8_matmul
+from .gemm import bf16_matmul, head_matmul_bf16, int8_matmul
 from ...dialect.prolog import Prolog, PrologV2
 
 HCQ, HCKV, D, DR = 1536, 512, 128, 64
@@ -78,7 +78,7 @@ def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr,
     declares that form (V2 allows it in FQ-KVNQ)."""
     sc = _scenario(token_x, weight_uq_qr, kv_cache, kr_cache)
     tokens = token_x.shape[:-1]                     # (T,) or (B, S): flattened row-major
-    x = f32(token_x.reshape(-1, token_x.shape[-1]))     # exact for bf16 and int8
+    x = token_x.reshape(-1, token_x.shape[-1])      # bf16 or int8: the products convert it
     t = x.shape[0]
     slots = np.asarray(cache_index, dtype=np.int64).reshape(t)
     _check_cache_index(slots, kv_cache)
@@ -92,9 +92,9 @@ def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr,
     c_q = rms_norm(mm1, rmsnorm_gamma_cq, rmsnorm_epsilon_cq)
     mm2 = _up_projection(c_q, weight_uq_qr, dequant_scale_w_uq_qr, smooth_scales_cq, sc)
     heads = mm2.reshape(t, weight_uk.shape[0], D + DR)
-    q_c = bf16(heads[..., :D])                      # rounded where it enters the bf16 W_uk matmul
-    # the bf16 results, each rounded once (astype bfloat16 is bf16() without the float32 copy)
-    query = head_matmul(q_c, weight_uk, rounds_to_bf16=True).astype(bfloat16)
+    q_c = heads[..., :D].astype(bfloat16, copy=False)   # rounded where it enters the bf16 W_uk matmul
+    # the bf16 results, each rounded once
+    query = head_matmul_bf16(q_c, weight_uk)
     query_rope = rope_deinterleaved(heads[..., D:], cos[:, None, :], sin[:, None, :]).astype(bfloat16)
 
     # key path
@@ -138,23 +138,25 @@ def mla_prolog_v1(**operands):
 def _down_projection(x, weight, x_scale, w_scale, sc):
     """x @ W_dq or x @ W_dkv_kr (numerics 2, 7).
 
-    bf16: the product rounded to bf16. Full quant: the exact int8 product dequantized per token
-    and per channel, float(acc) * x_scale[t] * w_scale[c], left unrounded for RmsNorm / RoPE.
+    bf16: the product rounded to bf16 (a bfloat16 array). Full quant: the exact int8 product
+    dequantized per token and per channel, float(acc) * x_scale[t] * w_scale[c], left unrounded
+    (float32) for RmsNorm / RoPE.
     """
     if sc.full_quant:
         return int8_matmul(x, weight) * x_scale * f32(w_scale).reshape(1, -1)
-    return bf16(float_matmul(x, weight, rounds_to_bf16=True))
+    return bf16_matmul(x, weight)
 
 
 def _up_projection(c_q, weight_uq_qr, w_scale, smooth, sc):
     """c_q @ W_uq_qr (numerics 2, 8).
 
-    bf16: bf16(bf16(c_q) @ W). int8 weight: z = c_q (float32, not rounded) * smooth is quantized
-    per token, z_int8 = rint(z / s) with s = max|z| / 127, and the exact int8 product is
-    dequantized as float(acc) * s[t] * w_scale[c]. A zero row has s = 0 and z_int8 = 0.
+    bf16: bf16(bf16(c_q) @ W), a bfloat16 array. int8 weight: z = c_q (float32, not rounded) *
+    smooth is quantized per token, z_int8 = rint(z / s) with s = max|z| / 127, and the exact
+    int8 product is dequantized as float(acc) * s[t] * w_scale[c] (float32). A zero row has
+    s = 0 and z_int8 = 0.
     """
     if not sc.uq_qr_int8:
-        return bf16(float_matmul(bf16(c_q), weight_uq_qr, rounds_to_bf16=True))
+        return bf16_matmul(c_q.astype(bfloat16), weight_uq_qr)
     z = c_q if smooth is None else c_q * f32(smooth).reshape(1, -1)
     scale = np.max(np.abs(z), axis=-1, keepdims=True) / np.float32(127)
     z_int8 = saturate_int8(np.divide(z, scale, out=np.zeros_like(z), where=scale > 0))

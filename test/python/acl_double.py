@@ -49,7 +49,7 @@ def headers():
 def _log_statement(p) -> str:
     if p.kind in A.DEVICE_TENSORS:
         return f"double_log_tensor(f, {p.c_name});"
-    if p.kind == A.TENSOR_LIST:
+    if p.kind in A.LIST_KINDS:
         return f"double_log_tensor_list(f, {p.c_name});"
     if p.kind == A.INT_ARRAY:
         return f"double_log_int_array(f, {p.c_name});"

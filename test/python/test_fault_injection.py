@@ -22,7 +22,7 @@ from test_prolog_eager import REQUIRED, cache_copies, make_args, run, weights  #
 # write itself (common._paged_rows indexes each cache just before it is written).
 STAGES = [(prolog_kernel, name) for name in (
     "_check_cache_index", "_down_projection", "rms_norm", "_up_projection", "bf16",
-    "head_matmul", "rope_deinterleaved", "_dynamic_quant_query", "_cache_writes",
+    "head_matmul_bf16", "rope_deinterleaved", "_dynamic_quant_query", "_cache_writes",
     "last_writers", "saturate_int8")] + [(common, "_paged_rows")]
 
 

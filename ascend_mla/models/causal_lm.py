@@ -1,0 +1,295 @@
+"""`deepseek.CausalLM`: a Hugging Face DeepSeek checkpoint as compiled programs, tokens out (docs/api.md section 9).
+
+    lm = deepseek.CausalLM.from_pretrained(path)
+    tokens = lm.generate(input_ids, max_new_tokens=16)      # greedy, torch in -> torch out
+    logits = lm(input_ids)                                  # one step from the current caches
+
+One compiled module of the whole decoder (deepseek.build(decoder=True)) with two functions,
+compiled once, at the first call: @decode (one token per row) and @prefill (a chunk of C tokens
+per row, C the first input's length rounded up to a power of two, at most PREFILL_CHUNK; 16
+when the first call is one token). Both
+read the same weight globals, so fold-constants packs each weight once for both. A longer input
+runs chunk by chunk; a shorter one is padded: the padded rows write no cache slot (slot -1,
+which the scatter skips) and their logits are dropped, and the attention's causal mask (FIA
+sparse mode 3, anchored at the kv length) keeps the real rows from seeing them. Every per-step
+value (token ids, positions, cache slots, kv lengths) is a run-time input: a decode loop never
+recompiles. The paged caches (one latent and one rope cache per layer) are the model's: one
+set, written in place by both programs; the block table is the identity (row r owns blocks
+[r * blocks_per_row, (r + 1) * blocks_per_row)).
+"""
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+
+from .. import compile as compile_program
+from ..compiler import CompileError, Report
+from . import deepseek
+
+PREFILL_CHUNK = 128          # the prefill function's largest chunk (tokens per row per call)
+FIRST_CHUNK = 16             # its chunk when the first call is a single token
+DEFAULT_POSITIONS = 4096     # max_positions when neither the caller nor a smaller config says
+
+
+def _as_numpy_ids(input_ids, batch):
+    torch_in = type(input_ids).__module__.startswith("torch")
+    ids = input_ids.detach().cpu().numpy() if torch_in else np.asarray(input_ids)
+    if ids.ndim == 1:
+        ids = ids[None]
+    if ids.ndim != 2 or not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"input_ids: expected integer token ids (batch, tokens), got {ids.dtype} {ids.shape}")
+    if ids.shape[0] != batch:
+        raise ValueError(f"input_ids: the model was compiled for batch {batch} (from_pretrained(batch=...)), "
+                         f"got {ids.shape[0]} rows")
+    return ids.astype(np.int64), torch_in
+
+
+class CausalLM:
+    """A compiled DeepSeek-family causal LM; see the module doc. Build with `from_pretrained`."""
+
+    def __init__(self, config: dict, weights: dict, *, name: str, batch: int = 1, max_positions: int | None = None,
+                 quant: str | None = None, cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1,
+                 layers: int | None = None, target: str = "auto", rope: str = "interleave"):
+        total = config["num_hidden_layers"]
+        layers = total if layers is None else layers
+        if not isinstance(layers, int) or not 1 <= layers <= total:
+            raise ValueError(f"layers: expected an integer in [1, {total}], got {layers!r}")
+        if not isinstance(batch, int) or batch < 1:
+            raise ValueError(f"batch: expected an integer >= 1, got {batch!r}")
+        if max_positions is None:
+            max_positions = min(config.get("max_position_embeddings") or DEFAULT_POSITIONS, DEFAULT_POSITIONS)
+        if not isinstance(max_positions, int) or max_positions < 1:
+            raise ValueError(f"max_positions: expected an integer >= 1, got {max_positions!r}")
+        # Read-only constants: the kernels convert a weight once (gemm.converted) only when
+        # nothing can change it; a writeable one would be converted again at every step.
+        self.name, self.config, self.weights = name, config, {k: _frozen(v) for k, v in weights.items()}
+        self.batch, self.max_positions, self.target = batch, max_positions, target
+        self._build_args = dict(tp=tp, layers=layers, batch=batch, quant=quant or "bf16", cache_mode=cache_mode,
+                                block_size=block_size, rope=rope)
+        self.vocab_size = config["vocab_size"]
+        # Room for one padded prefill chunk past the last real position (its rows write no slot,
+        # but the kv length of the chunk's call counts them).
+        self._capacity = block_size * -(-(max_positions + PREFILL_CHUNK) // block_size)
+        self._program = None
+        self._chunk = None
+        decode = self._model(1)           # builds the graph now: a bad config fails here
+        self.block_table = np.arange(decode.block_table.size, dtype=np.int32).reshape(decode.block_table.shape)
+        self._caches = decode.new_caches()
+        self._position = 0
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def from_pretrained(cls, path, *, batch: int = 1, max_positions: int | None = None, quant: str | None = None,
+                        cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1, layers: int | None = None,
+                        target: str = "auto") -> "CausalLM":
+        """Read a Hugging Face checkpoint directory (checkpoint.py: config formats, dtypes, FP8,
+        shards, refusals) and compile its decode program (the prefill one on first use)."""
+        from . import checkpoint
+        config = checkpoint.read_config(path)
+        total = config.num_hidden_layers
+        if layers is not None and (not isinstance(layers, int) or not 1 <= layers <= total):
+            raise ValueError(f"layers: expected an integer in [1, {total}], got {layers!r}")
+        built = range(total if layers is None else layers)
+        c = config.build_config()
+        weights = checkpoint.load_tensors(
+            path, config, names=checkpoint_names(config, built, checkpoint.tensor_index(path)),
+            ignore=_beyond(len(built)), quant=quant, int8=_attention_int8(checkpoint))
+        weights = stack_experts(weights, config, built)
+        name = os.path.basename(os.path.normpath(os.fspath(path)))
+        return cls(c, weights, name=name, batch=batch, max_positions=max_positions, quant=quant, cache_mode=cache_mode,
+                   block_size=block_size, tp=tp, layers=layers, target=target, rope=config.rope)
+
+    def _model(self, seq: int):
+        return deepseek.build(self.name, config=self.config, weights=self.weights, seq=seq,
+                              max_positions=self._capacity, decoder=True, **self._build_args)
+
+    def _compile(self, chunk: int):
+        """The module of @decode and @prefill (chunk tokens per row), compiled once."""
+        self._chunk = chunk
+        decode, prefill = self._model(1), self._model(chunk)
+        text = _two_functions(decode.module, prefill.module)
+        self._program = compile_program(text, weights=decode.weights, target=self.target, source_name=self.name)
+
+    # -- the API --------------------------------------------------------------------------------
+    @property
+    def programs(self) -> dict:
+        """The compiled programs: {"decoder": the Program of @decode and @prefill} (empty
+        before the first call; `program.memory_plan(function="decode")` etc.)."""
+        return {} if self._program is None else {"decoder": self._program}
+
+    def report(self) -> Report:
+        """The fused/refused/rewritten records of every compiled program (each record's
+        location names its function's line in the IR)."""
+        merged = Report(fused=[], refused=[], rewritten=[])
+        for program in self.programs.values():
+            r = program.report()
+            for key in merged:
+                merged[key] += list(r.get(key, ()))
+        return merged
+
+    def reset(self):
+        """Empty caches, position 0."""
+        for cache in self._caches.values():
+            cache[...] = 0
+        self._position = 0
+
+    @property
+    def position(self) -> int:
+        """How many tokens per row the caches hold."""
+        return self._position
+
+    def __call__(self, input_ids):
+        """Logits (batch, tokens, vocab) float32 of `input_ids` (batch, tokens) after the tokens the
+        caches hold; the caches advance. torch in, torch out."""
+        ids, torch_in = _as_numpy_ids(input_ids, self.batch)
+        logits = self._step(ids)
+        if torch_in:
+            import torch
+            return torch.from_numpy(logits)
+        return logits
+
+    def generate(self, input_ids, max_new_tokens: int = 16):
+        """Greedy generation from empty caches: the prompt, then `max_new_tokens` tokens per row
+        (argmax of each step's logits; no early stop at an end-of-sequence token). Returns
+        (batch, prompt + new) int64; torch in, torch out."""
+        if not isinstance(max_new_tokens, int) or max_new_tokens < 0:
+            raise ValueError(f"max_new_tokens: expected an integer >= 0, got {max_new_tokens!r}")
+        ids, torch_in = _as_numpy_ids(input_ids, self.batch)
+        if ids.shape[1] < 1:
+            raise ValueError("input_ids: expected at least one prompt token per row")
+        if ids.shape[1] + max_new_tokens > self.max_positions + 1:
+            raise ValueError(f"max_new_tokens: prompt {ids.shape[1]} + {max_new_tokens} new tokens exceed "
+                             f"max_positions {self.max_positions}")
+        self.reset()
+        out = [ids]
+        if max_new_tokens:
+            token = self._step(ids)[:, -1].argmax(-1)[:, None].astype(np.int64)
+            out.append(token)
+            for _ in range(max_new_tokens - 1):
+                token = self._step(token)[:, -1].argmax(-1)[:, None].astype(np.int64)
+                out.append(token)
+        tokens = np.concatenate(out, axis=1)
+        if torch_in:
+            import torch
+            return torch.from_numpy(tokens)
+        return tokens
+
+    # -- one step ---------------------------------------------------------------------------------
+    def _step(self, ids: np.ndarray) -> np.ndarray:
+        batch, count = ids.shape
+        if self._position + count > self.max_positions:
+            raise ValueError(f"input_ids: {count} tokens after {self._position} exceed max_positions "
+                             f"{self.max_positions} (reset() empties the caches)")
+        if self._program is None:         # the chunk: this input's length, or a default for one token
+            self._compile(min(PREFILL_CHUNK, 1 << (count - 1).bit_length()) if count > 1 else FIRST_CHUNK)
+        if count == 1:
+            return self._run(1, ids, 1)
+        chunk, parts = self._chunk, []
+        for start in range(0, count, chunk):
+            real = min(chunk, count - start)
+            padded = np.zeros((batch, chunk), np.int64)
+            padded[:, :real] = ids[:, start:start + real]
+            parts.append(self._run(chunk, padded, real)[:, :real])
+        return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+
+    def _run(self, seq: int, ids: np.ndarray, real: int) -> np.ndarray:
+        block_size = self._build_args["block_size"]
+        positions = np.broadcast_to(self._position + np.arange(seq, dtype=np.int64), ids.shape)
+        rows = np.arange(self.batch)[:, None]
+        slots = self.block_table[rows, positions // block_size].astype(np.int64) * block_size + positions % block_size
+        if real < seq:
+            slots = slots.copy()
+            slots[:, real:] = -1                         # padding: written nowhere
+        outputs = self._program.run(function="decode" if seq == 1 else "prefill", input_ids=ids, positions=np.ascontiguousarray(positions), slot_mapping=slots,
+                          block_table=self.block_table,
+                          seq_lengths=np.full((self.batch,), self._position + seq, np.int64), **self._caches)
+        self._position += real
+        return np.asarray(outputs[0], np.float32)
+
+
+def _frozen(value):
+    if isinstance(value, np.ndarray) and (value.flags.writeable or value.base is not None):
+        value = np.array(value) if value.base is not None else value
+        value.flags.writeable = False
+    return value
+
+
+def _two_functions(decode: str, prefill: str) -> str:
+    """One module of two built modules: their (identical) weight globals once, then
+    @forward of each renamed @decode and @prefill."""
+    def split(text):
+        lines = text.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("func.func @forward("))
+        return lines[:start], "\n".join(lines[start:])
+    globals_, decode_fn = split(decode)
+    other, prefill_fn = split(prefill)
+    if other != globals_:
+        raise AssertionError("decode and prefill declare different weights")
+    return "\n".join([*globals_, decode_fn.replace("func.func @forward(", "func.func @decode(", 1),
+                      prefill_fn.replace("func.func @forward(", "func.func @prefill(", 1)]) + "\n"
+
+
+# --- checkpoint names ----------------------------------------------------------------------------
+
+_EXPERT = re.compile(r"model\.layers\.(\d+)\.mlp\.experts\.(\d+)\.(gate_proj|up_proj|down_proj)\.weight$")
+
+
+def checkpoint_names(config, layers, index) -> set:
+    """The checkpoint tensors the whole decoder of `layers` consumes, in the checkpoint's own
+    form of the routed experts (per expert, or transformers 5's stacked gate_up_proj/down_proj)."""
+    from .checkpoint import attention_names
+    names = attention_names(config, layers) | {"model.embed_tokens.weight", "model.norm.weight"}
+    if not config.tie_word_embeddings:
+        names.add("lm_head.weight")
+    for i in layers:
+        layer = f"model.layers.{i}."
+        names.add(layer + "post_attention_layernorm.weight")
+        mlp = layer + "mlp."
+        if not config.is_moe_layer(i):
+            names |= {mlp + p + ".weight" for p in ("gate_proj", "up_proj", "down_proj")}
+            continue
+        names.add(mlp + "gate.weight")
+        if config.scoring_func == "sigmoid":
+            names.add(mlp + "gate.e_score_correction_bias")
+        if mlp + "experts.gate_up_proj" in index:
+            names |= {mlp + "experts.gate_up_proj", mlp + "experts.down_proj"}
+        else:
+            names |= {f"{mlp}experts.{e}.{p}.weight" for e in range(config.n_routed_experts)
+                      for p in ("gate_proj", "up_proj", "down_proj")}
+        if config.n_shared_experts:
+            names |= {f"{mlp}shared_experts.{p}.weight" for p in ("gate_proj", "up_proj", "down_proj")}
+    return names
+
+
+def _beyond(count):
+    """Checkpoint tensors of layers past the ones built (a model cut to its first layers)."""
+    def ignored(name):
+        m = re.match(r"model\.layers\.(\d+)\.", name)
+        return bool(m) and int(m.group(1)) >= count
+    return ignored
+
+
+def _attention_int8(checkpoint):
+    """w8a8 makes the attention projections int8 (the prolog's full-quant path); the MLPs and
+    experts stay bf16 in this decoder (no int8 grouped matmul yet)."""
+    return lambda name: ".self_attn." in name and checkpoint.w8a8_int8(name)
+
+
+def stack_experts(weights: dict, config, layers) -> dict:
+    """Per-expert gate/up/down tensors -> transformers 5's stacked `experts.gate_up_proj`
+    (E, 2I, He) and `experts.down_proj` (E, He, I), which the graph declares."""
+    out = {k: v for k, v in weights.items() if not _EXPERT.match(k)}
+    for i in layers:
+        mlp = f"model.layers.{i}.mlp.experts."
+        if not config.is_moe_layer(i) or mlp + "gate_up_proj" in weights:
+            continue
+        experts = range(config.n_routed_experts)
+        try:
+            out[mlp + "gate_up_proj"] = np.stack([np.concatenate(
+                [weights[f"{mlp}{e}.gate_proj.weight"], weights[f"{mlp}{e}.up_proj.weight"]], axis=0) for e in experts])
+            out[mlp + "down_proj"] = np.stack([weights[f"{mlp}{e}.down_proj.weight"] for e in experts])
+        except KeyError as e:
+            raise CompileError(f"checkpoint: {e.args[0]} missing (layer {i}'s routed experts)") from None
+    return out

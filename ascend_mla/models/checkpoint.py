@@ -1,0 +1,590 @@
+"""Hugging Face checkpoints of the DeepSeek MLA family as they are shipped (API.md 9).
+
+    from ascend_mla.models import checkpoint
+    config = checkpoint.read_config(path)              # a frozen ModelConfig
+    weights = checkpoint.load_tensors(path, config, names=wanted, quant=None)
+
+`read_config` reads config.json in the formats transformers 4.x (`rope_theta`, `rope_scaling`)
+and 5.x (`rope_parameters`) write, for DeepseekV2/V3 and Kimi-K2, filling what a config leaves
+out with transformers' defaults for its model type. `load_tensors` reads safetensors files (one,
+or shards through model.safetensors.index.json) with our own header reader over a memory map, so
+float8 tensors come in as ml_dtypes.float8_e4m3fn (safetensors' NumPy reader has no float8) and
+only the tensors asked for are touched. Every refusal is a CompileError naming what it refuses
+and a rule ID (CKPT-*, listed in docs/guide.md):
+
+    CKPT-CONFIG   config.json missing, unreadable, or not a DeepSeek MLA model
+    CKPT-ROPE     a rope type other than default/yarn, YaRN without factor or
+                  original_max_position_embeddings, a partial rotary factor
+    CKPT-BIAS     attention_bias / mlp_bias: the compiled graph has no bias
+    CKPT-ACT      hidden_act other than silu (the MLP is SwiGLU)
+    CKPT-QUANT    a quantization method other than block FP8, an FP8 weight without its
+                  weight_scale_inv, a tensor dtype we cannot read
+    CKPT-FILES    no safetensors, an index naming a missing shard, a tensor in two files
+    CKPT-MISSING  a tensor the caller consumes is not in the checkpoint
+    CKPT-UNUSED   a checkpoint tensor nobody consumes (it would be dropped silently)
+    CKPT-TP       a tensor-parallel split that does not divide a dimension
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import dataclasses
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+import ml_dtypes
+import numpy as np
+
+BF16 = ml_dtypes.bfloat16
+F8E4M3 = ml_dtypes.float8_e4m3fn
+
+# q_a_layernorm and kv_a_layernorm: transformers' DeepseekV2/V3Attention and DeepSeek's own code
+# build them with the RMSNorm default eps 1e-6, whatever config.rms_norm_eps says.
+LATENT_NORM_EPS = 1e-6
+
+
+def _error(message: str, rule: str):
+    from .. import CompileError                  # the package's, wherever it lives
+    return CompileError(f"{message} [{rule}]")
+
+
+# --- the config -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """What a DeepSeek V2/V3/Kimi-K2 decoder needs from config.json (Hugging Face names).
+
+    rope_*: the rotary embedding, normalized from either config format; rope_attention_factor is
+    the cos/sin multiplier YaRN applies (transformers' attention_scaling), softmax_scale the
+    attention's (with YaRN's mscale_all_dim). MoE fields are None/0 for a dense model."""
+    model_type: str
+    architectures: tuple
+    vocab_size: int
+    hidden_size: int
+    num_hidden_layers: int
+    num_attention_heads: int
+    q_lora_rank: int | None
+    kv_lora_rank: int
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int
+    v_head_dim: int
+    intermediate_size: int
+    moe_intermediate_size: int | None
+    n_routed_experts: int | None
+    n_shared_experts: int | None
+    num_experts_per_tok: int | None
+    n_group: int | None
+    topk_group: int | None
+    routed_scaling_factor: float
+    norm_topk_prob: bool
+    scoring_func: str
+    topk_method: str
+    first_k_dense_replace: int
+    moe_layer_freq: int
+    hidden_act: str
+    rms_norm_eps: float
+    rope_theta: float
+    rope_type: str                                   # "default" or "yarn"
+    rope_factor: float | None
+    rope_original_max_position_embeddings: int | None
+    rope_beta_fast: float | None
+    rope_beta_slow: float | None
+    rope_mscale: float | None
+    rope_mscale_all_dim: float | None
+    rope_attention_factor: float
+    rope_truncate: bool
+    rope_interleave: bool
+    attention_bias: bool
+    tie_word_embeddings: bool
+    max_position_embeddings: int
+    torch_dtype: str | None
+    quantization_config: dict | None = field(default=None, hash=False)
+    num_nextn_predict_layers: int = 0
+    bos_token_id: int | None = None
+    eos_token_id: int | tuple | None = None
+    latent_norm_eps: float = LATENT_NORM_EPS
+
+    # -- derived --
+    @property
+    def rope(self) -> str:
+        """The Rope primitive's mode: "interleave" (pairs, DeepSeek's layout) or "half"."""
+        return "interleave" if self.rope_interleave else "half"
+
+    @property
+    def softmax_scale(self) -> float:
+        scale = (self.qk_nope_head_dim + self.qk_rope_head_dim) ** -0.5
+        if self.rope_type == "yarn" and self.rope_mscale_all_dim:
+            m = _yarn_mscale(self.rope_factor, self.rope_mscale_all_dim)
+            scale *= m * m
+        return scale
+
+    @property
+    def fp8_block(self) -> tuple | None:
+        """(rows, cols) of one FP8 scale block, or None for an unquantized checkpoint."""
+        q = self.quantization_config
+        return tuple(q.get("weight_block_size") or (128, 128)) if q else None
+
+    def is_moe_layer(self, i: int) -> bool:
+        """Layer i has a routed MoE (else a dense SwiGLU MLP), as transformers decides."""
+        return bool(self.n_routed_experts) and i >= self.first_k_dense_replace \
+            and i % max(self.moe_layer_freq, 1) == 0
+
+    def rope_inv_freq(self) -> np.ndarray:
+        """The rotary frequencies (Dr/2,) float32, YaRN-blended as transformers computes them."""
+        dim, base = self.qk_rope_head_dim, self.rope_theta
+        pos_freqs = np.float32(base) ** (np.arange(0, dim, 2, dtype=np.float32) / np.float32(dim))
+        if self.rope_type != "yarn":
+            return (1.0 / pos_freqs).astype(np.float32)
+        extrapolation = np.float32(1.0) / pos_freqs
+        interpolation = np.float32(1.0) / (np.float32(self.rope_factor) * pos_freqs)
+        original = self.rope_original_max_position_embeddings
+
+        def correction_dim(rotations):
+            return dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(base))
+        low, high = correction_dim(self.rope_beta_fast), correction_dim(self.rope_beta_slow)
+        if self.rope_truncate:
+            low, high = math.floor(low), math.ceil(high)
+        low, high = max(low, 0), min(high, dim - 1)
+        if low == high:
+            high += 0.001
+        ramp = np.clip((np.arange(dim // 2, dtype=np.float32) - np.float32(low)) / np.float32(high - low), 0, 1)
+        keep = (np.float32(1.0) - ramp).astype(np.float32)   # 1: extrapolate (high frequencies)
+        return (interpolation * (1 - keep) + extrapolation * keep).astype(np.float32)
+
+    def rope_tables(self, positions: int, dtype=BF16):
+        """cos, sin (positions, Dr): concat(freqs, freqs) times the attention factor, computed
+        in float32 and rounded to `dtype` (the model's rotary embedding)."""
+        freqs = np.outer(np.arange(positions, dtype=np.float32), self.rope_inv_freq())
+        emb = np.concatenate([freqs, freqs], axis=-1)
+        factor = np.float32(self.rope_attention_factor)
+        return (np.cos(emb) * factor).astype(dtype), (np.sin(emb) * factor).astype(dtype)
+
+    def build_config(self) -> dict:
+        """The hyper-parameter dict `deepseek.build(config=...)` takes (4.x-style rope keys,
+        complete: reading it back gives this config)."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if not f.name.startswith("rope_")}
+        out["rope_theta"] = self.rope_theta
+        out["rope_interleave"] = self.rope_interleave
+        out["rope_scaling"] = None if self.rope_type == "default" else {
+            "type": self.rope_type, "factor": self.rope_factor,
+            "original_max_position_embeddings": self.rope_original_max_position_embeddings,
+            "beta_fast": self.rope_beta_fast, "beta_slow": self.rope_beta_slow, "mscale": self.rope_mscale,
+            "mscale_all_dim": self.rope_mscale_all_dim, "attention_factor": self.rope_attention_factor,
+            "truncate": self.rope_truncate}
+        out["architectures"] = list(self.architectures)
+        return out
+
+
+def _yarn_mscale(scale: float, mscale: float) -> float:
+    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+
+
+# transformers' defaults for keys a config.json leaves out (DeepseekV3Config / DeepseekV2Config;
+# Kimi-K2 ships DeepseekV3's code under model_type "kimi_k2").
+_V3_DEFAULTS = dict(vocab_size=129280, hidden_size=7168, intermediate_size=18432, moe_intermediate_size=2048,
+                    num_hidden_layers=61, num_attention_heads=128, n_shared_experts=1, n_routed_experts=256,
+                    routed_scaling_factor=2.5, kv_lora_rank=512, q_lora_rank=1536, qk_rope_head_dim=64,
+                    v_head_dim=128, qk_nope_head_dim=128, n_group=8, topk_group=4, num_experts_per_tok=8,
+                    first_k_dense_replace=3, norm_topk_prob=True, hidden_act="silu", max_position_embeddings=4096,
+                    rms_norm_eps=1e-6, tie_word_embeddings=False, rope_interleave=True, attention_bias=False,
+                    scoring_func="sigmoid", topk_method="noaux_tc", moe_layer_freq=1, rope_theta=10000.0,
+                    num_nextn_predict_layers=0, bos_token_id=0, eos_token_id=1)
+_V2_DEFAULTS = dict(_V3_DEFAULTS, vocab_size=102400, hidden_size=4096, intermediate_size=11008,
+                    moe_intermediate_size=1407, num_hidden_layers=32, num_attention_heads=32, n_shared_experts=2,
+                    n_routed_experts=64, routed_scaling_factor=1.0, n_group=None, topk_group=None,
+                    num_experts_per_tok=None, first_k_dense_replace=0, norm_topk_prob=False,
+                    max_position_embeddings=2048, scoring_func="softmax", topk_method="greedy",
+                    bos_token_id=1, eos_token_id=2)
+MODEL_TYPES = {"deepseek_v3": _V3_DEFAULTS, "kimi_k2": _V3_DEFAULTS, "deepseek_v2": _V2_DEFAULTS}
+ARCHITECTURES = {"DeepseekV3ForCausalLM": "deepseek_v3", "DeepseekV2ForCausalLM": "deepseek_v2"}
+ROPE_TYPES = ("default", "yarn")
+
+
+def read_config(path) -> ModelConfig:
+    """The ModelConfig of a checkpoint directory, a config.json file, or a config dict."""
+    raw, where = _raw_config(path)
+    model_type = raw.get("model_type")
+    architectures = tuple(raw.get("architectures") or ())
+    if model_type not in MODEL_TYPES:
+        model_type = next((ARCHITECTURES[a] for a in architectures if a in ARCHITECTURES), None)
+        if raw.get("model_type") is None and not architectures and "kv_lora_rank" in raw:   # bare presets
+            model_type = "deepseek_v3"
+    if model_type not in MODEL_TYPES:
+        raise _error(f"{where}: model_type: {raw.get('model_type')!r} is not a DeepSeek MLA model "
+                     f"(supported: {', '.join(MODEL_TYPES)}; architectures {', '.join(ARCHITECTURES)})", "CKPT-CONFIG")
+    c = dict(MODEL_TYPES[model_type])
+    c.update({k: v for k, v in raw.items() if v is not None or k in ("q_lora_rank",)})
+
+    if c.get("attention_bias") or c.get("mlp_bias"):
+        which = "attention_bias" if c.get("attention_bias") else "mlp_bias"
+        raise _error(f"{where}: {which}: true: the compiled attention and MLP have no bias terms; "
+                     f"refusing rather than dropping the biases", "CKPT-BIAS")
+    if c["hidden_act"] != "silu":
+        raise _error(f"{where}: hidden_act: {c['hidden_act']!r}: the MLP is SwiGLU (silu) only", "CKPT-ACT")
+    rope = _rope(raw, c, where)
+    quant = raw.get("quantization_config")
+    if quant is not None:
+        method = quant.get("quant_method")
+        block = quant.get("weight_block_size") or [128, 128]
+        if method != "fp8" or quant.get("fmt", "e4m3") != "e4m3" or len(block) != 2:
+            raise _error(f"{where}: quantization_config: quant_method {method!r} (fmt {quant.get('fmt')!r}, "
+                         f"weight_block_size {block}): only the block-wise FP8 e4m3 format is read", "CKPT-QUANT")
+        quant = dict(quant)
+    eos = c.get("eos_token_id")
+    try:
+        return ModelConfig(
+            model_type=model_type, architectures=architectures,
+            vocab_size=int(c["vocab_size"]), hidden_size=int(c["hidden_size"]),
+            num_hidden_layers=int(c["num_hidden_layers"]), num_attention_heads=int(c["num_attention_heads"]),
+            q_lora_rank=None if c.get("q_lora_rank") is None else int(c["q_lora_rank"]),
+            kv_lora_rank=int(c["kv_lora_rank"]), qk_nope_head_dim=int(c["qk_nope_head_dim"]),
+            qk_rope_head_dim=int(c["qk_rope_head_dim"]), v_head_dim=int(c["v_head_dim"]),
+            intermediate_size=int(c["intermediate_size"]),
+            moe_intermediate_size=_int_or_none(c.get("moe_intermediate_size")),
+            n_routed_experts=_int_or_none(c.get("n_routed_experts")),
+            n_shared_experts=_int_or_none(c.get("n_shared_experts")),
+            num_experts_per_tok=_int_or_none(c.get("num_experts_per_tok")),
+            n_group=_int_or_none(c.get("n_group")), topk_group=_int_or_none(c.get("topk_group")),
+            routed_scaling_factor=float(c["routed_scaling_factor"]), norm_topk_prob=bool(c["norm_topk_prob"]),
+            scoring_func=str(c["scoring_func"]), topk_method=str(c["topk_method"]),
+            first_k_dense_replace=int(c["first_k_dense_replace"]), moe_layer_freq=int(c["moe_layer_freq"]),
+            hidden_act=c["hidden_act"], rms_norm_eps=float(c["rms_norm_eps"]),
+            rope_interleave=bool(c["rope_interleave"]), attention_bias=False,
+            tie_word_embeddings=bool(c["tie_word_embeddings"]),
+            max_position_embeddings=int(c["max_position_embeddings"]),
+            torch_dtype=raw.get("dtype") or raw.get("torch_dtype"), quantization_config=quant,
+            num_nextn_predict_layers=int(c.get("num_nextn_predict_layers") or 0),
+            bos_token_id=c.get("bos_token_id"), eos_token_id=tuple(eos) if isinstance(eos, list) else eos,
+            latent_norm_eps=float(raw.get("latent_norm_eps", LATENT_NORM_EPS)), **rope)
+    except (TypeError, ValueError) as e:
+        raise _error(f"{where}: {e}", "CKPT-CONFIG") from None
+
+
+def _int_or_none(v):
+    return None if v is None else int(v)
+
+
+def _raw_config(path):
+    if isinstance(path, dict):
+        return path, "config"
+    path = os.fspath(path)
+    file = os.path.join(path, "config.json") if os.path.isdir(path) else path
+    try:
+        with open(file) as f:
+            raw = json.load(f)
+    except FileNotFoundError:
+        raise _error(f"{file}: no config.json (a Hugging Face checkpoint directory has one)", "CKPT-CONFIG") from None
+    except (OSError, ValueError) as e:
+        raise _error(f"{file}: cannot read the config: {e}", "CKPT-CONFIG") from None
+    if not isinstance(raw, dict):
+        raise _error(f"{file}: expected a JSON object", "CKPT-CONFIG")
+    return raw, file
+
+
+def _rope(raw: dict, c: dict, where: str) -> dict:
+    """The rope_* fields from rope_parameters (5.x) or rope_theta + rope_scaling (4.x)."""
+    params = raw.get("rope_parameters")
+    key = "rope_parameters"
+    if not params:
+        params, key = dict(raw.get("rope_scaling") or {}), "rope_scaling"
+    else:
+        params = dict(params)
+    if params and all(isinstance(v, dict) for v in params.values()):
+        raise _error(f"{where}: {key}: per-layer-type rope parameters are not a DeepSeek config", "CKPT-ROPE")
+    kind = params.get("rope_type", params.get("type")) or "default"
+    theta = params.get("rope_theta", raw.get("rope_theta", c["rope_theta"]))
+    if kind not in ROPE_TYPES:
+        raise _error(f"{where}: {key}: unknown rope type {kind!r} (supported: {', '.join(ROPE_TYPES)})", "CKPT-ROPE")
+    partial = params.get("partial_rotary_factor", raw.get("partial_rotary_factor", 1.0))
+    if partial not in (None, 1, 1.0):
+        raise _error(f"{where}: partial_rotary_factor: {partial}: DeepSeek's rope covers the whole rope head", "CKPT-ROPE")
+    out = dict(rope_theta=float(theta), rope_type=kind, rope_factor=None, rope_original_max_position_embeddings=None,
+               rope_beta_fast=None, rope_beta_slow=None, rope_mscale=None, rope_mscale_all_dim=None,
+               rope_attention_factor=1.0, rope_truncate=True)
+    if kind == "yarn":
+        original = raw.get("original_max_position_embeddings", params.get("original_max_position_embeddings"))
+        missing = [n for n, v in (("factor", params.get("factor")), ("original_max_position_embeddings", original))
+                   if v is None]
+        if missing:
+            raise _error(f"{where}: {key}: YaRN without {' and '.join(missing)}; refusing to run it as plain RoPE",
+                         "CKPT-ROPE")
+        factor = float(params["factor"])
+        mscale, mscale_all_dim = params.get("mscale"), params.get("mscale_all_dim")
+        attention = params.get("attention_factor")
+        if attention is None:                        # transformers' _compute_yarn_parameters
+            attention = (_yarn_mscale(factor, mscale) / _yarn_mscale(factor, mscale_all_dim)
+                         if mscale and mscale_all_dim else _yarn_mscale(factor, 1.0))
+        out.update(rope_factor=factor, rope_original_max_position_embeddings=int(original),
+                   rope_beta_fast=float(params.get("beta_fast") or 32), rope_beta_slow=float(params.get("beta_slow") or 1),
+                   rope_mscale=None if mscale is None else float(mscale),
+                   rope_mscale_all_dim=None if mscale_all_dim is None else float(mscale_all_dim),
+                   rope_attention_factor=float(attention), rope_truncate=bool(params.get("truncate", True)))
+    return out
+
+
+# --- reading safetensors ----------------------------------------------------------------------------
+
+_DTYPES = {"BF16": BF16, "F16": np.float16, "F32": np.float32, "F64": np.float64, "F8_E4M3": F8E4M3,
+           "I8": np.int8, "U8": np.uint8, "I16": np.int16, "I32": np.int32, "I64": np.int64, "BOOL": np.bool_}
+
+
+@dataclass(frozen=True)
+class _Entry:
+    file: str
+    dtype: str
+    shape: tuple
+    start: int
+    end: int
+
+
+def _header(file: str) -> dict:
+    """name -> _Entry of one .safetensors file (8-byte little-endian header size, JSON header)."""
+    try:
+        with open(file, "rb") as f:
+            size = int.from_bytes(f.read(8), "little")
+            header = json.loads(f.read(size))
+    except (OSError, ValueError) as e:
+        raise _error(f"{file}: not a readable safetensors file: {e}", "CKPT-FILES") from None
+    base = 8 + size
+    return {name: _Entry(file, e["dtype"], tuple(e["shape"]), base + e["data_offsets"][0], base + e["data_offsets"][1])
+            for name, e in header.items() if name != "__metadata__"}
+
+
+def _read(entry: _Entry, maps: dict) -> np.ndarray:
+    """The tensor as a read-only view of the file's memory map (nothing is read until used)."""
+    if entry.dtype not in _DTYPES:
+        raise _error(f"{entry.file}: dtype {entry.dtype} cannot be read (readable: {', '.join(_DTYPES)})",
+                     "CKPT-QUANT")
+    if entry.file not in maps:
+        maps[entry.file] = np.memmap(entry.file, dtype=np.uint8, mode="r")
+    raw = maps[entry.file][entry.start:entry.end]
+    return raw.view(_DTYPES[entry.dtype]).reshape(entry.shape)
+
+
+def tensor_index(path) -> dict:
+    """name -> _Entry of every tensor of the checkpoint directory (sharded or not)."""
+    path = os.fspath(path)
+    index = os.path.join(path, "model.safetensors.index.json")
+    if os.path.exists(index):
+        try:
+            with open(index) as f:
+                weight_map = json.load(f)["weight_map"]
+        except (OSError, ValueError, KeyError) as e:
+            raise _error(f"{index}: cannot read the shard index: {e}", "CKPT-FILES") from None
+        files = sorted(set(weight_map.values()))
+        for name in files:
+            if not os.path.exists(os.path.join(path, name)):
+                raise _error(f"{index}: names shard {name}, which is not in {path}", "CKPT-FILES")
+    else:
+        weight_map = None
+        files = sorted(f for f in os.listdir(path) if f.endswith(".safetensors")) if os.path.isdir(path) else []
+    if not files:
+        raise _error(f"{path}: no *.safetensors files", "CKPT-FILES")
+    entries = {}
+    for name in files:
+        for key, entry in _header(os.path.join(path, name)).items():
+            if key in entries:
+                raise _error(f"{path}: tensor {key} is in both {os.path.basename(entries[key].file)} and {name}",
+                             "CKPT-FILES")
+            if weight_map is not None and weight_map.get(key) != name:
+                continue                             # the index says another file holds it
+            entries[key] = entry
+    return entries
+
+
+# --- loading ---------------------------------------------------------------------------------------
+
+_LAYER = re.compile(r"model\.layers\.(\d+)\.")
+_ATTN_INT8 = ("q_a_proj", "q_b_proj", "q_proj", "kv_a_proj_with_mqa", "o_proj")
+# tensors kept in float32: transformers' router computes its logits and choice in float32
+FLOAT32_TENSORS = re.compile(r".*\.mlp\.gate\.(weight|e_score_correction_bias)$")
+# tensor-parallel splits: rows (column-parallel linears) and columns (row-parallel ones)
+_TP_ROWS = re.compile(r".*\.(self_attn\.(q_b_proj|q_proj|kv_b_proj)|mlp\.(experts\.\d+\.|shared_experts\.)?(gate_proj|up_proj))"
+                      r"\.(weight|weight_scale)$")
+_TP_COLS = re.compile(r".*\.(self_attn\.o_proj|mlp\.(experts\.\d+\.|shared_experts\.)?down_proj)\.weight$")
+
+
+def w8a8_int8(name: str) -> bool:
+    """Which weights quant="w8a8"/"w8a8c8" turns into int8 (per output channel) by default: the
+    attention's projections except kv_b_proj (absorbed into the query and output, bf16 in the
+    prolog) and every MLP/expert linear; embeddings, lm_head, norms and the router stay."""
+    m = re.fullmatch(r"model\.layers\.\d+\.(self_attn\.(\w+)|mlp\.(experts\.\d+\.|shared_experts\.)?(gate_proj|up_proj|down_proj))\.weight", name)
+    return bool(m) and (m.group(2) is None or m.group(2) in _ATTN_INT8)
+
+
+def attention_names(config: ModelConfig, layers: Iterable[int]) -> set:
+    """The checkpoint tensors the attention block of `layers` consumes (with input_layernorm)."""
+    out = set()
+    for i in layers:
+        a = f"model.layers.{i}.self_attn."
+        out |= {f"model.layers.{i}.input_layernorm.weight", a + "kv_a_proj_with_mqa.weight",
+                a + "kv_a_layernorm.weight", a + "kv_b_proj.weight", a + "o_proj.weight"}
+        out |= ({a + "q_a_proj.weight", a + "q_a_layernorm.weight", a + "q_b_proj.weight"}
+                if config.q_lora_rank else {a + "q_proj.weight"})
+    return out
+
+
+def _always_ignored(config: ModelConfig | None):
+    """Tensors that are in shipped checkpoints but no part of the causal LM's forward: the
+    multi-token-prediction layers after the last decoder layer (num_nextn_predict_layers, which
+    transformers does not load either) and saved rotary buffers (recomputed from the config)."""
+    def ignored(name):
+        if name.endswith("rotary_emb.inv_freq"):
+            return True
+        m = _LAYER.match(name)
+        return bool(m and config is not None and config.num_nextn_predict_layers
+                    and config.num_hidden_layers <= int(m.group(1)) < config.num_hidden_layers + config.num_nextn_predict_layers)
+    return ignored
+
+
+_REPORT = contextvars.ContextVar("checkpoint_progress", default=None)
+
+
+@contextlib.contextmanager
+def reporting(callback):
+    """Within the block, load_tensors calls callback(bytes_read, bytes_total) after each tensor
+    (a progress bar: `ascend-mla generate` shows one while a model loads)."""
+    token = _REPORT.set(callback)
+    try:
+        yield
+    finally:
+        _REPORT.reset(token)
+
+
+def _predicate(names):
+    if names is None:
+        return lambda n: True
+    if callable(names):
+        return names
+    wanted = set(names)
+    return wanted.__contains__
+
+
+def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=None, quant: str | None = None,
+                 int8: Callable[[str], bool] | None = None, tp: int = 1, rank: int = 0) -> dict:
+    """The checkpoint's tensors as NumPy arrays, by their Hugging Face names.
+
+    names: what the caller consumes (a set of names or a predicate; None: everything). Every
+    other tensor of the checkpoint must be matched by `ignore` (a predicate: what the caller
+    chooses to skip, e.g. layers it does not build) or be one of the always-ignored ones (the
+    MTP layers, saved rotary buffers), else CKPT-UNUSED names it. A name in a `names` set the
+    checkpoint lacks is CKPT-MISSING.
+    dtypes: floating tensors come out bf16 (fp32/fp16 cast, FP8 dequantized with its
+    weight_scale_inv blocks), except the MoE router's weight and e_score_correction_bias, which
+    stay float32; integer tensors unchanged.
+    quant: None/"bf16", or "w8a8"/"w8a8c8": the weights `int8` selects (default w8a8_int8) become
+    int8 with a float32 per-output-channel `<name>_scale` ("...weight" -> "...weight_scale",
+    (out, 1)), symmetric, from the dequantized values; "w8a8c8" adds each loaded layer's
+    `self_attn.kv_scale` (1, kv_lora_rank) float32, the static int8 scale of the latent cache.
+    tp, rank: this rank's slice of the column-parallel linears' rows (q_b/q/kv_b_proj by heads,
+    gate/up projections) and the row-parallel ones' columns (o_proj, down projections); the
+    rest is replicated."""
+    if quant not in (None, "bf16", "w8a8", "w8a8c8"):
+        raise ValueError(f"quant: expected None, \"bf16\", \"w8a8\" or \"w8a8c8\", got {quant!r}")
+    if not (isinstance(tp, int) and tp >= 1 and isinstance(rank, int) and 0 <= rank < tp):
+        raise ValueError(f"tp, rank: expected 0 <= rank < tp, got tp={tp!r} rank={rank!r}")
+    if config is None:
+        config = read_config(path)
+    if config.num_attention_heads % tp:
+        raise _error(f"{path}: tp={tp} does not divide the {config.num_attention_heads} attention heads", "CKPT-TP")
+    entries = tensor_index(path)
+    scales = {n[:-len("_scale_inv")]: n for n in entries        # FP8 weight -> its scale blocks
+              if n.endswith(".weight_scale_inv") and n[:-len("_scale_inv")] in entries}
+    owner = {s: w for w, s in scales.items()}
+    wanted, skip, builtin = _predicate(names), _predicate(ignore or (lambda n: False)), _always_ignored(config)
+    logical = [n for n in entries if n not in owner]
+    selected = [n for n in logical if wanted(n)]
+    chosen = set(selected)
+    unused = [n for n in entries if owner.get(n, n) not in chosen and not skip(n) and not builtin(n)]
+    if unused:
+        raise _error(f"{path}: checkpoint tensor{'s' if len(unused) > 1 else ''} {', '.join(sorted(unused)[:6])}"
+                     f"{f' (and {len(unused) - 6} more)' if len(unused) > 6 else ''} would be ignored: nothing in the "
+                     f"model built consumes {'them' if len(unused) > 1 else 'it'}", "CKPT-UNUSED")
+    if names is not None and not callable(names):
+        missing = sorted(set(names) - set(logical))
+        if missing:
+            raise _error(f"{path}: the checkpoint has no tensor {', '.join(missing[:6])}"
+                         f"{' ...' if len(missing) > 6 else ''}", "CKPT-MISSING")
+    to_int8 = (int8 or w8a8_int8) if quant in ("w8a8", "w8a8c8") else (lambda n: False)
+    maps, out = {}, {}
+    report, done = _REPORT.get(), 0
+    total = sum(entries[n].end - entries[n].start for n in selected)
+    for name in selected:
+        if report is not None:
+            report(done, total)
+            done += entries[name].end - entries[name].start
+        value = _read(entries[name], maps)
+        if value.dtype == F8E4M3:
+            if name not in scales:
+                raise _error(f"{path}: {name} is float8_e4m3fn without {name}_scale_inv", "CKPT-QUANT")
+            scale = np.asarray(_read(entries[scales[name]], maps), np.float32)
+            value = _dequantize_fp8(name, value, scale, config.fp8_block or (128, 128), path,
+                                    np.float32 if to_int8(name) else BF16)   # int8 from the exact values
+        if not _is_float(value):
+            out[name] = np.array(value)                # integers as stored (a copy, not the map)
+        elif to_int8(name) and value.ndim == 2:
+            out[name], out[name + "_scale"] = _int8_per_channel(value)
+        elif FLOAT32_TENSORS.match(name):
+            out[name] = np.asarray(value).astype(np.float32)
+        else:
+            out[name] = np.asarray(value).astype(BF16)
+    if report is not None:
+        report(total, total)
+    if quant == "w8a8c8":
+        for name in [n for n in out if n.endswith("self_attn.kv_a_layernorm.weight")]:
+            out[name.replace("kv_a_layernorm.weight", "kv_scale")] = kv_cache_scale(out[name])
+    if tp > 1:
+        out = {n: _tp_slice(n, v, config, tp, rank, path) for n, v in out.items()}
+    return out
+
+
+def _is_float(a) -> bool:
+    return a.dtype == BF16 or np.issubdtype(a.dtype, np.floating)
+
+
+def _dequantize_fp8(name, value, scale_inv, block, path, dtype=BF16) -> np.ndarray:
+    """An FP8 weight as `dtype`: each (block) tile times its weight_scale_inv, a band of rows
+    at a time (no float32 copy of a whole bf16 result)."""
+    rows, cols = value.shape
+    br, bc = block
+    if scale_inv.shape != (-(-rows // br), -(-cols // bc)):
+        raise _error(f"{path}: {name}_scale_inv has shape {scale_inv.shape}, expected "
+                     f"{(-(-rows // br), -(-cols // bc))} for {value.shape} in {br}x{bc} blocks", "CKPT-QUANT")
+    out = np.empty((rows, cols), dtype)
+    for r in range(0, rows, br):
+        per_col = np.repeat(scale_inv[r // br], bc)[:cols]
+        out[r:r + br] = (value[r:r + br].astype(np.float32) * per_col).astype(dtype)
+    return out
+
+
+def _int8_per_channel(w) -> tuple:
+    """Symmetric int8 per output row: scale = max|row| / 127 (float32, (out, 1))."""
+    w = np.asarray(w, np.float32)
+    scale = np.abs(w).max(axis=1, keepdims=True) / 127
+    scale = np.where(scale == 0, np.float32(1), scale).astype(np.float32)
+    return np.clip(np.rint(w / scale), -127, 127).astype(np.int8), scale
+
+
+def kv_cache_scale(kv_a_gamma) -> np.ndarray:
+    """The static per-tensor int8 scale of the latent cache (w8a8c8), (1, kv_lora_rank) float32.
+    A checkpoint carries no calibration: after the RmsNorm an element is |x_hat * gamma| with
+    |x_hat| < 8 for all but extreme rows, so 127 / (8 max|gamma|) keeps it in range."""
+    g = float(np.abs(np.asarray(kv_a_gamma, np.float32)).max()) or 1.0
+    return np.full((1, np.shape(kv_a_gamma)[0]), 127.0 / (8.0 * g), np.float32)
+
+
+def _tp_slice(name, value, config, tp, rank, path):
+    axis = 0 if _TP_ROWS.match(name) else 1 if _TP_COLS.match(name) else None
+    if axis is None:
+        return value
+    n = value.shape[axis]
+    if n % tp:
+        raise _error(f"{path}: {name}: dimension {axis} ({n}) does not divide by tp={tp}", "CKPT-TP")
+    part = n // tp
+    index = [slice(None)] * value.ndim
+    index[axis] = slice(rank * part, (rank + 1) * part)
+    return np.ascontiguousarray(value[tuple(index)])

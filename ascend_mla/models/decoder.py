@@ -1,0 +1,216 @@
+"""The rest of a DeepSeek decoder around the attention blocks (deepseek.build(decoder=True)).
+
+    h = embed_tokens[input_ids]                                 mla.gather (aclnnEmbedding)
+    for each layer i:
+        h = attention block (deepseek.py: input norm, MLA, o_proj, residual)
+        x = RmsNorm(h)                                          post_attention_layernorm
+        dense layer:  h = h + down(swiglu(x @ [gate | up]))     mla.matmul, mla.swiglu
+        MoE layer:    weights, experts = router(f32(x) @ W_gate.T, e_score_correction_bias)
+                      routed = experts' SwiGLU MLPs on the routed copies of x
+                      h = finalize(routed, weights) + shared_experts(x) + h
+    logits = f32(RmsNorm(h) @ lm_head.T)                        model.norm, lm_head
+
+Hugging Face's names and layouts throughout (DeepseekV3ForCausalLM in transformers 5): the
+dense MLP `mlp.{gate,up,down}_proj.weight` (out, in), the router `mlp.gate.weight` (E, He) and
+`mlp.gate.e_score_correction_bias` (E,), the routed experts stacked as transformers 5 holds
+them, `mlp.experts.gate_up_proj` (E, 2*I, He) and `mlp.experts.down_proj` (E, He, I) (a
+checkpoint with per-expert tensors is stacked at load, causal_lm.py), the shared experts
+`mlp.shared_experts.*`. A layer is MoE when it has routed experts, its index is at least
+`first_k_dense_replace` and a multiple of `moe_layer_freq` (DeepSeek's rule; transformers' V3
+model has no moe_layer_freq, i.e. 1).
+
+Rounding points as transformers' bf16 model has them, except where a fused kernel computes in
+float32 and rounds once: SwiGLU (silu(gate) * up), and the MoE finalize, which adds the
+weighted routed rows, the shared experts and the residual in float32 (transformers rounds the
+routed sum, then + shared, then + residual). The router is float32 end to end, as in
+transformers. The gate/up concatenation and every transpose are weight-only: fold-constants
+computes them once, at compile time.
+
+A tensor-parallel slice (tp > 1) is rank 0's columns of every MLP's intermediate dimension
+(dense, shared and routed experts alike); embedding and lm_head stay whole.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..compiler import CompileError
+from ..dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, MoeInitRouting, SwiGlu
+from ..dialect.primitive import Gather, Matmul, RmsNorm, Transpose, Add
+from ..dialect.types import TensorInfo
+from .deepseek import layer_ids
+
+# The MLP/MoE hyper-parameters of each preset's config.json (the attention's are in deepseek.py).
+_V3 = dict(vocab_size=129280, intermediate_size=18432, moe_intermediate_size=2048, n_routed_experts=256,
+           n_shared_experts=1, num_experts_per_tok=8, n_group=8, topk_group=4, first_k_dense_replace=3,
+           routed_scaling_factor=2.5, norm_topk_prob=True, scoring_func="sigmoid", topk_method="noaux_tc",
+           hidden_act="silu", tie_word_embeddings=False)
+PRESETS = {
+    "deepseek-v3": _V3, "deepseek-r1": _V3,
+    "kimi-k2": dict(_V3, vocab_size=163840, n_routed_experts=384, n_group=1, topk_group=1,
+                    first_k_dense_replace=1, routed_scaling_factor=2.827),
+    "deepseek-v2": dict(_V3, vocab_size=102400, intermediate_size=12288, moe_intermediate_size=1536,
+                        n_routed_experts=160, n_shared_experts=2, num_experts_per_tok=6, n_group=8,
+                        topk_group=3, first_k_dense_replace=1, routed_scaling_factor=16.0,
+                        norm_topk_prob=False, scoring_func="softmax", topk_method="group_limited_greedy"),
+    "deepseek-v2-lite": dict(_V3, vocab_size=102400, intermediate_size=10944, moe_intermediate_size=1408,
+                             n_routed_experts=64, n_shared_experts=2, num_experts_per_tok=6, n_group=1,
+                             topk_group=1, first_k_dense_replace=1, routed_scaling_factor=1.0,
+                             norm_topk_prob=False, scoring_func="softmax", topk_method="greedy"),
+}
+_REQUIRED = ("vocab_size", "intermediate_size")
+
+
+def check_config(c: dict):
+    """Fill the MLP/MoE keys of a preset, and refuse (CompileError naming the key) what the
+    decoder cannot compute as the checkpoint's model does."""
+    for key, value in PRESETS.get(c.get("name"), {}).items():
+        c.setdefault(key, value)
+    missing = [k for k in _REQUIRED if c.get(k) is None]
+    if missing:
+        raise CompileError(f"config: {', '.join(missing)} missing (the whole decoder needs them)")
+    if c.get("hidden_act", "silu") != "silu":
+        raise CompileError(f"config: hidden_act {c['hidden_act']!r} is not supported (the MLPs are SwiGLU: silu)")
+    for key in ("mlp_bias", "attention_bias"):
+        if c.get(key):
+            raise CompileError(f"config: {key} true: the decoder has no bias terms")
+    tp = c["tp"]
+    for key in ("intermediate_size", "moe_intermediate_size"):
+        if c.get(key) and c[key] % tp:
+            raise CompileError(f"tp: {tp} must divide {key} ({c[key]})")
+    if c.get("n_routed_experts"):
+        scoring = c.get("scoring_func", "sigmoid")
+        if scoring not in ("sigmoid", "softmax"):
+            raise CompileError(f"config: scoring_func {scoring!r} is not supported (sigmoid or softmax)")
+        if scoring == "sigmoid" and not c.get("norm_topk_prob", True):
+            raise CompileError("config: norm_topk_prob false with sigmoid scores: aclnnMoeGatingTopK always "
+                               "normalizes sigmoid weights (normType 1)")
+        method = c.get("topk_method", "noaux_tc" if scoring == "sigmoid" else "greedy")
+        known = {"sigmoid": ("noaux_tc",), "softmax": ("greedy", "group_limited_greedy")}[scoring]
+        if method not in known:
+            raise CompileError(f"config: topk_method {method!r} with {scoring} scores is not supported "
+                               f"({' or '.join(known)})")
+        experts, groups = c["n_routed_experts"], c.get("n_group") or 1
+        if experts % groups:
+            raise CompileError(f"config: n_group {groups} must divide n_routed_experts {experts}")
+
+
+def is_moe(c: dict, i: int) -> bool:
+    return bool(c.get("n_routed_experts")) and i >= (c.get("first_k_dense_replace") or 0) \
+        and i % (c.get("moe_layer_freq") or 1) == 0
+
+
+def _mlp(i, name):
+    return f"model.layers.{i}.mlp.{name}"
+
+
+def _lm_head(c) -> str:
+    return "model.embed_tokens.weight" if c.get("tie_word_embeddings") else "lm_head.weight"
+
+
+def decoder_specs(c: dict) -> dict:
+    """name -> TensorInfo of the decoder's weights beyond the attention blocks (tp slice)."""
+    he, tp = c["hidden_size"], c["tp"]
+    specs = {"model.embed_tokens.weight": TensorInfo((c["vocab_size"], he), "bf16"),
+             "model.norm.weight": TensorInfo((he,), "bf16"),
+             _lm_head(c): TensorInfo((c["vocab_size"], he), "bf16")}
+    for i in layer_ids(c):
+        specs[f"model.layers.{i}.post_attention_layernorm.weight"] = TensorInfo((he,), "bf16")
+        if not is_moe(c, i):
+            specs.update(_mlp_specs(_mlp(i, ""), c["intermediate_size"] // tp, he))
+            continue
+        experts, inter = c["n_routed_experts"], c["moe_intermediate_size"] // tp
+        specs[_mlp(i, "gate.weight")] = TensorInfo((experts, he), "f32")
+        if c.get("scoring_func", "sigmoid") == "sigmoid":
+            specs[_mlp(i, "gate.e_score_correction_bias")] = TensorInfo((experts,), "f32")
+        specs[_mlp(i, "experts.gate_up_proj")] = TensorInfo((experts, 2 * inter, he), "bf16")
+        specs[_mlp(i, "experts.down_proj")] = TensorInfo((experts, he, inter), "bf16")
+        if c.get("n_shared_experts"):
+            specs.update(_mlp_specs(_mlp(i, "shared_experts."), c["moe_intermediate_size"] * c["n_shared_experts"] // tp, he))
+    return specs
+
+
+def _mlp_specs(prefix, inter, he):
+    return {f"{prefix}gate_proj.weight": TensorInfo((inter, he), "bf16"),
+            f"{prefix}up_proj.weight": TensorInfo((inter, he), "bf16"),
+            f"{prefix}down_proj.weight": TensorInfo((he, inter), "bf16")}
+
+
+def shard_decoder(weights: dict, c: dict) -> dict:
+    """Rank 0's slice of the decoder weights (full checkpoint tensors in, the tp slice out)."""
+    out, tp = {}, c["tp"]
+    for name in decoder_specs(c):
+        if name not in weights:
+            continue
+        value = np.asarray(weights[name])
+        if tp > 1:
+            if name.endswith(("gate_proj.weight", "up_proj.weight")):
+                value = value[:value.shape[0] // tp]
+            elif name.endswith("mlp.down_proj.weight") or name.endswith("shared_experts.down_proj.weight"):
+                value = value[:, :value.shape[1] // tp]
+            elif name.endswith("experts.gate_up_proj"):
+                inter = value.shape[1] // 2
+                value = np.concatenate([value[:, :inter // tp], value[:, inter:inter + inter // tp]], axis=1)
+            elif name.endswith("experts.down_proj"):
+                value = value[:, :, :value.shape[2] // tp]
+        out[name] = value
+    return out
+
+
+# --- the graph ----------------------------------------------------------------------------------
+
+def embedding(g, w, input_ids):
+    """embed_tokens[input_ids]: (batch, seq) token ids -> (batch, seq, hidden) bf16."""
+    return g.op(Gather, table=w("model.embed_tokens.weight"), indices=input_ids, name="embed")
+
+
+def _swiglu_mlp(g, w, x, prefix, name):
+    """down(silu(x @ gate.T) * (x @ up.T)) with gate and up as one (He, 2I) product."""
+    gate = g.op(Transpose, x=w(f"{prefix}gate_proj.weight"), permutation=[1, 0], name=f"{name}_gate_t")
+    up = g.op(Transpose, x=w(f"{prefix}up_proj.weight"), permutation=[1, 0], name=f"{name}_up_t")
+    gate_up = g.op(Matmul, x=x, w=g.concat([gate, up], 1, f"{name}_gate_up_w"), name=f"{name}_gate_up")
+    act = g.op(SwiGlu, x=gate_up, name=f"{name}_act")
+    down = g.op(Transpose, x=w(f"{prefix}down_proj.weight"), permutation=[1, 0], name=f"{name}_down_t")
+    return g.op(Matmul, x=act, w=down, name=f"{name}_down")
+
+
+def feed_forward(g, w, c, i, h):
+    """post_attention_layernorm, then the dense MLP or the MoE, with the residual."""
+    x = g.op(RmsNorm, x=h, gamma=w(f"model.layers.{i}.post_attention_layernorm.weight"),
+             epsilon=c["rms_norm_eps"], name=f"l{i}_post_norm")
+    if not is_moe(c, i):
+        return g.op(Add, x=h, y=_swiglu_mlp(g, w, x, _mlp(i, ""), f"l{i}_mlp"), name=f"l{i}_out")
+    b, s, he = h.shape
+    tokens, experts = b * s, c["n_routed_experts"]
+    xt = g.reshape(x, (tokens, he), f"l{i}_tokens")
+    router = g.op(Transpose, x=w(_mlp(i, "gate.weight")), permutation=[1, 0], name=f"l{i}_router_t")
+    logits = g.op(Matmul, x=g.cast(xt, "f32", f"l{i}_tokens_f32"), w=router, name=f"l{i}_router")
+    sigmoid = c.get("scoring_func", "sigmoid") == "sigmoid"
+    weights, chosen = g.op(
+        MoeGatingTopK, x=logits, bias=w(_mlp(i, "gate.e_score_correction_bias")) if sigmoid else None,
+        k=c["num_experts_per_tok"], k_group=c.get("topk_group") or 1, group_count=c.get("n_group") or 1,
+        group_select_mode=1 if sigmoid else 0, norm_type=1 if sigmoid else 0,
+        renorm=0 if sigmoid else int(bool(c.get("norm_topk_prob"))),
+        routed_scaling_factor=float(c.get("routed_scaling_factor") or 1.0), name=f"l{i}_route")
+    rows, row_idx, counts = g.op(MoeInitRouting, x=xt, expert_idx=chosen, expert_num=experts, name=f"l{i}_dispatch")
+    gate_up = g.op(Transpose, x=w(_mlp(i, "experts.gate_up_proj")), permutation=[0, 2, 1], name=f"l{i}_experts_gate_up_t")
+    act = g.op(SwiGlu, x=g.op(GroupedMatmul, x=rows, w=gate_up, group_list=counts, name=f"l{i}_experts_gate_up"),
+               name=f"l{i}_experts_act")
+    down = g.op(Transpose, x=w(_mlp(i, "experts.down_proj")), permutation=[0, 2, 1], name=f"l{i}_experts_down_t")
+    routed = g.op(GroupedMatmul, x=act, w=down, group_list=counts, name=f"l{i}_experts_down")
+    residual = g.reshape(h, (tokens, he), f"l{i}_residual")
+    if c.get("n_shared_experts"):
+        shared = g.reshape(_swiglu_mlp(g, w, x, _mlp(i, "shared_experts."), f"l{i}_shared"), (tokens, he),
+                           f"l{i}_shared_rows")
+        out = g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights, x1=shared,
+                   x2=residual, name=f"l{i}_combine")
+    else:
+        out = g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights, x1=residual,
+                   name=f"l{i}_combine")
+    return g.reshape(out, (b, s, he), f"l{i}_out")
+
+
+def logits(g, w, c, h):
+    """model.norm, lm_head (bf16 as transformers computes it), then float32 logits."""
+    x = g.op(RmsNorm, x=h, gamma=w("model.norm.weight"), epsilon=c["rms_norm_eps"], name="final_norm")
+    head = g.op(Transpose, x=w(_lm_head(c)), permutation=[1, 0], name="lm_head_t")
+    return g.cast(g.op(Matmul, x=x, w=head, name="lm_head"), "f32", "logits")

@@ -1,0 +1,204 @@
+"""`ascend-mla generate`: greedy tokens from a Hugging Face checkpoint directory.
+
+    ascend-mla generate CHECKPOINT [--prompt-ids 1,2,3 | --prompt TEXT] [--max-new-tokens N]
+                        [--batch B] [--quant Q] [--cache-mode M] [--target T] [--tp N] [--report]
+
+Greedy generation through deepseek.CausalLM: the checkpoint is read and its programs compiled
+(a progress bar on a TTY), the prompt runs as one prefill step, then one decode step per new
+token. stdout: what was loaded, the prefill and decode speeds (tokens/s), with --prompt the
+text, and last the generated token ids, space separated (all rows' new tokens, row after row).
+The prompt is the same for every row of --batch. Without --prompt-ids or --prompt it is the
+checkpoint's BOS token. Exit status 0; 2 with one line on stderr for a bad command line or a
+checkpoint the compiler refuses (CKPT-* rules); 1 when running fails. --debug: tracebacks.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import time
+
+import numpy as np
+
+QUANTS = ("bf16", "w8a8", "w8a8c8")
+CACHE_MODES = ("PA_BSND", "PA_NZ")
+TARGETS = ("auto", "cpu", "npu")
+
+
+def add_parser(commands, count):
+    """The `generate` subcommand on ascend-mla's parser (count: its integer-option type)."""
+    g = commands.add_parser("generate", help="greedy tokens from a Hugging Face checkpoint directory",
+                            description=__doc__.split("\n\n")[0])
+    g.add_argument("checkpoint", metavar="CHECKPOINT", help="directory with config.json and *.safetensors")
+    prompt = g.add_mutually_exclusive_group()
+    prompt.add_argument("--prompt-ids", metavar="IDS", type=_ids, help="prompt token ids, comma separated: 1,2,3")
+    prompt.add_argument("--prompt", metavar="TEXT", help="prompt text (needs the checkpoint's tokenizer.json)")
+    g.add_argument("--max-new-tokens", metavar="N", type=count("--max-new-tokens", 0), default=16,
+                   help="tokens to generate per row (default 16)")
+    g.add_argument("--batch", metavar="B", type=count("--batch"), default=1, help="rows generated together (default 1)")
+    g.add_argument("--quant", choices=QUANTS, help="quantize at load (default: the checkpoint's weights as bf16)")
+    g.add_argument("--cache-mode", choices=CACHE_MODES, default="PA_BSND", help="paged cache layout (default PA_BSND)")
+    g.add_argument("--target", choices=TARGETS, default="auto",
+                   help="backend: auto = the NPU when present, else the CPU")
+    g.add_argument("--tp", metavar="N", type=count("--tp"), default=1, help="tensor-parallel size (one rank without torchrun)")
+    g.add_argument("--report", action="store_true", help="what the compiler fused and refused in every program")
+    g.add_argument("--debug", action="store_true", help="show tracebacks")
+    return g
+
+
+def _ids(text):
+    try:
+        ids = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated token ids, got {text!r}") from None
+    if not ids or min(ids) < 0:
+        raise argparse.ArgumentTypeError(f"expected one or more token ids >= 0, got {text!r}")
+    return ids
+
+
+class Generate:
+    """One `ascend-mla generate`; `usage` is the exception type of a bad value (exit 2)."""
+
+    def __init__(self, args, out, usage):
+        self.args, self.out, self.usage = args, out, usage
+        self.bar = None
+
+    def say(self, text=""):
+        if self.bar is not None:
+            self.bar.clear()
+        print(text, file=self.out)
+        self.out.flush()
+
+    @contextlib.contextmanager
+    def progress(self, total, unit):
+        from tqdm import tqdm
+        self.bar = tqdm(total=total, file=sys.stderr, leave=False, dynamic_ncols=True, unit=unit,
+                        unit_scale=unit == "B", disable=not sys.stderr.isatty())
+        try:
+            yield self.bar
+        finally:
+            self.bar.close()
+            self.bar = None
+
+    # --- the pieces ------------------------------------------------------------------------------
+    def tokenizer(self):
+        path = os.path.join(self.args.checkpoint, "tokenizer.json")
+        if not os.path.exists(path):
+            raise self.usage(f"--prompt: {self.args.checkpoint} has no tokenizer.json; give the prompt as "
+                             f"--prompt-ids instead")
+        from tokenizers import Tokenizer
+        return Tokenizer.from_file(path)
+
+    def prompt(self, config, tokenizer):
+        a = self.args
+        if a.prompt is not None:
+            ids = tokenizer.encode(a.prompt).ids
+            if not ids:
+                raise self.usage("--prompt: the text encodes to no tokens")
+        elif a.prompt_ids is not None:
+            ids = a.prompt_ids
+        else:
+            if config.bos_token_id is None:
+                raise self.usage("the checkpoint names no BOS token: give --prompt-ids or --prompt")
+            ids = [int(config.bos_token_id)]
+        bad = [i for i in ids if i >= config.vocab_size]
+        if bad:
+            raise self.usage(f"--prompt-ids: token id {bad[0]} is outside the vocabulary (size {config.vocab_size})")
+        return np.array([ids] * a.batch, np.int64)
+
+    def load(self, config):
+        """CausalLM.from_pretrained with a progress bar over the bytes of tensors read (the
+        checkpoint module reports them), then the decode program's compile."""
+        from ..models import checkpoint, deepseek
+        a = self.args
+        with self.progress(None, "B") as bar:
+            bar.set_description_str("loading")
+
+            def read(done, total):
+                if bar.total != total:
+                    bar.total = total
+                bar.n = done
+                bar.refresh()
+                if done == total:
+                    bar.set_description_str("compiling")
+            with checkpoint.reporting(read):
+                try:
+                    return deepseek.CausalLM.from_pretrained(
+                        a.checkpoint, batch=a.batch, quant=a.quant, cache_mode=a.cache_mode, tp=a.tp, target=a.target,
+                        max_positions=self.positions())
+                except ValueError as e:         # a bad value or a refusal (CompileError is one too)
+                    raise self.usage(" ".join(str(e).split())) from None
+
+    def positions(self) -> int:
+        """Cache room for the prompt and the new tokens, in whole 128-token blocks."""
+        need = self.prompt_length + self.args.max_new_tokens
+        return 128 * -(-need // 128)
+
+    # --- the run ---------------------------------------------------------------------------------
+    def main(self) -> int:
+        from ..models import checkpoint
+        a = self.args
+        if not os.path.isdir(a.checkpoint):
+            raise self.usage(f"CHECKPOINT: {a.checkpoint} is not a directory")
+        try:
+            config = checkpoint.read_config(a.checkpoint)
+        except ValueError as e:
+            raise self.usage(" ".join(str(e).split())) from None
+        tokenizer = self.tokenizer() if a.prompt is not None else None
+        ids = self.prompt(config, tokenizer)
+        self.prompt_length = ids.shape[1]
+        start = time.perf_counter()
+        lm = self.load(config)
+        load_seconds = time.perf_counter() - start
+        heads = config.num_attention_heads // a.tp
+        self.say(f"ascend-mla generate: {os.path.basename(os.path.normpath(a.checkpoint))} ({config.model_type}, "
+                 f"{config.num_hidden_layers} layers, {heads} heads{f' (tp {a.tp})' if a.tp > 1 else ''}, "
+                 f"vocab {config.vocab_size}), {a.quant or 'bf16'}, {a.cache_mode} caches, batch {a.batch}")
+        self.say(f"loaded and compiled in {load_seconds:.1f} s")
+        new, prefill, decode = self.generate(lm, ids)
+        rows = a.batch
+        self.say(f"prefill: {ids.shape[1]} tokens x {rows} row{'s' * (rows > 1)} in {prefill:.3f} s "
+                 f"({ids.size / prefill:.1f} tokens/s)")
+        if new.shape[1] > 1:
+            steps = new.shape[1] - 1
+            self.say(f"decode: {steps} step{'s' * (steps > 1)} x {rows} row{'s' * (rows > 1)} in {decode:.3f} s "
+                     f"({steps * rows / decode:.1f} tokens/s)")
+        if a.report:
+            self.say(str(lm.report()))
+        if tokenizer is not None:                      # each row's prompt and continuation
+            for prompt, row in zip(ids, new):
+                self.say(tokenizer.decode([int(t) for t in prompt] + [int(t) for t in row]))
+        self.say(" ".join(str(int(t)) for t in new.reshape(-1)))
+        return 0
+
+    def generate(self, lm, ids):
+        """Greedy tokens (rows, max_new_tokens), the prefill and the decode seconds. The same
+        steps as lm.generate (reset, the prompt, then argmax tokens one step at a time), taken
+        one by one to time prefill and decode apart and to show progress; the prefill program
+        is compiled by a first run of the prompt, outside the timing."""
+        a = self.args
+        new = np.zeros((ids.shape[0], a.max_new_tokens), np.int64)
+        prefill = decode = 0.0
+        if not a.max_new_tokens:
+            return new, 1e-9, 0.0
+        with self.progress(a.max_new_tokens, "token") as bar:
+            if "prefill" not in lm.programs and ids.shape[1] > 1:
+                bar.set_description_str("compiling the prefill program")
+                lm.reset()
+                lm(ids)
+            bar.set_description_str("prefill")
+            lm.reset()
+            start = time.perf_counter()
+            token = np.asarray(lm(ids))[:, -1].argmax(-1)
+            prefill = time.perf_counter() - start
+            new[:, 0] = token
+            bar.update(1)
+            bar.set_description_str("decode")
+            start = time.perf_counter()
+            for i in range(1, a.max_new_tokens):
+                token = np.asarray(lm(new[:, i - 1:i]))[:, -1].argmax(-1)
+                new[:, i] = token
+                bar.update(1)
+            decode = time.perf_counter() - start
+        return new, prefill, decode

@@ -1,0 +1,81 @@
+"""What the kernel benchmarks share: the machine line printed with every figure, interleaved
+median timing, and the kernels as they were before the speed work (test/python/kernels_before)
+for a before/after column measured in the same run."""
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+
+# --cpu-time: one thread in every library (set before NumPy or torch is imported) and the
+# process's CPU time as the clock. On a loaded machine the wall clock of a call mostly measures
+# waiting for a core; the CPU time it consumed does not, for one thread.
+CPU_TIME = "--cpu-time" in sys.argv
+if CPU_TIME:
+    for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_name] = "1"
+clock = time.process_time if CPU_TIME else time.perf_counter
+CPU_TIME_HELP = ("one thread per library, timed by the process's CPU time (robust on a loaded "
+                 "machine; the default is the wall clock with every library's default threads)")
+
+FLAGS = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16", "amx_bf16", "asimd", "bf16", "sve")
+
+
+def cpu_flags() -> str:
+    try:
+        flags = next(line for line in open("/proc/cpuinfo") if line.startswith(("flags", "Features"))).split()
+    except (OSError, StopIteration):
+        return "unknown"
+    return " ".join(f for f in FLAGS if f in flags) or "none of " + "/".join(FLAGS)
+
+
+def machine() -> str:
+    """CPU model, cores, the flags that decide the bf16 paths, thread pools, load."""
+    model = "unknown CPU"
+    try:
+        model = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                     if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    try:
+        import torch
+        threads = f"torch {torch.__version__} ({torch.get_num_threads()} threads)"
+    except ImportError:
+        threads = "no torch"
+    load = "load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+    clock = "clock: process CPU time, one thread" if CPU_TIME else "clock: wall"
+    return (f"CPU: {model}, {os.cpu_count()} logical cores, flags: {cpu_flags()}\n"
+            f"{threads}, ASCEND_MLA_MATMUL={os.environ.get('ASCEND_MLA_MATMUL', 'auto')}, {load}, {clock}")
+
+
+def median_times(candidates: dict, repeats: int) -> dict:
+    """name -> (median seconds, spread). The runs are interleaved (one of each in turn) so that
+    load from other processes falls on every candidate alike; the spread, (q3 - q1) / median
+    of a candidate's runs, says how noisy the machine was."""
+    for fn in candidates.values():
+        fn()                                    # warm: converted weights, buffers, imports
+    times = {name: [] for name in candidates}
+    for _ in range(repeats):
+        for name, fn in candidates.items():
+            start = clock()
+            fn()
+            times[name].append(clock() - start)
+    out = {}
+    for name, t in times.items():
+        median = statistics.median(t)
+        q = statistics.quantiles(t, n=4) if len(t) >= 2 else [median] * 3
+        out[name] = (median, (q[2] - q[0]) / median if median else 0.0)
+    return out
+
+
+def before_kernels():
+    """get_kernel of the kernels before the speed work (a frozen copy kept as the tests'
+    bit-exactness oracle), or None when the test tree is not there."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    tests = os.path.join(here, os.pardir, "test", "python")
+    if not os.path.isdir(os.path.join(tests, "kernels_before")):
+        return None
+    sys.path.insert(0, tests)
+    import kernels_before
+    return kernels_before.get_kernel
