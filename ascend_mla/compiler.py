@@ -15,6 +15,7 @@ selected backend; `program.memory_plan()` is the device memory those calls use.
 """
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from typing import Mapping, Sequence
 
@@ -32,7 +33,7 @@ from .lowering.lower_to_aclnn import is_lowered  # (also registers the lower-to-
 from .runtime import interop
 from .runtime.backend import BACKENDS, set_backend
 from .lowering.program import find_function, symbol_name
-from .runtime.checks import DataChecks
+from .runtime.checks import DataChecks, InputError
 from .runtime.evaluate import evaluate_op
 from .runtime.executor import load as load_lowered
 from .runtime.weights import bind_globals
@@ -72,7 +73,7 @@ class Program:
     `ir` the IR before the lowering (the pipeline's result)."""
 
     def __init__(self, context, module, weights: WeightTable, stages, log: FusionLog, remarks,
-                 target: str, mla_level: bool):
+                 target: str, mla_level):
         self.context = context
         self.module = module
         self.weights = weights
@@ -80,9 +81,12 @@ class Program:
         self.target = target
         self.diagnostics = remarks          # warnings and remarks of the compilation, as text
         self._log = log
-        self._mla_level = mla_level         # the data checks come from the IR before lowering
-        self._mla_module = None
+        # the data checks come from the IR before lowering: a copy of that module (None for a
+        # program given lowered). A copy, not the printed text parsed again: some IR MLIR
+        # prints does not parse back (a function named @"").
+        self._mla_module = mla_level
         self._functions = {}
+        self._lock = threading.Lock()       # the functions are decoded once, whichever thread asks
 
     @property
     def ir(self) -> str:
@@ -138,8 +142,10 @@ class Program:
         return roofline(self, inputs, function=function)
 
     def _function(self, function):
-        if function not in self._functions:
-            with self.context:
+        if function in self._functions:
+            return self._functions[function]
+        with self._lock, self.context:
+            if function not in self._functions:
                 fn = find_function(self.module, function)
                 name = symbol_name(fn)
                 if name not in self._functions:     # one entry (and one state) per function, however named
@@ -154,10 +160,8 @@ class Program:
     def _data_checks(self, name):
         """The checks of a function, from its mla-level IR (`ir`; None for a program given
         lowered: it has no mla ops whose rules could run)."""
-        if not self._mla_level:
-            return None
         if self._mla_module is None:
-            self._mla_module = ir.Module.parse(self.ir)
+            return None
         return DataChecks(find_function(self._mla_module, name), self.weights)
 
     def run(self, *inputs, function: str | None = None, **named):
@@ -180,12 +184,21 @@ class Program:
         arrays, back = interop.to_numpy_arguments(dict(enumerate(inputs)),
                                                   in_place=set(lowered.inplace.values()) | set(states))
         values = [arrays[i] for i in range(len(inputs))]
+        for i in sorted(set(lowered.inplace.values())):      # a cache the program updates in place
+            if isinstance(values[i], np.ndarray) and not values[i].flags.writeable:
+                raise InputError(f"@{lowered.name}: input {i} ({all_names[i]}) is updated in place, "
+                                 "but the array is read-only")
         # Types and data rules first: nothing is written when a call is rejected. Ops whose
         # data are computed are checked again before their kernels (checked mode).
-        late = frozenset()
+        late = True          # a program given lowered: every op's data rules before its kernel
         if checks is not None:
             checks(values)
             late = checks.late
+        # Checked as given; run on C-contiguous copies of the read inputs: BLAS sums a
+        # Fortran-order matrix in another order, so the layout would change the result's bits.
+        written = set(lowered.inplace.values()) | set(states)
+        values = [np.ascontiguousarray(v) if isinstance(v, np.ndarray) and i not in written
+                  and not v.flags.c_contiguous else v for i, v in enumerate(values)]
         with self.context:
             outputs = lowered(values, backend=self.target if self.target != "auto" else None,
                               checked=late, inputs_checked=checks is not None)
@@ -269,6 +282,15 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
         source = source.module
     if isinstance(source, ir.Module):
         source = str(source)
+    if not isinstance(source, (str, bytes)):
+        raise TypeError(f"source: expected IR text (str or bytes), an mlir.ir.Module or a model from "
+                        f"ascend_mla.models, got {type(source).__name__}")
+    if not isinstance(pipeline, str) and not (isinstance(pipeline, (list, tuple)) and all(
+            isinstance(e, tuple) and len(e) == 2 for e in pipeline)):
+        raise TypeError(f"pipeline: expected a pass-pipeline string such as 'builtin.module(verify)' "
+                        f"or 'default', got {type(pipeline).__name__}")
+    if weights is not None and not isinstance(weights, Mapping):
+        raise TypeError(f"weights: expected a mapping name -> array, got {type(weights).__name__}")
     bound.update(weights or {})
     context = make_context()
     table = WeightTable()
@@ -276,15 +298,15 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
         table.bind(name, interop.to_numpy_arguments({0: value})[0][0])
     log = FusionLog(source_name)
     stages = OrderedDict()
-    mla_level = False
+    mla_level = None
     with context, ir.Location.unknown(), DiagnosticCollector(context) as diags:
         module = None
         try:
-            parsed = ir.Module.parse(source)
+            parsed = parse_module(source)
         except ir.MLIRError as error:
             record_mlir_error(error)
         else:
-            problems = bind_globals(parsed, table)
+            problems = bind_globals(parsed, table, given=list(weights or ()))
             if problems:
                 raise CompileError("\n".join(f"{source_name}: error: {p}" for p in problems))
             elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline or [])
@@ -295,7 +317,7 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
             if module is not None and not diags.has_errors:
                 # The data checks come from the mla level, the code from the kernel-call level.
                 if not is_lowered(module):
-                    mla_level = True
+                    mla_level = module.operation.clone()
                     module = transform(module, lowering or [(LOWERING, "")], stages=stages, verify=False,
                                        inputs=inputs)
     if module is None or diags.has_errors:

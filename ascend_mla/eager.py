@@ -9,6 +9,7 @@ function, so a decode loop pays for verification and lowering once.
 """
 from __future__ import annotations
 
+import threading
 import warnings
 from typing import Any, Mapping, Optional
 
@@ -28,6 +29,7 @@ from .runtime.executor import load as load_lowered
 
 _verified: dict = {}   # signature -> (inferred result infos, LoweredFunction, its module)
 _context: Optional[ir.Context] = None
+_lock = threading.RLock()
 
 
 def _shared_context() -> ir.Context:
@@ -148,6 +150,14 @@ def _verify_signature(opdef: OpDef, snapshot, infos, attrs, profile) -> dict:
     sig = _signature(opdef, infos, attrs, profile)
     if sig in _verified:
         return _verified[sig][:2]
+    # One thread at a time builds in the shared context (its diagnostics go to one collector).
+    with _lock:
+        if sig in _verified:
+            return _verified[sig][:2]
+        return _verify_new_signature(opdef, snapshot, infos, attrs, profile, sig)
+
+
+def _verify_new_signature(opdef, snapshot, infos, attrs, profile, sig):
     # 1. Operand and attribute rules (result rules wait for the inferred types).
     verdict = opdef.check(snapshot, profile=profile)
     if not verdict.ok:

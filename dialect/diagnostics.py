@@ -6,10 +6,12 @@ directly. Everything a tool prints goes through `Diagnostic.format`.
 """
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Optional
 
+import numpy as np
 from mlir import ir
 
 _SEVERITY = {"DiagnosticSeverity.ERROR": "error", "DiagnosticSeverity.WARNING": "warning",
@@ -129,16 +131,89 @@ def emit(loc: ir.Location, severity: str, message: str):
 def record_mlir_error(error: ir.MLIRError) -> list[Diagnostic]:
     """Hand the diagnostics an MLIRError carries (MLIR catches them during parse and pass-manager
     runs) to the active collector; returns them."""
-    found = [from_mlir(d) for d in error.error_diagnostics] or [Diagnostic("error", str(error), None, None)]
+    found = ([error.diagnostic] if isinstance(error, RefusedInput) else
+             [from_mlir(d) for d in error.error_diagnostics] or [Diagnostic("error", str(error), None, None)])
     if _active:
         _active[-1].diagnostics.extend(found)
     return found
 
 
+class RefusedInput(ir.MLIRError):
+    """Input refused before MLIR parses it, because MLIR would abort the process on it."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__(diagnostic.message, [])
+        self.diagnostic = diagnostic
+
+
+# MLIR 22 aborts the whole process (not a diagnostic) on some input; these are refused first
+# (docs/errors.md, "Limits"):
+#   - a generic op whose name is a dialect's name alone (`"func"()`, `"mla."()`): LLVM ERROR
+#     "created with unregistered dialect";
+#   - nesting deeper than the parser's recursion survives (a few thousand brackets or regions
+#     overflow the stack): refused past MAX_NESTING;
+#   - a static shape of 2^63 elements or more (an assertion in ShapedType::getNumElements when
+#     a dense attribute of that type is built).
+MAX_NESTING = 512
+_COMMENT_OR_STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"|//[^\n]*')
+_GENERIC_OP = re.compile(rb'(?:^|[=({;])[ \t]*"((?:[^"\\\n]|\\.)*)"[ \t]*\(', re.M)
+_SHAPE = re.compile(rb"(?:tensor|memref|vector)<((?:(?:\d+|\?)[ \t]*x[ \t]*)+)")
+_ESCAPE = re.compile(rb"\\([0-9a-fA-F]{2}|.)")
+
+
+def _unescape(name: bytes) -> bytes:
+    named = {b"n": b"\n", b"t": b"\t", b"\\": b"\\", b'"': b'"'}
+    return _ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]) if len(m.group(1)) == 2
+                       else named.get(m.group(1), m.group(1)), name)
+
+
+def refuse_aborting_input(source) -> Diagnostic | None:
+    """The error for input MLIR would abort on (see above), else None."""
+    data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogateescape")
+    if b'"' in data:
+        # comments blanked (positions kept), strings kept: the op names are strings
+        code = _COMMENT_OR_STRING.sub(lambda m: b" " * len(m.group()) if m.group().startswith(b"//")
+                                      else m.group(), data)
+        for m in _GENERIC_OP.finditer(code):
+            name = _unescape(m.group(1))
+            if not name.partition(b".")[2]:
+                line, col = _line_col(data, m.start(1) - 1)
+                return Diagnostic("error", f"'{name.decode('utf-8', 'replace')}' is not an op name "
+                                  "(expected 'dialect.op'; MLIR would abort on it)", line, col)
+    if b"x" in data:
+        for m in _SHAPE.finditer(data):
+            count = 1
+            for d in m.group(1).split(b"x")[:-1]:
+                if d != b"?":
+                    count *= int(d)
+            if count >= 1 << 63:
+                line, col = _line_col(data, m.start())
+                return Diagnostic("error", "a shape of more than 2^63 - 1 elements (MLIR's element "
+                                  "count would overflow)", line, col)
+    if data.count(b"(") + data.count(b"[") + data.count(b"{") > MAX_NESTING:
+        blank = np.frombuffer(_COMMENT_OR_STRING.sub(lambda m: b" " * len(m.group()), data), np.uint8)
+        step = np.zeros(256, np.int8)
+        step[list(b"([{")], step[list(b")]}")] = 1, -1
+        depth = np.cumsum(step[blank], dtype=np.int64)
+        if depth.size and depth.max() > MAX_NESTING:
+            line, col = _line_col(data, int(np.argmax(depth > MAX_NESTING)))
+            return Diagnostic("error", f"nesting deeper than {MAX_NESTING} brackets, braces and "
+                              "parentheses (MLIR's parser would overflow its stack)", line, col)
+    return None
+
+
+def _line_col(data: bytes, offset: int) -> tuple[int, int]:
+    return data.count(b"\n", 0, offset) + 1, offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+
+
 def parse_module(source) -> ir.Module:
-    """`ir.Module.parse` (text or bytes). The bindings must turn an error's message into text:
-    when it quotes input bytes that are not UTF-8 (an op name...), they fail to, and the input
-    is read again with each such byte as `?` so that the error keeps its position."""
+    """`ir.Module.parse` (text or bytes), after refusing what MLIR would abort on (RefusedInput,
+    an MLIRError). The bindings must turn an error's message into text: when it quotes input
+    bytes that are not UTF-8 (an op name...), they fail to, and the input is read again with
+    each such byte as `?` so that the error keeps its position."""
+    refused = refuse_aborting_input(source)
+    if refused is not None:
+        raise RefusedInput(refused)
     try:
         return ir.Module.parse(source)
     except RuntimeError as error:

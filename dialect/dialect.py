@@ -164,4 +164,10 @@ def argument_attributes(fn) -> list:
 def argument_name(fn, index: int) -> str:
     """The argument's `mla.name`, else arg<index>."""
     attrs = argument_attributes(fn)[index]
-    return ir.StringAttr(attrs["mla.name"]).value if "mla.name" in attrs else f"arg{index}"
+    if "mla.name" not in attrs:
+        return f"arg{index}"
+    name = attrs["mla.name"]
+    if not isinstance(name, ir.StringAttr):
+        from .errors import VerificationError
+        raise VerificationError(f"argument #{index}: mla.name must be a string attribute, got {name}")
+    return ir.StringAttr(name).value

@@ -138,8 +138,8 @@ class Attribute:
     def from_mlir(self, attr: ir.Attribute):
         """The Python value of an attribute; KindError naming the expected kind otherwise."""
         # The bindings return attributes already downcast to their concrete class.
-        if self.kind == "f64" and isinstance(attr, ir.FloatAttr):
-            return attr.value
+        if self.kind == "f64" and isinstance(attr, ir.FloatAttr) and isinstance(attr.type, ir.F64Type):
+            return attr.value           # (an f16 attribute would hold the value rounded to f16)
         if self.kind == "i64" and isinstance(attr, ir.IntegerAttr):
             return attr.value
         if self.kind == "i1" and isinstance(attr, ir.BoolAttr):

@@ -5,6 +5,7 @@ no encoding means ND (docs/api.md section 3).
 """
 from __future__ import annotations
 
+import ctypes
 import re
 import weakref
 from dataclasses import dataclass
@@ -112,17 +113,23 @@ class TypeDescriptionError(ValueError):
     """A type the mla verifiers cannot describe (unranked, foreign encoding...)."""
 
 
-# Types are uniqued per context and hashed by identity: the memo is per context, and goes with it.
+# Types are uniqued per context and live as long as it: the memo is per context, keyed by the
+# type's storage address (not the ir.Type, which would keep the context alive through the memo:
+# every context ever described would stay in memory), and goes with the context.
 _described: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
 def describe_type(t: ir.Type) -> TensorInfo:
     memo = _described.get(t.context)
     if memo is None:
         memo = _described[t.context] = {}
-    info = memo.get(t)
+    key = _capsule_pointer(t._CAPIPtr, b"mlir.ir.Type._CAPIPtr")
+    info = memo.get(key)
     if info is None:
-        info = memo[t] = _describe_type(t)
+        info = memo[key] = _describe_type(t)
     return info
 
 

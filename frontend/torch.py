@@ -289,10 +289,13 @@ class Importer:
         self.g.location = None
         output = next(n for n in self.ep.graph.nodes if n.op == "output")
         results, outputs = [], []
-        for spec, arg in zip(sig.output_specs, output.args[0]):
+        for index, (spec, arg) in enumerate(zip(sig.output_specs, output.args[0])):
             if spec.kind == OutputKind.USER_OUTPUT and not isinstance(arg, torch.fx.Node):
                 outputs.append(("constant", arg))             # a None or a number the module returns
                 continue
+            if not isinstance(arg, torch.fx.Node) or self.values.get(arg) is None:
+                raise UnsupportedOperatorError(f"output {index}: the module returns {arg!r}, not a tensor "
+                                               "(a compiled module returns tensors)")
             if spec.kind == OutputKind.USER_OUTPUT:
                 outputs.append(("user", None))
             elif spec.kind in (OutputKind.USER_INPUT_MUTATION, OutputKind.BUFFER_MUTATION):

@@ -28,6 +28,7 @@ import numpy as np
 from ..dialect import aclnn as A
 from ..dialect.aclnn import DTYPE_NAMES, FORMAT_NAMES, load_functions
 from ..dialect.layout import contiguous_strides, nbytes as _nbytes, storage_shape
+from ..dialect.types import NUMPY_DTYPES
 from .program import (Alloc, Collective, Communicator, Constant, Host, Launch, PhaseOne, ReadIntArray, Synchronize, TensorList, View,
                       Workspace, decode, find_function, symbol_name)
 
@@ -346,7 +347,7 @@ class _Emitter:
         name = self._file_name(symbol or f"constant{slot}")
         host = self.host_buffer(nbytes, name)
         if symbol is None:                       # an arith.constant: its value is in the IR
-            data = value.data if hasattr(value, "data") and not isinstance(value, np.ndarray) else value
+            data = value if isinstance(value, np.ndarray) else value.data     # an NZTensor: its storage
             self._fill(host, np.ascontiguousarray(data))
         else:
             status = self.b.call("ascend_mla_load", [self.data_dir, self.b.literal(f'"{name}"', _CSTR), host,
@@ -398,6 +399,9 @@ class _Emitter:
     def _tensor(self, buf: _Buffer) -> str:
         b = self.b
         info = buf.info
+        if None in info.shape or None in buf.strides or None in buf.storage:
+            raise EmitError(f"@{self.fn.name}: a tensor of the dynamic type {info}: the host program's "
+                            "tensors have static shapes")
         view, vt = b.int64s(info.shape)
         strides, st = b.int64s(buf.strides)
         storage, tt = b.int64s(buf.storage)
@@ -553,7 +557,17 @@ def emitc_module(lowered, argument_names) -> str:
     """The emitc module (text) of a decoded lowered function (lowering/program.py)."""
     load_functions()
     lowered = decode(lowered)
-    body = _Emitter(lowered, argument_names).run()
+    for index, info in enumerate(lowered.arg_types):
+        if info.dtype not in NUMPY_DTYPES:
+            raise EmitError(f"@{lowered.name}: argument #{index} has element type {info.dtype}, which "
+                            f"has no aclDataType here (element types: {', '.join(NUMPY_DTYPES)})")
+        if None in info.shape:
+            raise EmitError(f"@{lowered.name}: argument #{index} has the dynamic type {info}: the host "
+                            "program's buffers have static sizes")
+    try:
+        body = _Emitter(lowered, argument_names).run()
+    except ValueError as e:      # the memory plan: no static plan for dynamic shapes
+        raise EmitError(str(e)) from None
     called = sorted({c.function.header for c in lowered.calls})
     lines = ['emitc.include "acl/acl.h"']
     lines += [f'emitc.include "{h}"' for h in called]

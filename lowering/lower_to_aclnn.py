@@ -214,6 +214,8 @@ class CallBuilder:
         of `base`'s buffer (views compose); default strides are the contiguous ones of t."""
         t = t if isinstance(t, TensorInfo) else describe_type(t)
         src = layout(base)
+        if None in t.shape:
+            raise LoweringError(f"a view as {t} (a dynamic shape has no strides)")
         if not src.contiguous:
             raise LoweringError(f"a {t.format} view of the strided view {src.info}")
         if strides is None:

@@ -58,6 +58,8 @@ def matmul(op, b):
     raise) is the CPU's."""
     x, w = b.adaptor.x, b.adaptor.w
     y = info(op.results[0])
+    if None in y.shape:
+        raise LoweringError(f"{y}: a dynamic shape has no (T, N) matrix view")
     out = b.alloc(TensorInfo((math.prod(y.shape[:-1]), y.shape[-1]), y.dtype))
     function = MATMUL_WEIGHT_NZ if info(w).is_nz else MATMUL
     b.call(function, {"self": _rows(b, x, info(x).shape[-1]), "mat2": w, "out": out,

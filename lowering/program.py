@@ -20,7 +20,7 @@ from ..dialect import aclnn as A
 from ..dialect.aclnn import ACLNN, Function
 from ..dialect.dialect import argument_name
 from ..dialect.errors import ExecutionError
-from ..dialect.types import TensorInfo, describe_type, numpy_dtype
+from ..dialect.types import NUMPY_DTYPES, TensorInfo, TypeDescriptionError, describe_type, numpy_dtype
 
 
 def symbol_name(fn) -> str:
@@ -195,7 +195,10 @@ class DecodedFunction:
         self._slots: dict = {}
         self._lists: dict = {}                # tensor-list slot -> its element slots
         self._varying: set = set()            # slots whose value may change between calls
-        self.arg_types = [describe_type(a.type) for a in block.arguments]
+        try:
+            self.arg_types = [describe_type(a.type) for a in block.arguments]
+        except TypeDescriptionError as e:         # a scalar, a memref...: no buffer to pass
+            raise ExecutionError(f"@{self.name}: an argument is not a tensor: {e}") from None
         self.arg_slots = [self._slot(a) for a in block.arguments]
         with fn.context:
             self.arg_names = [argument_name(fn, i) for i in range(len(block.arguments))]
@@ -317,18 +320,42 @@ class DecodedFunction:
 
 def dense_value(attr: ir.DenseElementsAttr) -> np.ndarray:
     info = describe_type(attr.type)
+    if info.dtype not in NUMPY_DTYPES or None in info.shape:
+        raise ExecutionError(f"a constant of type {info}: no host array for it "
+                             f"(element types: {', '.join(NUMPY_DTYPES)}; static shapes)")
+    dtype = NUMPY_DTYPES[info.dtype]
     if attr.is_splat:
         splat = attr.get_splat_value()
         value = splat.value if hasattr(splat, "value") else float(splat)
-        return np.full(info.shape, value, dtype=numpy_dtype(info.dtype))
-    return np.array(attr, dtype=numpy_dtype(info.dtype)).reshape(info.shape)
+        return np.full(info.shape, value, dtype=dtype)
+    if info.dtype == "bf16":        # the bindings' buffer protocol has no bf16: the raw bytes
+        return np.frombuffer(_raw_data(attr, info.numel * dtype.itemsize), dtype).reshape(info.shape).copy()
+    return np.array(attr, dtype=dtype).reshape(info.shape)
 
 
+def _raw_data(attr, nbytes: int) -> bytes:
+    """The storage of a (non-splat) dense attribute, through the MLIR C API the bindings ship."""
+    import ctypes
+    from mlir import _mlir_libs
+    global _GET_RAW
+    if _GET_RAW is None:
+        import os
+        lib = ctypes.CDLL(os.path.join(os.path.dirname(_mlir_libs.__file__), "libMLIRPythonCAPI.so"))
+        _GET_RAW = lib.mlirDenseElementsAttrGetRawData
+        _GET_RAW.restype, _GET_RAW.argtypes = ctypes.c_void_p, [ctypes.c_void_p]   # MlirAttribute{ptr}
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return ctypes.string_at(_GET_RAW(get(attr._CAPIPtr, b"mlir.ir.Attribute._CAPIPtr")), nbytes)
+
+
+_GET_RAW = None
 
 
 def find_function(module, name: Optional[str] = None):
-    """The func.func `name` of a module (the first one when None), with a body."""
-    functions = [op for op in module.body.operations if op.operation.name == "func.func"]
+    """The func.func `name` of a module (an ir.Module or its op; the first function when None),
+    with a body."""
+    body = module.body if isinstance(module, ir.Module) else module.operation.regions[0].blocks[0]
+    functions = [op for op in body.operations if op.operation.name == "func.func"]
     if not functions:
         raise ExecutionError("the module has no func.func to run")
     for fn in functions:

@@ -164,18 +164,23 @@ def _add(info: PassInfo):
 # --- pipeline text ------------------------------------------------------------------------
 
 def _split_top_level(text: str) -> list[str]:
+    """The comma-separated elements of a pipeline (nested parentheses and braces kept);
+    ValueError for unbalanced ones."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         if ch in "({":
             depth += 1
         elif ch in ")}":
             depth -= 1
+            if depth < 0:
+                raise ValueError(f"pipeline {text!r}: unbalanced parentheses (an extra closing '{ch}' "
+                                 f"at character {i + 1})")
         elif ch == "," and depth == 0:
             parts.append(text[start:i].strip())
             start = i + 1
-    tail = text[start:].strip()
-    if tail:
-        parts.append(tail)
+    if depth:
+        raise ValueError(f"pipeline {text!r}: unbalanced parentheses (a closing ')' or '}}' is missing)")
+    parts.append(text[start:].strip())
     return parts
 
 
@@ -183,15 +188,27 @@ def parse_pipeline(text: str) -> list[tuple[str, str]]:
     """`builtin.module(a,b{x=1},func.func(cse))` -> [("a", ""), ("b", "x=1"), ("func.func(cse)", None)].
 
     The second element is the option text of a registered pass, or None for an element that is
-    passed to MLIR as it is.
+    passed to MLIR as it is. As upstream, an empty pipeline text and an empty element
+    (`,,`, `builtin.module(,)`) are errors; `builtin.module()` is the pipeline of no pass.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"pipeline: expected a pass-pipeline string such as 'builtin.module(verify)' "
+                        f"or 'default', got {type(text).__name__}")
     text = text.strip()
     if text in PIPELINES:
         text = PIPELINES[text]
+    if not text:
+        raise ValueError("expected pass pipeline to be wrapped with the anchor operation type, "
+                         "e.g. 'builtin.module(...)' (or 'default')")
     if text.startswith("builtin.module(") and text.endswith(")"):
         text = text[len("builtin.module("):-1]
+        if not text.strip():
+            return []
     elements = []
     for element in _split_top_level(text):
+        if not element:
+            raise ValueError("'' does not refer to a registered pass or pass pipeline "
+                             f"(an empty element in {text!r})")
         name, _, rest = element.partition("{")
         if name in PASSES:
             if rest and not rest.endswith("}"):

@@ -49,5 +49,7 @@ def declare_global(module, name: str, t: ir.Type):
 
 def symbols(module) -> set:
     """Every symbol name defined at the top of the module (globals, functions)."""
-    return {op.attributes["sym_name"].value for op in ops_of(module.regions[0].blocks[0])
+    # value_bytes: a name need not be UTF-8 (@"\FF")
+    return {bytes(op.attributes["sym_name"].value_bytes).decode("utf-8", "replace")
+            for op in ops_of(module.regions[0].blocks[0])
             if "sym_name" in op.attributes}

@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ..dialect.errors import BackendUnavailable, VerificationError
+from ..dialect.errors import VerificationError
 from .formats import NZTensor, contiguous_strides, describe_value, nz_physical_shape
 from .kernels import get_kernel
 
@@ -65,12 +65,11 @@ def backend_instance(name=None):
     name = name or _selected
     if name == "cpu":
         return CPU
-    from .npu import npu_backend
+    from .npu import npu_backend, unavailable_reason
     if name == "npu":
         return npu_backend()
-    try:
-        backend = npu_backend()
-    except BackendUnavailable as why:
+    why = unavailable_reason()          # not an exception: "auto" asks on every call
+    if why is not None:
         if not _announced:
             log.info("backend 'auto': running on the CPU backend (%s)", why)
             _announced = True
@@ -78,7 +77,7 @@ def backend_instance(name=None):
     if not _announced:
         log.info("backend 'auto': running on the NPU")
         _announced = True
-    return backend
+    return npu_backend()
 
 
 def run_kernel(op, operands: dict, attributes: dict, result_types: dict | None = None):

@@ -13,6 +13,7 @@ decode loop with fixed shapes and lengths runs phase one once per call site.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
@@ -49,6 +50,7 @@ class LoweredFunction(DecodedFunction):
     def __init__(self, fn, constants: Optional[Mapping] = None):
         super().__init__(fn, constants)
         self._states: dict = {}
+        self._lock = threading.Lock()         # one call at a time (see __call__)
 
     # --- running ---------------------------------------------------------------------------
     def state(self, backend):
@@ -91,7 +93,17 @@ class LoweredFunction(DecodedFunction):
                  inputs_checked: bool = False) -> list:
         """Run the function. `checked`: the data rules of each op run before its CPU kernel
         (True), of none (False), or of the mla ops named in a set; `inputs_checked`: the
-        caller has checked the inputs against the argument types."""
+        caller has checked the inputs against the argument types.
+
+        Calls from several threads run one at a time: a function's backend state is one set of
+        stable buffers (device addresses on the NPU) that the call sites' phase-one executors
+        are bound to and reused with, and one stream; per-call buffers would re-run phase one
+        on every call and multiply device memory. The lock costs well under a microsecond a
+        call (bench/bench_threads.py); the CPU kernels hold the GIL most of the time anyway."""
+        with self._lock:
+            return self._run(inputs, backend, checked, inputs_checked)
+
+    def _run(self, inputs, backend, checked, inputs_checked) -> list:
         backend = _resolve_backend(backend)
         if len(inputs) != len(self.arg_slots):
             raise ExecutionError(f"@{self.name} takes {len(self.arg_slots)} inputs, got {len(inputs)}")

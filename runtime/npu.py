@@ -49,15 +49,30 @@ def library_dirs() -> list[Path]:
     return dirs
 
 
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; a path the OS refuses to look at (too long, NUL, no
+    permission) is not one."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def find_libraries() -> dict:
     """library name -> path, for the CANN runtime libraries found."""
     found = {}
     for name in LIBRARIES:
         for d in library_dirs():
-            if (d / name).is_file():
+            if _is_file(d / name):
                 found[name] = str(d / name)
                 break
     return found
+
+
+def _shorten(text: str, limit: int = 120) -> str:
+    """A path or value for a message: long ones cut in the middle."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit // 2]}...{text[-limit // 2:]} ({len(text)} characters)"
 
 
 def _contiguous(shape):
@@ -373,7 +388,7 @@ class NpuBackend:
 
 
 _backend = None
-_failure = None     # (environment, BackendUnavailable) of the last failed attempt
+_failure = None     # (environment, message) of the last failed attempt
 
 
 def _environment():
@@ -381,30 +396,54 @@ def _environment():
                                                  "LD_LIBRARY_PATH", "ASCEND_MLA_DEVICE"))
 
 
-def npu_backend() -> NpuBackend:
-    """The NPU backend (created once); BackendUnavailable saying what is missing."""
+def unavailable_reason() -> str | None:
+    """Why the NPU backend cannot be used here (None: it can). Never raises: a broken CANN
+    install (a library that does not load, a path the OS refuses, a bad ASCEND_MLA_DEVICE)
+    is a reason like a missing one. The answer is remembered per environment."""
     global _backend, _failure
     if _backend is not None:
-        return _backend
+        return None
     env = _environment()
     if _failure is not None and _failure[0] == env:
-        raise _failure[1]
+        return _failure[1]
+    reason = None
+    try:
+        _backend = _open_backend()
+    except BackendUnavailable as e:
+        reason = str(e)
+    _failure = (env, reason) if reason is not None else None
+    return reason
+
+
+def _open_backend() -> NpuBackend:
     found = find_libraries()
     missing = [n for n in LIBRARIES if n not in found]
+    if missing:
+        dirs = ", ".join(_shorten(d, 48) for d in library_dirs()[:8])
+        where = f"found in {dirs}" if dirs else \
+            "found: ASCEND_HOME_PATH, ASCEND_TOOLKIT_HOME and LD_LIBRARY_PATH are unset"
+        raise BackendUnavailable(f"backend 'npu': the CANN runtime is missing ({', '.join(missing)} not "
+                                 f"{where}); install the CANN toolkit and source its set_env.sh")
+    device = os.environ.get("ASCEND_MLA_DEVICE", "0")
+    if not device.strip().isdigit():
+        raise BackendUnavailable(f"backend 'npu': ASCEND_MLA_DEVICE must be a device number "
+                                 f"(0, 1, ...), got {_shorten(repr(device))}")
     try:
-        if missing:
-            dirs = ", ".join(str(d) for d in library_dirs())
-            where = f"found in {dirs}" if dirs else \
-                "found: ASCEND_HOME_PATH, ASCEND_TOOLKIT_HOME and LD_LIBRARY_PATH are unset"
-            raise BackendUnavailable(f"backend 'npu': the CANN runtime is missing ({', '.join(missing)} not "
-                                     f"{where}); install the CANN toolkit and source its set_env.sh")
-        try:
-            _backend = NpuBackend(found, int(os.environ.get("ASCEND_MLA_DEVICE", "0")))
-        except AclError as e:
-            raise BackendUnavailable(f"backend 'npu': no usable device: {e}") from None
-    except BackendUnavailable as e:
-        _failure = (env, e)
-        raise
+        return NpuBackend(found, int(device))
+    except OSError as e:        # a library that is not one (empty, not ELF, another machine's)
+        raise BackendUnavailable(f"backend 'npu': the CANN runtime does not load "
+                                 f"({_shorten(e)}); reinstall the CANN toolkit") from None
+    except AclError as e:
+        raise BackendUnavailable(f"backend 'npu': no usable device: {e}") from None
+
+
+def npu_backend() -> NpuBackend:
+    """The NPU backend (created once); BackendUnavailable saying what is missing. Each failure
+    is a new exception: one object raised again would collect every caller's frames in its
+    traceback (and with them the callers' arrays)."""
+    reason = unavailable_reason()
+    if reason is not None:
+        raise BackendUnavailable(reason)
     return _backend
 
 

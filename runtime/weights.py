@@ -6,22 +6,32 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
-from ..dialect.types import describe_type, numpy_dtype
+from ..dialect.types import TypeDescriptionError, describe_type, numpy_dtype
 from ..lowering.program import dense_value
 from ..passes.weights import WeightTable, ops_of
 from .formats import NZTensor, describe_value
 
 
-def bind_globals(module, table: WeightTable) -> list[str]:
+def bind_globals(module, table: WeightTable, given=()) -> list[str]:
     """Bind the module's globals: extern ones from `table` (checked against their type), ones
     with a splat initializer from it. Returns the problems (a global without a value, a value
-    whose type is not the global's); empty when every global is bound."""
-    problems = []
+    whose type is not the global's, a name in `given` that is no global of the module); empty
+    when every global is bound."""
+    names = {bytes(op.attributes["sym_name"].value_bytes).decode("utf-8", "replace")
+             for op in ops_of(module.body) if op.name == "ml_program.global"}
+    problems = [f"weight {name!r}: the module has no global of this name"
+                + (f" (its globals: {', '.join(sorted(names)[:6])}{' ...' if len(names) > 6 else ''})"
+                   if names else " (it has no ml_program.global)")
+                for name in given if name not in names]
     for op in ops_of(module.body):
         if op.name != "ml_program.global":
             continue
-        name = op.attributes["sym_name"].value
-        declared = describe_type(op.attributes["type"].value)
+        name = bytes(op.attributes["sym_name"].value_bytes).decode("utf-8", "replace")
+        try:
+            declared = describe_type(op.attributes["type"].value)
+        except TypeDescriptionError as e:           # an unranked or foreign-encoded global
+            problems.append(f"global {name!r}: {e}")
+            continue
         initial = op.attributes["value"]
         if isinstance(initial, ir.DenseElementsAttr):
             if not initial.is_splat:
@@ -38,7 +48,7 @@ def bind_globals(module, table: WeightTable) -> list[str]:
         try:
             actual = describe_value(name, value)
         except ValueError as e:
-            problems.append(f"weight {e}")
+            problems.append(f"weight {name!r}: {e}")
             continue
         if isinstance(value, NZTensor) != declared.is_nz or (actual.shape, actual.dtype) != (declared.shape, declared.dtype):
             problems.append(f"weight {name!r}: the global is {declared}, the value is {actual}")

@@ -169,15 +169,13 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     token ids in, the embedding, each layer's MLP or MoE after its attention, the final norm
     and lm_head; the first result is then the logits (batch, seq, vocab) float32."""
     if config is None:
-        if name not in CONFIGS:
+        if not isinstance(name, str) or name not in CONFIGS:
             raise ValueError(f"name: unknown model {name!r}; known: {', '.join(CONFIGS)}")
         config = CONFIGS[name]
+    _check_build_arguments(name, config, tp=tp, layers=layers, batch=batch, seq=seq, block_size=block_size,
+                           seed=seed, max_positions=max_positions)
     c = dict(config)
     heads = c["num_attention_heads"]
-    for arg, value, low in (("tp", tp, 1), ("layers", layers, 1), ("batch", batch, 1), ("seq", seq, 1),
-                            ("block_size", block_size, 1)):
-        if not isinstance(value, int) or value < low:
-            raise ValueError(f"{arg}: expected an integer >= {low}, got {value!r}")
     if heads % tp:
         raise ValueError(f"tp: must divide the {heads} attention heads of {name}, got {tp}")
     if not isinstance(rank, int) or not 0 <= rank < tp:
@@ -225,6 +223,43 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
         return {**values, **extra, "model.rotary_emb.cos_cached": cos, "model.rotary_emb.sin_cached": sin}
     module = _forward(c, num_blocks, blocks_per_row, specs)
     return Model(name, c, module, block_table, num_blocks, max_positions, make)
+
+
+# The hyper-parameters build reads from a config (config.json names), each a positive integer.
+CONFIG_SIZES = ("hidden_size", "num_attention_heads", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+                "v_head_dim")
+# Bounds that keep a typo from allocating the machine: FIA's B <= 65536 and blockSize <= 512
+# (the seed); positions up to the config's max_position_embeddings (at most 2^20).
+_MAX_SIZE = 1 << 16          # a config's sizes (DeepSeek-V3's largest: hidden_size 7168)
+_LIMITS = {"tp": 1 << 16, "layers": 1 << 10, "batch": 65536, "seq": 1 << 20, "block_size": 512}
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_build_arguments(name, config, *, max_positions, seed, **sizes):
+    """ValueError naming the argument (or the config key) and the rule, before any is used."""
+    if not isinstance(config, dict):
+        raise ValueError(f"config: expected a dict of hyper-parameters (a config.json), got {type(config).__name__}")
+    for key in CONFIG_SIZES:
+        if not _is_int(config.get(key)) or not 1 <= config[key] <= _MAX_SIZE:
+            raise ValueError(f"config[{key!r}]: expected an integer in [1, {_MAX_SIZE}], got {config.get(key)!r}")
+    lora = config.get("q_lora_rank")
+    if lora is not None and (not _is_int(lora) or not 1 <= lora <= _MAX_SIZE):
+        raise ValueError(f"config['q_lora_rank']: expected an integer in [1, {_MAX_SIZE}] or None, got {lora!r}")
+    eps = config.get("rms_norm_eps", 1e-6)
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:
+        raise ValueError(f"config['rms_norm_eps']: expected a number in (0, 1), got {eps!r}")
+    for arg, value in sizes.items():
+        if not _is_int(value) or not 1 <= value <= _LIMITS[arg]:
+            raise ValueError(f"{arg}: expected an integer in [1, {_LIMITS[arg]}], got {value!r}")
+    if not _is_int(seed) or seed < 0:
+        raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
+    most = config.get("max_position_embeddings", 1 << 20)
+    most = min(most, 1 << 20) if _is_int(most) and most > 0 else 1 << 20
+    if max_positions is not None and (not _is_int(max_positions) or not sizes["seq"] <= max_positions <= most):
+        raise ValueError(f"max_positions: expected an integer in [seq = {sizes['seq']}, {most}], got {max_positions!r}")
 
 
 def from_pretrained(path: str, **build_args) -> Model:

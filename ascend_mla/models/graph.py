@@ -110,7 +110,13 @@ class GraphWriter:
     def constant(self, value: float, t: TensorInfo, hint="cst") -> Value:
         """arith.constant dense<value> (a splat)."""
         v = Value(self._fresh(hint), t)
-        self._emit(f"{v.name} = arith.constant dense<{float_text(value)}> : {type_text(t)}")
+        if t.dtype.startswith(("i", "ui")):            # integer elements are written as integers
+            if value != int(value):
+                raise ValueError(f"a constant {value} of integer type {t.dtype}")
+            text = str(int(value)) if t.dtype != "i1" else ("true" if value else "false")
+        else:
+            text = float_text(value)
+        self._emit(f"{v.name} = arith.constant dense<{text}> : {type_text(t)}")
         return v
 
     def integers(self, values, t: TensorInfo, hint="cst") -> Value:

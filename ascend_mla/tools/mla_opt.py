@@ -1,7 +1,7 @@
 """mla-opt: parse, verify, transform and print mla IR, following mlir-opt's conventions.
 
     mla-opt [FILE|-] [-o OUT] [--split-input-file] [--verify-diagnostics]
-            [--pass-pipeline='builtin.module(...)'] [--<pass-name>[=options]...]
+            [--pass-pipeline='builtin.module(...)'] [--<pass-name>[="opt=v ..."]...]
             [--mlir-print-ir-after-all] [--mlir-print-op-generic] [--emit-irdl]
 
 Exit status 0 on success, 1 on any error diagnostic (or, with --verify-diagnostics, on any
@@ -28,14 +28,30 @@ UPSTREAM_PASS_FLAGS = {"canonicalize": "Canonicalize operations", "cse": "Elimin
                        "symbol-dce": "Eliminate dead symbols"}
 
 
-class _PipelineFlag(argparse.Action):
-    """`--<pass>[=options]` flags, kept in command-line order."""
+PASS_OPTIONS_HELP = ("Passes run in command-line order. As with mlir-opt, a pass takes its options only "
+                     "after '=': --<pass>=OPTIONS, e.g. --fuse-prolog=\"opt=v\" or "
+                     "--fuse-prolog=\"a=1 b=2\"; a word after a bare --<pass> is the input file.")
 
-    def __call__(self, parser, namespace, value, option_string=None):
-        steps = getattr(namespace, "steps", None) or []
-        name = option_string.lstrip("-")
-        steps.append((name, value or "") if name in registry.PASSES else (name, None))
-        namespace.steps = steps
+
+def pass_flags(argv: list[str]) -> tuple[list, list[str]]:
+    """The pass flags of a command line, in order, as pipeline elements, and the other
+    arguments. `--<pass>` or `--<pass>=OPTIONS` (mlir-opt's form): never the next word, which
+    stays an argument (`mla-opt --fuse-prolog FILE` reads FILE)."""
+    steps, rest = [], []
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            rest += argv[i:]
+            break
+        name, eq, options = arg[2:].partition("=") if arg.startswith("--") else ("", "", "")
+        if name in registry.PASSES:
+            steps.append((name, options))
+        elif name in UPSTREAM_PASS_FLAGS:
+            if eq:
+                raise ValueError(f"--{name} takes no options here (use --pass-pipeline='builtin.module({name}{{...}})')")
+            steps.append((name, None))
+        else:
+            rest.append(arg)
+    return steps, rest
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,19 +63,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="split the input at '// -----' and process each chunk on its own")
     p.add_argument("--verify-diagnostics", action="store_true",
                    help="check diagnostics against expected-* annotations in the input")
-    p.add_argument("--pass-pipeline", help="textual pipeline, e.g. 'builtin.module(verify)'")
+    p.add_argument("--pass-pipeline", help="textual pipeline, e.g. 'builtin.module(verify)', or 'default'")
     p.add_argument("--mlir-print-ir-after-all", action="store_true", help="print IR after each pass")
     p.add_argument("--mlir-print-op-generic", action="store_true", help="print the generic op form")
     p.add_argument("--emit-irdl", action="store_true",
                    help="print the IRDL of the mla dialect (for mlir-opt --irdl-file) and exit")
-    group = p.add_argument_group("passes (run in command-line order)")
+    # Listed for --help; pass_flags takes them off the command line before argparse sees it.
+    group = p.add_argument_group("passes", PASS_OPTIONS_HELP)
     for name, info in sorted(registry.PASSES.items()):
         opts = ", ".join(f"{o.name}={o.default}" for o in info.options)
-        group.add_argument(f"--{name}", nargs="?", const="", action=_PipelineFlag, dest="steps",
-                           metavar="OPTIONS", help=info.description + (f" (options: {opts})" if opts else ""))
+        group.add_argument(f"--{name}", action="store_true", dest=f"_flag_{name}",
+                           help=info.description + (f" (options: {opts})" if opts else ""))
     for name, help_text in UPSTREAM_PASS_FLAGS.items():
-        group.add_argument(f"--{name}", nargs=0, action=_PipelineFlag, dest="steps",
-                           help=help_text + " (upstream)")
+        group.add_argument(f"--{name}", action="store_true", dest=f"_flag_{name}", help=help_text + " (upstream)")
     return p
 
 
@@ -148,12 +164,16 @@ def check_pipeline(steps):
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        steps, rest = pass_flags(list(sys.argv[1:] if argv is None else argv))
+    except ValueError as e:
+        print(f"mla-opt: error: {e}", file=sys.stderr)
+        return 1
+    args = parser.parse_args(rest)
     if args.emit_irdl:
         return _write(args.output, irdl_module_text())
-    steps = list(getattr(args, "steps", None) or [])
     try:
-        if args.pass_pipeline:
+        if args.pass_pipeline is not None:
             steps = registry.parse_pipeline(args.pass_pipeline) + steps
         check_pipeline(steps)
     except ValueError as e:

@@ -133,8 +133,9 @@ def main(argv=None) -> int:
         # ValueError: a pass pipeline MLIR cannot parse (check_pipeline).
         print(f"mla-run: error: {e}", file=sys.stderr)
         return 1
-    except OSError as e:
-        print(f"mla-run: error: cannot read {e.filename}: {e.strerror}", file=sys.stderr)
+    except OSError as e:         # the input files (an OSError without a file name is not ours to word)
+        what = f"cannot read {e.filename}: {e.strerror}" if e.filename else str(e) or type(e).__name__
+        print(f"mla-run: error: {what}", file=sys.stderr)
         return 1
     for i, out in enumerate(outputs):
         arr = out.to_nd() if isinstance(out, NZTensor) else np.asarray(out)
@@ -142,9 +143,10 @@ def main(argv=None) -> int:
         stats = f"min {f.min():.6g} max {f.max():.6g} mean {f.mean():.6g}" if arr.size else "empty"
         print(f"output {i}: {arr.shape} {arr.dtype}  {stats}")
     if args.output:
-        try:
-            np.savez(args.output, **{f"out{i}": (o.to_nd() if isinstance(o, NZTensor) else o)
-                                     for i, o in enumerate(outputs)})
+        try:          # a file object: np.savez would add .npz to a name without it
+            with open(args.output, "wb") as f:
+                np.savez(f, **{f"out{i}": (o.to_nd() if isinstance(o, NZTensor) else o)
+                               for i, o in enumerate(outputs)})
         except OSError as e:
             print(f"mla-run: error: cannot write {args.output}: {e.strerror}", file=sys.stderr)
             return 1

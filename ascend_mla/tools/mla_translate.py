@@ -17,7 +17,7 @@ import sys
 from mlir import ir
 
 from ..dialect.dialect import make_context, verify_ops
-from ..dialect.diagnostics import DiagnosticCollector, record_mlir_error
+from ..dialect.diagnostics import DiagnosticCollector, parse_module, record_mlir_error
 from ..lowering.emit_cpp import EmitError, emit_cpp
 from ..passes.registry import PassFailure
 
@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     context = make_context()
     with context, ir.Location.unknown(), DiagnosticCollector(context) as diags:
         try:
-            module = ir.Module.parse(source)
+            module = parse_module(source)
             if not verify_ops(module.operation):
                 raise PassFailure()
             code = emit_cpp(module, args.function)
@@ -51,7 +51,7 @@ def main(argv=None) -> int:
             code = None
         except PassFailure:
             code = None
-        except (EmitError, RuntimeError) as e:
+        except (EmitError, RuntimeError, ValueError) as e:     # ValueError: an argument attribute
             print(f"mla-translate: error: {e}", file=sys.stderr)
             return 1
     if code is None or diags.has_errors:

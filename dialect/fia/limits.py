@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from .symbols import MAX_BATCH
 from .common import FiaRules, INT4, S_LIMIT, TIMEOUT_WORK, is_int4
 
 
@@ -17,14 +18,14 @@ advisory_rules = FiaRules()
 
 @size_rules.rule("FIA-043", "query", branch="prompt")
 def prompt_batch_limit(op, s):
-    if s.B > 65536:
-        return f"expected B <= 65536, got {s.B}"
+    if s.B > MAX_BATCH:
+        return f"expected B <= {MAX_BATCH}, got {s.B}"
 
 
 @size_rules.rule("FIA-044", "query", branch="incre")
 def incre_batch_limit(op, s):
-    if s.B > 65536:
-        return f"expected B <= 65536, got {s.B}"
+    if s.B > MAX_BATCH:
+        return f"expected B <= {MAX_BATCH}, got {s.B}"
 
 
 @size_rules.rule("FIA-045", "num_heads", branch="prompt")

@@ -1,7 +1,7 @@
 """The FIA op's symbols (B, N, Q_S, KV_S, the cache form, ...), bound once per verification."""
 from __future__ import annotations
 
-from ..rules import dim
+from ..rules import DynamicDim, dim
 from .common import MLA_D, TND_LAYOUTS, logical_last, seq_axis
 
 
@@ -27,12 +27,24 @@ def _cache_form(op, s):
     return None
 
 
+MAX_BATCH = 65536     # FIA-043/044: the seed's B limit
+
+
+def _rows(batch: int) -> int:
+    """B for a per-batch-row list. Past the limit the lists are not built (2^31 Python ints
+    would take minutes and gigabytes before FIA-043/044 refuse B): the rules reading them
+    hold, and the limit rule reports."""
+    if batch > MAX_BATCH:
+        raise DynamicDim()
+    return batch
+
+
 def _per_batch(values, batch):
     """An actual length array's value per batch row: length 1 broadcasts, else the first B."""
     if values is None:
         return None
-    values = [int(v) for v in values]
-    return values * batch if len(values) == 1 else values[:batch]
+    values = [int(v) for v in values[:_rows(batch)]]
+    return values * batch if len(values) == 1 else values
 
 
 def _kv_lengths(op, s):
@@ -43,7 +55,7 @@ def _kv_lengths(op, s):
     axis = seq_axis(op.input_layout)
     if s.is_list:
         return [dim(t, axis) for t in op.key]
-    return [dim(op.key[0], axis)] * s.B
+    return [dim(op.key[0], axis)] * _rows(s.B)
 
 
 def _prefix_length(op, s):
@@ -112,7 +124,7 @@ SYMBOLS = {
     "askv": lambda op, s: (_tnd_kv_lengths(op, s) if s.tnd
                            else _per_batch(op.actual_seq_lengths_kv, s.B)),
     # lengths with their defaults (the shape's S), for the interception rules
-    "q_lengths": lambda op, s: s.asl if s.asl is not None else [s.Q_S] * s.B,
+    "q_lengths": lambda op, s: s.asl if s.asl is not None else [s.Q_S] * _rows(s.B),
     "kv_valid": lambda op, s: s.askv if s.askv is not None else s.kv_lengths,
     "P": _prefix_length,
     "max_blocks": _max_blocks,

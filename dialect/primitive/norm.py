@@ -45,6 +45,8 @@ rms_norm_rules.rule("RMS-007", "gamma")(nd_only("gamma"))   # x may be FRACTAL_N
 def epsilon_positive(op, s):
     if not op.epsilon > 0:
         return f"must be > 0, got {op.epsilon}"
+    if op.epsilon == float("inf"):       # every output would be 0
+        return f"must be finite, got {op.epsilon}"
 
 
 @rms_norm_rules.rule("RMS-006", "y")

@@ -116,7 +116,8 @@ def constant(op, globals_):
     if attr.is_splat:
         value = np.full(t.shape, attr.get_splat_value().value, numpy_dtype(t.dtype))
     else:                 # a table (fold-constants makes it a global for the lowered program)
-        value = np.array(attr, dtype=numpy_dtype(t.dtype)).reshape(t.shape)
+        from ...lowering.program import dense_value      # bf16 too (the bindings' buffers have no bf16)
+        value = dense_value(attr)
     value.flags.writeable = False
     return lambda: (value,)
 

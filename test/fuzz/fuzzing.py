@@ -33,6 +33,13 @@ def budgets(ci: int, large: int):
             pytest.param(large * SCALE, id="large", marks=pytest.mark.slow)]
 
 
+def isolated_budgets(ci: int, large: int):
+    """pytest parameters (cases, isolated): the CI budget in this process, the large one (slow)
+    in child processes (Worker)."""
+    return [pytest.param(ci, False, id="ci"),
+            pytest.param(large * SCALE, True, id="large", marks=pytest.mark.slow)]
+
+
 class Hang(Exception):
     pass
 
@@ -53,7 +60,7 @@ def time_limit(seconds: int):
 # --- command-line tools, in process ------------------------------------------------------------
 
 # What a failing tool may print: a diagnostic at a location, or the tool's own error line.
-DIAGNOSTIC = re.compile(r"^(\S.*:\d+:\d+|<unknown>:0): error: |^(mla-opt|mla-run): error: ", re.M)
+DIAGNOSTIC = re.compile(r"^(\S.*:\d+:\d+|<unknown>:0): error: |^(mla-opt|mla-run|mla-translate): error: ", re.M)
 
 
 def run_tool(main, argv, stdin: bytes = b"") -> tuple[int, str, str]:
@@ -244,3 +251,104 @@ def mutate(text: str, rng: random.Random, count: int) -> str:
 
 def to_bytes(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
+
+
+# --- cases in a child interpreter ----------------------------------------------------------------
+
+class Worker:
+    """A child interpreter (fuzz_worker.py) that runs cases one by one: `call("module:function",
+    args)` -> ("ok", its JSON result) | ("died", why) | ("hang", why). An MLIR abort or a hang
+    kills only the child: the case is reported and a fresh child takes the next one. The large
+    budgets run their cases here, so that MLIR's own aborts (docs/errors.md, "Limits") cannot
+    take the test run with them."""
+
+    def __init__(self):
+        self.proc = None
+        self.started = 0
+
+    def _start(self):
+        import subprocess
+        import tempfile
+        self.err = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("fuzz_worker.py"))],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
+                                     cwd=str(REPO))
+        self.started += 1
+        # the child says it is ready once its imports are done: their time (long on a busy
+        # machine) is not a case's
+        import select
+        ready, _, _ = select.select([self.proc.stdout], [], [], 900)
+        if not ready or not self.proc.stdout.readline():
+            raise RuntimeError("the fuzz worker did not start")
+
+    def call(self, target: str, *args):
+        import json
+        import select
+        if self.proc is None or self.proc.poll() is not None:
+            self._start()
+        self.proc.stdin.write((json.dumps({"target": target, "args": list(args)}) + "\n").encode())
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], TIME_LIMIT + 60)
+        if not ready:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+            return "hang", f"no answer after {TIME_LIMIT + 60} s"
+        line = self.proc.stdout.readline()
+        if not line:
+            status = self.proc.wait()
+            self.err.seek(0)
+            tail = self.err.read()[-3000:].decode("utf-8", "replace")
+            self.proc = None
+            return "died", f"the child died (exit status {status}):\n{tail}"
+        return "ok", json.loads(line)["result"]
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=60)
+        self.proc = None
+
+
+def tool_case(tool: str, argv: list, stdin: str = "") -> list:
+    """A tool's run as a JSON-able result: [status, stdout tail, stderr] (a traceback or a hang
+    is status -1, see run_tool)."""
+    import importlib
+    main = importlib.import_module(f"ascend_mla.tools.{tool}").main
+    status, out, err = run_tool(main, argv, stdin.encode("utf-8", "surrogateescape"))
+    return [status, out[-2000:], err[-6000:]]
+
+
+def run_cases(cases: int, one_case, isolated: bool):
+    """Run `one_case(case, call)` for each case, where `call(target, *args)` runs a function of
+    a module: in this process, or (isolated) in a Worker. `one_case` returns None or a failure
+    text. Returns the failures."""
+    import importlib
+    worker = Worker() if isolated else None
+
+    def call(target, *args):
+        if worker is None:
+            module, name = target.split(":")
+            return getattr(importlib.import_module(module), name)(*args)
+        how, result = worker.call(target, *args)
+        if how != "ok":
+            raise ChildFailure(f"{how}: {result}")
+        return result
+    failures = []
+    try:
+        for case in range(cases):
+            try:
+                problem = one_case(case, call)
+            except ChildFailure as e:
+                problem = str(e)
+            if problem:
+                failures.append(f"case {case}: {problem}")
+                print(f"FAILED case {case}: {problem.strip().splitlines()[-1][:300]}")
+    finally:
+        if worker is not None:
+            worker.close()
+    return failures
+
+
+class ChildFailure(Exception):
+    pass

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ascend_mla.tools import mla_run
-from fuzzing import SEED, budgets, lit_chunks, mutate, run_tool, to_bytes, tool_verdict
+from fuzzing import SEED, isolated_budgets, lit_chunks, mutate, run_cases, to_bytes, tool_verdict
 
 MAX_ELEMENTS = 1 << 21       # keep the programs small: their random inputs are generated per case
 _PROGRAMS = []
@@ -66,13 +66,13 @@ def broken_inputs(path, text, rng: random.Random, tmp_path) -> str:
     return str(target)
 
 
-@pytest.mark.parametrize("cases", budgets(ci=12, large=300))
-def test_mla_run_on_mutated_programs_and_inputs(cases, tmp_path):
+@pytest.mark.parametrize("cases,isolated", isolated_budgets(ci=12, large=300))
+def test_mla_run_on_mutated_programs_and_inputs(cases, isolated, tmp_path):
     corpus = programs()
     assert corpus, "no small runnable program among the lit tests"
     rng = random.Random(SEED)
-    failures = []
-    for case in range(cases):
+
+    def one_case(case, call):
         text = rng.choice(corpus)
         path = tmp_path / "case.mlir"
         argv = [str(path), "-o", str(tmp_path / "out.npz")]
@@ -88,9 +88,9 @@ def test_mla_run_on_mutated_programs_and_inputs(cases, tmp_path):
                                 ["--pass-pipeline", "builtin.module(func.func(canonicalize))"],
                                 ["--backend", "cpu"]])
         path.write_bytes(to_bytes(text))
-        status, _, err = run_tool(mla_run.main, argv)
+        status, _, err = call("fuzzing:tool_case", "mla_run", argv)
         problem = tool_verdict(status, err)
-        if problem:
-            failures.append(f"case {case} ({mode}, {argv[3:]}): {problem}\n--- program\n{text}\n--- stderr\n{err[-3000:]}")
+        return problem and f"({mode}, {argv[3:]}): {problem}\n--- program\n{text}\n--- stderr\n{err[-3000:]}"
+    failures = run_cases(cases, one_case, isolated)
     print(f"mla-run fuzz: {cases} cases, {len(failures)} failures")
     assert not failures, f"{len(failures)} of {cases} cases failed; the first:\n" + failures[0]

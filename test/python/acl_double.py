@@ -36,8 +36,9 @@ def headers():
     wheels = BUILD / "wheel"
     wheels.mkdir(parents=True, exist_ok=True)
     if not list(wheels.glob("torch_npu-*.whl")):
-        done = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", TORCH_NPU,
-                               "-d", str(wheels)], capture_output=True, text=True)
+        # one short try: without network the NPU-backend tests skip, saying why
+        done = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--retries", "1",
+                               "--timeout", "20", TORCH_NPU, "-d", str(wheels)], capture_output=True, text=True)
         if done.returncode != 0:
             return None, f"pip download {TORCH_NPU} failed: {done.stderr.strip()[-300:]}"
     wheel = next(wheels.glob("torch_npu-*.whl"))
