@@ -121,8 +121,9 @@ def main(argv=None):
             runs["transformers"].append(theirs(model, prompt, new))
         with torch.no_grad():
             start = time.perf_counter()
-            generated = model.generate(torch.from_numpy(prompt), max_new_tokens=new, min_new_tokens=new,
-                                       do_sample=False, pad_token_id=0)
+            ids = torch.from_numpy(prompt)
+            generated = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=new,
+                                       min_new_tokens=new, do_sample=False, pad_token_id=0)
             hf_generate = time.perf_counter() - start
         start = time.perf_counter()
         lm_generated = np.asarray(lm.generate(prompt, max_new_tokens=new))

@@ -157,6 +157,8 @@ class Generate:
                  f"vocab {config.vocab_size}), {a.quant or 'bf16'}, {a.cache_mode} caches, batch {a.batch}")
         self.say(f"loaded and compiled in {load_seconds:.1f} s")
         new, prefill, decode = self.generate(lm, ids)
+        if self.compile_seconds:
+            self.say(f"prefill program compiled on the first prompt: {self.compile_seconds:.1f} s (compile + one run)")
         rows = a.batch
         self.say(f"prefill: {ids.shape[1]} tokens x {rows} row{'s' * (rows > 1)} in {prefill:.3f} s "
                  f"({ids.size / prefill:.1f} tokens/s)")
@@ -179,14 +181,16 @@ class Generate:
         is compiled by a first run of the prompt, outside the timing."""
         a = self.args
         new = np.zeros((ids.shape[0], a.max_new_tokens), np.int64)
-        prefill = decode = 0.0
+        prefill = decode = self.compile_seconds = 0.0
         if not a.max_new_tokens:
             return new, 1e-9, 0.0
         with self.progress(a.max_new_tokens, "token") as bar:
             if "prefill" not in lm.programs and ids.shape[1] > 1:
                 bar.set_description_str("compiling the prefill program")
+                start = time.perf_counter()
                 lm.reset()
                 lm(ids)
+                self.compile_seconds = time.perf_counter() - start
             bar.set_description_str("prefill")
             lm.reset()
             start = time.perf_counter()
