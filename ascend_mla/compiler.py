@@ -25,15 +25,18 @@ from .dialect.dialect import argument_attributes, argument_name, make_context, v
 from .dialect.types import numpy_dtype
 from .dialect.diagnostics import DiagnosticCollector, parse_module, record_mlir_error
 from .errors import VerificationError
-from .passes.constants import WeightTable, bind_globals
-from .passes.registry import build_pass_manager, parse_pipeline
+from .passes.registry import PassInputs, build_pass_manager, parse_pipeline
+from .passes.weights import WeightTable
 from .passes.rewrite import FusionLog
-from .lowering.convert import is_lowered
+from .lowering.lower_to_aclnn import is_lowered  # (also registers the lower-to-aclnn pass)
 from .runtime import interop
 from .runtime.backend import BACKENDS, set_backend
-from .runtime.checks import DataChecks, symbol_name
-from .runtime.executor import ExecutionError, load as load_lowered
-from .runtime.memory import plan as plan_memory
+from .lowering.program import find_function, symbol_name
+from .runtime.checks import DataChecks
+from .runtime.evaluate import evaluate_op
+from .runtime.executor import load as load_lowered
+from .runtime.weights import bind_globals
+from .lowering.memory_plan import plan as plan_memory
 
 LOWERING = "lower-to-aclnn"
 
@@ -114,7 +117,7 @@ class Program:
         return self._function(function)[0]
 
     def memory_plan(self, function: str | None = None):
-        """The device memory of one call (runtime/memory.py MemoryPlan): peak bytes of the
+        """The device memory of one call (lowering/memory_plan.py MemoryPlan): peak bytes of the
         arena that holds every intermediate and output buffer, with liveness-based reuse, and
         the buffers with their offsets; `str()` of it is readable."""
         return plan_memory(self._function(function)[0])
@@ -184,18 +187,6 @@ class Program:
     __call__ = run
 
 
-def find_function(module: ir.Module, name: str | None):
-    functions = [op for op in module.body.operations if op.operation.name == "func.func"]
-    if not functions:
-        raise ExecutionError("the module has no func.func to run")
-    for fn in functions:
-        if name is None or symbol_name(fn) == name:
-            if not fn.regions[0].blocks:
-                raise ExecutionError(f"@{symbol_name(fn)} is a declaration (it has no body to run)")
-            return fn
-    raise ExecutionError(f"no function @{name} in the module")
-
-
 def state_arguments(fn) -> set:
     """The indices of the arguments marked `mla.state` (buffers the program owns)."""
     return {i for i, a in enumerate(argument_attributes(fn)) if "mla.state" in a}
@@ -205,8 +196,14 @@ def _argument_names(fn) -> list[str]:
     return [argument_name(fn, i) for i in range(len(fn.regions[0].blocks[0].arguments))]
 
 
+def runtime_inputs(weights: Mapping | None = None) -> PassInputs:
+    """The pass inputs the API layer hands a pipeline: the weight table and the runtime's op
+    evaluator (what fold-constants computes with)."""
+    return PassInputs(weights=weights, evaluate=evaluate_op)
+
+
 def parse_and_transform(source: str, pipeline: str | Sequence | None, *,
-                        print_ir_after_all: bool = False) -> ir.Module | None:
+                        print_ir_after_all: bool = False, inputs: PassInputs | None = None) -> ir.Module | None:
     """Parse, verify, run the pipeline, verify again. Needs an active context and a
     DiagnosticCollector, which receives every error; returns None when there was one."""
     try:
@@ -214,14 +211,16 @@ def parse_and_transform(source: str, pipeline: str | Sequence | None, *,
     except ir.MLIRError as error:
         record_mlir_error(error)
         return None
-    return transform(module, pipeline, print_ir_after_all=print_ir_after_all)
+    return transform(module, pipeline, print_ir_after_all=print_ir_after_all, inputs=inputs)
 
 
 def transform(module: ir.Module, pipeline: str | Sequence | None, *, print_ir_after_all: bool = False,
-              stages: dict | None = None, verify: bool = True) -> ir.Module | None:
+              stages: dict | None = None, verify: bool = True, inputs: PassInputs | None = None) -> ir.Module | None:
     """Verify, run the pipeline, verify again (see parse_and_transform). With `stages`, the IR
     before and after each pipeline element is recorded there (name -> text); `verify=False`
-    continues a verified module."""
+    continues a verified module; `inputs`: what the passes are handed (default: the runtime's
+    op evaluator, no weights)."""
+    inputs = inputs if inputs is not None else runtime_inputs()
     if verify and not verify_ops(module.operation):
         return None
     if stages is not None and "input" not in stages:
@@ -232,7 +231,7 @@ def transform(module: ir.Module, pipeline: str | Sequence | None, *, print_ir_af
         groups = [[e] for e in elements] if stages is not None else [elements]
         for group in groups:
             try:
-                build_pass_manager(group, print_ir_after_all=print_ir_after_all).run(module.operation)
+                build_pass_manager(group, print_ir_after_all=print_ir_after_all, inputs=inputs).run(module.operation)
             except ir.MLIRError as error:
                 record_mlir_error(error)
                 return None
@@ -268,7 +267,7 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
         table.bind(name, interop.to_numpy_arguments({0: value})[0][0])
     stages = OrderedDict()
     mla_level = False
-    with context, ir.Location.unknown(), DiagnosticCollector(context) as diags, FusionLog(source_name) as log, table:
+    with context, ir.Location.unknown(), DiagnosticCollector(context) as diags, FusionLog(source_name) as log:
         module = None
         try:
             parsed = ir.Module.parse(source)
@@ -281,12 +280,14 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
             elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline or [])
             lowering = [e for e in elements if e[0] == LOWERING]
             elements = [e for e in elements if e[0] != LOWERING]
-            module = transform(parsed, elements, stages=stages)
+            inputs = runtime_inputs(table)
+            module = transform(parsed, elements, stages=stages, inputs=inputs)
             if module is not None and not diags.has_errors:
                 # The data checks come from the mla level, the code from the kernel-call level.
                 if not is_lowered(module):
                     mla_level = True
-                    module = transform(module, lowering or [(LOWERING, "")], stages=stages, verify=False)
+                    module = transform(module, lowering or [(LOWERING, "")], stages=stages, verify=False,
+                                       inputs=inputs)
     if module is None or diags.has_errors:
         raise CompileError("\n".join(d.format(source_name) for d in diags.diagnostics if d.severity == "error"))
     remarks = [d.format(source_name) for d in diags.diagnostics if d.severity != "error"]

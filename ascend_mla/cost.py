@@ -27,7 +27,7 @@ import numpy as np
 from mlir import ir
 
 from .dialect.types import TensorInfo, describe_type, numpy_dtype
-from .lowering import aclnn as A
+from .dialect import aclnn as A
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ values: transposes, NZ packing, W_uk/W_uv slices) is data work proportional to t
 bytes, not to the IR: `--with-weights 1,8` times it separately, with random weights bound.
 """
 import argparse
-import contextlib
 import platform
 import time
 
@@ -21,7 +20,8 @@ from ascend_mla.dialect.dialect import make_context, verify_ops
 from ascend_mla.dialect.diagnostics import DiagnosticCollector
 from ascend_mla.models import deepseek
 from ascend_mla.passes import PIPELINES, build_pass_manager, parse_pipeline
-from ascend_mla.passes.constants import WeightTable
+from ascend_mla.compiler import runtime_inputs
+from ascend_mla.passes.weights import WeightTable
 
 
 def cpu_flags() -> str:
@@ -49,12 +49,12 @@ def compile_stages(layers: int, tp: int, with_weights: bool = False) -> tuple[di
     model = deepseek.build("deepseek-v3", tp=tp, layers=layers, batch=8, block_size=128)
     times["build IR"] = time.perf_counter() - t
     context = make_context()
-    table = contextlib.nullcontext()          # no weights: fold-constants has nothing to evaluate
+    table = None                              # no weights: fold-constants has nothing to evaluate
     if with_weights:
         table = WeightTable()
         for name, value in model.weights.items():
             table.bind(name, value)
-    with context, ir.Location.unknown(), DiagnosticCollector(context) as diags, table:
+    with context, ir.Location.unknown(), DiagnosticCollector(context) as diags:
         t = time.perf_counter()
         module = ir.Module.parse(model.module)
         times["parse"] = time.perf_counter() - t
@@ -64,7 +64,7 @@ def compile_stages(layers: int, tp: int, with_weights: bool = False) -> tuple[di
         times["verify"] = time.perf_counter() - t
         # the default pipeline, then the lowering compile() always ends with
         for element in parse_pipeline(PIPELINES["default"]) + [("lower-to-aclnn", "")]:
-            pm = build_pass_manager([element])
+            pm = build_pass_manager([element], inputs=runtime_inputs(table))
             t = time.perf_counter()
             pm.run(module.operation)
             times[element[0]] = time.perf_counter() - t

@@ -93,7 +93,7 @@ def load_dialects(context: ir.Context):
     """Load the mla dialect into `context`, once."""
     _load_op_modules()
     MLA.load(context)
-    from ..lowering.aclnn import ACLNN   # the kernel-call dialect (lowered IR parses anywhere)
+    from .aclnn import ACLNN   # the kernel-call dialect (lowered IR parses anywhere)
     ACLNN.load(context)
 
 

@@ -3,9 +3,9 @@ the attention primitives (mla.paged_attention, mla.attention) to FusedInferAtten
 from __future__ import annotations
 
 from ..dialect.types import FRACTAL_NZ, TensorInfo
-from . import aclnn as A
-from .convert import info, lowers
-from .imports import FIA_V2, FIA_V3, FIA_V4, NSA
+from ..dialect import aclnn as A
+from .lower_to_aclnn import info, lowers
+from ..dialect.aclnn_functions import FIA_V2, FIA_V3, FIA_V4, NSA
 
 
 @lowers("mla.fused_infer_attention_score")
@@ -73,7 +73,7 @@ def _v4(b, query, key, value, out, *, num_heads, num_kv_heads, scale, sparse_mod
 
 def _causal_template(b):
     """The (2048, 2048) sparse_mode 3 template: triu(ones, 1) (as mla.causal_mask lowers)."""
-    from .imports import INPLACE_ONE, TRIU
+    from ..dialect.aclnn_functions import INPLACE_ONE, TRIU
     t = TensorInfo((MASK, MASK), "i8")
     ones, mask = b.alloc(t), b.alloc(t)
     b.call(INPLACE_ONE, {"selfRef": ones})
@@ -124,7 +124,7 @@ def attention(op, b):
     sparse_mode 0 with the (S, Skv) mask; causal alone: sparse_mode 3 with the template; both:
     one mask, atten_mask OR the bottom-right causal mask triu(ones(S, Skv), Skv - S + 1)
     (aclnnInplaceOne, aclnnTriu, aclnnLogicalOr), sparse_mode 0."""
-    from .imports import INPLACE_ONE, LOGICAL_OR, TRIU
+    from ..dialect.aclnn_functions import INPLACE_ONE, LOGICAL_OR, TRIU
     a = b.adaptor
     q, k = info(a.query), info(a.key)
     mask, sparse = a.atten_mask, 0

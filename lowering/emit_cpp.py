@@ -9,8 +9,8 @@ scalars, run phase one (`<op>GetWorkspaceSize`), mark the executor repeatable, s
 workspace, launch on the stream; synchronise, copy the results (and in-place caches) back,
 destroy and free everything. Every return code is checked (a failure prints the function and
 the status and returns 1). The sequence of ACL/aclnn calls is the one the Python NPU backend
-makes for the same function (runtime/npu.py): both walk the executor's decoded instructions
-(runtime/executor.py LoweredFunction) and the same memory plan.
+makes for the same function (runtime/npu.py): both walk the decoded instructions
+(lowering/program.py) and the same memory plan (lowering/memory_plan.py).
 
 Inputs and weights are read from `<data dir>/<name>.bin` (raw bytes, the device layout: NZ
 storage for FRACTAL_NZ) when a data directory is given as argv[1], else zero; results are
@@ -25,7 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import aclnn as A
+from ..dialect import aclnn as A
+from ..dialect.aclnn import DTYPE_NAMES, FORMAT_NAMES, load_functions
+from ..dialect.layout import contiguous_strides, nbytes as _nbytes, storage_shape
+from .program import decode, find_function, symbol_name
 
 _VOID = '!emitc.ptr<!emitc.opaque<"void">>'
 _TENSOR = '!emitc.ptr<!emitc.opaque<"aclTensor">>'
@@ -161,19 +164,13 @@ class _Buffer:
         self.strides, self.offset, self.storage = tuple(strides), offset, tuple(storage)
 
 
-def _nbytes(shape, dtype) -> int:
-    from ..dialect.types import numpy_dtype
-    return int(np.prod(shape, dtype=np.int64)) * numpy_dtype(dtype).itemsize
-
-
 class _Emitter:
     def __init__(self, lowered, argument_names):
-        from ..runtime.memory import plan
-        from ..runtime.npu import _storage_shape
+        from .memory_plan import plan
         self.fn = lowered
         self.names = argument_names
         self.plan = plan(lowered)
-        self.storage_shape = _storage_shape
+        self.storage_shape = storage_shape
         self.b = _Body()
         self.env = {}
         self.cleanup = []             # (destroy function, value, type) in creation order
@@ -230,7 +227,6 @@ class _Emitter:
 
     # --- the program --------------------------------------------------------------------
     def run(self) -> str:
-        from ..runtime.npu_api import DTYPE_NAMES, FORMAT_NAMES
         self.dtype_names, self.format_names = DTYPE_NAMES, FORMAT_NAMES
         b = self.b
         argc = "%argc"
@@ -307,7 +303,7 @@ class _Emitter:
     def _file_name(name: str) -> str:
         return "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
 
-    # --- instructions (runtime/executor.py LoweredFunction) -----------------------------
+    # --- instructions (lowering/program.py DecodedFunction) -----------------------------
     def _host(self, slot, value):
         self.env[slot] = value
 
@@ -515,16 +511,13 @@ class _Emitter:
 
 
 def _contiguous(shape):
-    from ..runtime.formats import contiguous_strides
     return tuple(contiguous_strides(shape))
 
 
 def emitc_module(lowered, argument_names) -> str:
-    """The emitc module (text) of a LoweredFunction (runtime/executor.py)."""
-    from ..runtime.executor import load
-    from .aclnn import _import_functions
-    _import_functions()
-    lowered = load(lowered)
+    """The emitc module (text) of a decoded lowered function (lowering/program.py)."""
+    load_functions()
+    lowered = decode(lowered)
     body = _Emitter(lowered, argument_names).run()
     called = sorted({c.function.header for c in lowered.calls})
     lines = ['emitc.include "acl/acl.h"']
@@ -552,13 +545,12 @@ def mlir_translate() -> str:
 def emit_cpp(module, function: str | None = None) -> str:
     """C++ host code of one function of a lowered module (an mla module is lowered first).
     Needs an active context holding `module` (its dialects loaded)."""
-    from ..compiler import _argument_names, find_function
-    from ..runtime.executor import load, symbol_name
-    from .convert import is_lowered, lower_module
+    from .lower_to_aclnn import is_lowered, lower_module
     if not is_lowered(module):
         lower_module(module)
     fn = find_function(module, function)
-    text = emitc_module(load(fn), _argument_names(fn))
+    decoded = decode(fn)
+    text = emitc_module(decoded, decoded.arg_names)
     done = subprocess.run([mlir_translate(), "--mlir-to-cpp"], input=text, capture_output=True, text=True,
                           env={**os.environ})
     if done.returncode != 0:

@@ -3,7 +3,7 @@
 Each conversion names its evidence: the torch_npu function the primitive mirrors
 (dialect/primitive.py), the aclnn call op-plugin makes for it (Ascend/op-plugin,
 op_plugin/ops/opapi/<X>KernelNpuOpApi.cpp, `EXEC_NPU_CMD(aclnn..., ...)`), and the prototype
-from the public CANN operator document (lowering/imports.py). All of it is NON-SEED: the seeds
+from the public CANN operator document (dialect/aclnn_functions.py). All of it is NON-SEED: the seeds
 document the four fused operators only.
 
 The CPU backend carries each call out with the primitive's own kernel (through `binds`, or
@@ -18,9 +18,9 @@ from __future__ import annotations
 import math
 
 from ..dialect.types import TensorInfo, numpy_dtype, tensor_type
-from . import aclnn as A
-from .convert import LoweringError, info, lowers
-from .imports import (ADD, ASCEND_QUANT_V3, DIV, DYNAMIC_QUANT, EMBEDDING, INPLACE_ONE,
+from ..dialect import aclnn as A
+from .lower_to_aclnn import LoweringError, info, lowers
+from ..dialect.aclnn_functions import (ADD, ASCEND_QUANT_V3, DIV, DYNAMIC_QUANT, EMBEDDING, INPLACE_ONE,
                       INTERLEAVE_ROPE, MATMUL, MATMUL_WEIGHT_NZ, MUL, NPU_FORMAT_CAST, PERMUTE,
                       QUANT_MATMUL_V4, QUANT_MATMUL_WEIGHT_NZ, RMS_NORM, ROTARY_POSITION_EMBEDDING,
                       SCATTER_PA_KV_CACHE, TRIU, MEAN, RSQRT, AMAX)

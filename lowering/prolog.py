@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..dialect.types import describe_type
-from .convert import lowers
-from .imports import MLA_PROLOG, MLA_PROLOG_V2
+from .lower_to_aclnn import lowers
+from ..dialect.aclnn_functions import MLA_PROLOG, MLA_PROLOG_V2
 
 
 @lowers("mla.prolog")

@@ -13,9 +13,9 @@ truncates toward zero (arith.fptosi, torch's .to(int8)); the quant pieces cast w
 """
 from __future__ import annotations
 
-from ..lowering import aclnn as A
-from .convert import info, lowers
-from .imports import ABS, CAST, CAT, MAXIMUM, MINIMUM, ROUND
+from ..dialect import aclnn as A
+from .lower_to_aclnn import info, lowers
+from ..dialect.aclnn_functions import ABS, CAST, CAT, MAXIMUM, MINIMUM, ROUND
 
 
 @lowers("tensor.concat")

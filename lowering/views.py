@@ -8,7 +8,7 @@ cannot express becomes a copy first (CallBuilder.reshape).
 """
 from __future__ import annotations
 
-from .convert import info, lowers
+from .lower_to_aclnn import info, lowers
 
 
 @lowers("mla.nz_cache_view")
@@ -22,7 +22,7 @@ def extract_slice(op, b):
     # Static offsets, sizes and strides (the attributes); dynamic ones have no view here.
     attrs = [list(op.attributes[a]) for a in ("static_offsets", "static_sizes", "static_strides")]
     if len(op.operands) > 1:
-        from .convert import LoweringError
+        from .lower_to_aclnn import LoweringError
         raise LoweringError("dynamic offsets, sizes or strides")
     return [b.slice(op.operands[0], *attrs, info(op.results[0]))]
 

@@ -12,15 +12,16 @@
     fuse-prolog      MLA pre-processing -> mla.prolog_v2 (fuse_prolog.py)
     fuse-attention   attention primitives -> mla.fused_infer_attention_score (fuse_attention.py)
     select-layout    FRACTAL_NZ weights, no casts that cancel (select_layout.py)
-    fold-constants   weight-only computations evaluated once, at compile time (constants.py)
-    cleanup          unused side-effect-free ops and globals erased (constants.py)
+    fold-constants   weight-only computations evaluated once, at compile time (fold_constants.py;
+                     the weight table and the op evaluator are its inputs: PassInputs)
+    cleanup          unused side-effect-free ops and globals erased (cleanup.py)
 
 The named pipeline "default" runs them in that order.
 """
-from .registry import (PASSES, PIPELINES, PassFailure, PassOption, build_pass_manager, parse_pipeline,
-                       register_pass, run_pipeline)
-from . import (absorb_kv, constants, fuse_attention, fuse_prolog, interleave_rope, raise_primitives,  # noqa: F401
-               raise_quant, select_layout)                                                        # (registration)
+from .registry import (PASSES, PIPELINES, PassFailure, PassInputs, PassOption, build_pass_manager,
+                       parse_pipeline, register_pass, run_pipeline)
+from . import (absorb_kv, cleanup, fold_constants, fuse_attention, fuse_prolog, interleave_rope,  # noqa: F401
+               raise_primitives, raise_quant, select_layout)                                      # (registration)
 
-__all__ = ["PASSES", "PIPELINES", "PassFailure", "PassOption", "build_pass_manager", "parse_pipeline",
-           "register_pass", "run_pipeline"]
+__all__ = ["PASSES", "PIPELINES", "PassFailure", "PassInputs", "PassOption", "build_pass_manager",
+           "parse_pipeline", "register_pass", "run_pipeline"]

@@ -4,6 +4,9 @@
     def my_pass(module: ir.Operation, level: int):
         ...                       # rewrite; report problems with loc.emit_error + raise PassFailure
 
+A pass that needs more than the IR declares a parameter `inputs` and gets the PassInputs the
+caller handed to the pipeline (the weights, the op evaluator): nothing is found on a global.
+
 A pipeline is the upstream textual form, `builtin.module(verify,my-pass{level=2},canonicalize)`:
 elements registered here run as Python passes, anything else is handed to MLIR's own pass
 registry. Every Python pass is followed by the mla verifier (verify-each); the pipeline as a
@@ -12,7 +15,8 @@ whole is followed by it too, so an upstream pass cannot leave an invalid mla op 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+import inspect
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from mlir import ir, passmanager
 
@@ -61,6 +65,22 @@ class PassInfo:
         values.update({k: known[k].parse(v) for k, v in given.items()})
         return values
 
+
+@dataclass
+class PassInputs:
+    """What a pipeline's caller hands the passes besides the IR.
+
+    weights: the values of the module's ml_program globals by name (passes/weights.py
+        WeightTable); fold-constants adds the globals it computes, cleanup drops unused ones.
+    evaluate: `evaluate(op, operand_values, weights) -> result values`, one op run on the CPU
+        (the runtime's runtime/evaluate.py evaluate_op, wired in by the API layer: passes do
+        not import the runtime).
+    """
+    weights: Optional[Mapping] = None
+    evaluate: Optional[Callable] = None
+
+
+NO_INPUTS = PassInputs()
 
 PASSES: dict[str, PassInfo] = {}
 
@@ -135,10 +155,14 @@ def parse_options(text: str) -> dict[str, str]:
 UNCHANGED = "unchanged"
 
 
-def _python_pass(info: PassInfo, options: dict[str, Any], verify_each: bool):
+def _python_pass(info: PassInfo, options: dict[str, Any], verify_each: bool, inputs: PassInputs):
+    arguments = {name.replace("-", "_"): value for name, value in options.items()}
+    if "inputs" in inspect.signature(info.run).parameters:
+        arguments["inputs"] = inputs
+
     def run(op, pass_):
         try:
-            result = info.run(op, **{name.replace("-", "_"): value for name, value in options.items()})
+            result = info.run(op, **arguments)
         except PassFailure:
             pass_.signal_pass_failure()
             return
@@ -149,8 +173,9 @@ def _python_pass(info: PassInfo, options: dict[str, Any], verify_each: bool):
 
 
 def build_pass_manager(pipeline: str | Sequence[tuple[str, str | None]], *, verify_each: bool = True,
-                       print_ir_after_all: bool = False) -> passmanager.PassManager:
-    """A PassManager for `pipeline` (text, or the parsed element list); needs an active context."""
+                       print_ir_after_all: bool = False, inputs: PassInputs = NO_INPUTS) -> passmanager.PassManager:
+    """A PassManager for `pipeline` (text, or the parsed element list); needs an active context.
+    `inputs`: what the passes are handed besides the IR (PassInputs)."""
     elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else pipeline
     pm = passmanager.PassManager("builtin.module")
     pm.enable_verifier(verify_each)
@@ -160,7 +185,7 @@ def build_pass_manager(pipeline: str | Sequence[tuple[str, str | None]], *, veri
             continue
         info = PASSES[name]
         options = info.resolve_options(parse_options(option_text))
-        pm.add(_python_pass(info, options, verify_each), name=_pass_class_name(name), argument=name,
+        pm.add(_python_pass(info, options, verify_each, inputs), name=_pass_class_name(name), argument=name,
                description=info.description)
     if print_ir_after_all:
         pm.enable_ir_printing(print_after_all=True)
@@ -188,6 +213,3 @@ def verify_pass(module):
         raise PassFailure()
     return UNCHANGED
 
-
-# Passes defined in other packages register themselves on import (one line each).
-from ..lowering import convert as _lowering  # noqa: E402,F401  (lower-to-aclnn)

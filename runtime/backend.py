@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..errors import BackendUnavailable, VerificationError
+from ..dialect.errors import BackendUnavailable, VerificationError
 from .formats import NZTensor, contiguous_strides, describe_value, nz_physical_shape
 from .kernels import get_kernel
 
@@ -346,7 +346,7 @@ class _Binding:
     or None: a tensor that is always nullptr), the op's operand slots and attribute defaults."""
 
     def __init__(self, fn):
-        from ..lowering import aclnn as A
+        from ..dialect import aclnn as A
         self.opdef = mla_opdef(fn.kernel)
         self.operands = {o.name: ([] if o.kind == "variadic" else None) for o in self.opdef.kernel_operands}
         self.attributes = {a.name: (None if a.required else a.default) for a in self.opdef.attributes}

@@ -23,7 +23,7 @@ from ..dialect.dialect import opdef_of
 from ..dialect.opdef import VARIADIC, KindError, StructuralError
 from ..dialect.rules import RUNTIME, DynamicDim
 from ..dialect.types import TensorInfo, describe_type
-from ..errors import VerificationError
+from ..dialect.errors import VerificationError
 from .executor import dense_value, symbol_name
 from .formats import NZTensor, describe_value
 

@@ -1,6 +1,6 @@
 """The one execution path: run a lowered (aclnn kernel-call) function on a backend.
 
-    lowered = executor.load(module)                 # decode once (a module after lower-to-aclnn)
+    lowered = executor.load(module)                 # decode once (lowering/program.py)
     outputs = lowered(inputs)                       # or executor.execute(module, inputs)
 
 A backend only says how a kernel call is carried out (runtime/backend.py: the CPU backend runs
@@ -17,41 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
-from mlir import ir
 
+from ..dialect import aclnn as A
+from ..dialect.errors import ExecutionError
 from ..dialect.opdef import KindError
-from ..dialect.types import TensorInfo, describe_type
-from ..lowering import aclnn as A
-from ..lowering.aclnn import ACLNN, Function
+from ..dialect.types import TensorInfo
+from ..lowering.program import (NULL, Call, DecodedFunction, decode, dense_value,  # noqa: F401
+                                find_function, symbol_name)
 from .formats import NZTensor, describe_value
-
-
-def symbol_name(fn) -> str:
-    """A function's name (bytes that are not UTF-8 as U+FFFD)."""
-    return bytes(fn.attributes["sym_name"].value_bytes).decode("utf-8", "replace")
-
-
-class ExecutionError(RuntimeError):
-    """A lowered function cannot run: a bad input, or IR this executor does not know."""
-
-
-NULL = None   # the value of an `aclnn.null` (nullptr)
-
-
-@dataclass
-class Call:
-    """One phase-one site: the Function, the slots of its arguments in C order, and the
-    numerics variant the lowering recorded (`mla.<name>` attributes; see CallBuilder.call)."""
-    function: Function
-    args: tuple
-    site: int
-    variant: dict = field(default_factory=dict)
-    # the arguments that may differ between calls (inputs, host lists read at run time, views
-    # of them): phase one's key is made of these; the others are fixed for a function's state
-    varying: tuple = ()
-    # outputs nothing reads afterwards (scratch such as aclnnRmsNorm's rstdOut): the CPU
-    # backend need not compute them
-    unread: frozenset = frozenset()
 
 
 @dataclass
@@ -68,132 +41,13 @@ class Stats:
     reused: list = field(default_factory=list)
 
 
-class LoweredFunction:
-    """A lowered func.func decoded once into a flat list of instructions over value slots.
-    `constants`: the values of the ml_program globals it loads (a compiled program's weights),
-    uploaded once per backend state (device-resident across calls)."""
+class LoweredFunction(DecodedFunction):
+    """A decoded lowered function (lowering/program.py) that runs: per-backend state (buffers,
+    call sites' executors) across calls."""
 
     def __init__(self, fn, constants: Optional[Mapping] = None):
-        fn = fn.operation
-        ACLNN.load(fn.context)
-        self._constants = constants if constants is not None else {}
-        self.name = symbol_name(fn)
-        block = fn.regions[0].blocks[0]
-        self._slots: dict = {}
-        self._lists: dict = {}                # tensor-list slot -> its element slots
-        self._varying: set = set()            # slots whose value may change between calls
-        self.arg_types = [describe_type(a.type) for a in block.arguments]
-        self.arg_slots = [self._slot(a) for a in block.arguments]
-        self._varying.update(self.arg_slots)
-        self.instructions: list[tuple] = []
-        self.calls: list[Call] = []
-        self.allocs: list[tuple] = []         # (slot, TensorInfo, op index) of each aclnn.alloc
-        self.result_slots: list[int] = []
-        self.result_types: list[TensorInfo] = []
-        self.ops = list(block.operations)     # kept for memory planning (liveness by op index)
-        for index, op in enumerate(self.ops):
-            self._decode(op.operation, index)
-        self.slot_count = len(self._slots)
-        # results that are arguments: in-place buffers (caches) handed back to the caller
-        self.inplace = {i: self.arg_slots.index(s) for i, s in enumerate(self.result_slots)
-                        if s in self.arg_slots}
-        self._find_unread_outputs()
+        super().__init__(fn, constants)
         self._states: dict = {}
-
-    def _find_unread_outputs(self):
-        reads: dict = {}
-        for inst in self.instructions:
-            used = {"phase_one": lambda i: i[3].args, "view": lambda i: (i[2],),
-                    "tensor_list": lambda i: i[2], "read_int_array": lambda i: (i[2],)}.get(inst[0])
-            for slot in (used(inst) if used else ()):
-                reads[slot] = reads.get(slot, 0) + 1
-        for slot in self.result_slots:
-            reads[slot] = reads.get(slot, 0) + 1
-        for call in self.calls:
-            call.unread = frozenset(p.c_name for p, slot in zip(call.function.params, call.args)
-                                    if p.kind in (A.OUT, A.OPT_OUT) and reads.get(slot, 0) == 1)
-
-    def _vary_with(self, slot, sources):
-        if any(s in self._varying for s in sources):
-            self._varying.add(slot)
-
-    def _slot(self, value) -> int:
-        return self._slots.setdefault(value, len(self._slots))
-
-    def slot_of(self, value) -> int:
-        return self._slots[value]
-
-    def _decode(self, op, index):
-        name = op.name
-        res = [self._slot(r) for r in op.results]
-        src = [self._slots[v] for v in op.operands]
-        emit = self.instructions.append
-        if name == "arith.constant":
-            attr = op.attributes["value"]
-            if isinstance(attr, ir.DenseElementsAttr):
-                emit(("constant_tensor", res[0], dense_value(attr), describe_type(op.results[0].type), None))
-            elif isinstance(attr, ir.BoolAttr):
-                emit(("host", res[0], bool(attr.value)))
-            elif isinstance(attr, ir.FloatAttr):
-                emit(("host", res[0], float(attr.value)))
-            else:
-                emit(("host", res[0], int(attr.value)))
-        elif name == "aclnn.null":
-            emit(("host", res[0], NULL))
-        elif name == "aclnn.string":
-            emit(("host", res[0], op.attributes["value"].value))
-        elif name == "aclnn.create_int_array":
-            emit(("host", res[0], tuple(op.attributes["value"])))
-        elif name == "aclnn.create_scalar":
-            attr = op.attributes["value"]
-            dtype = str(attr.type)
-            emit(("host", res[0], (dtype, float(attr.value) if dtype.startswith(("f", "bf")) else int(attr.value))))
-        elif name == "aclnn.dtype":
-            emit(("host", res[0], str(ir.TypeAttr(op.attributes["type"]).value)))
-        elif name == "ml_program.global_load_const":
-            # A weight: its value comes with the function (None: unbound, an error when run).
-            symbol = op.attributes["global"].value
-            emit(("constant_tensor", res[0], self._constants.get(symbol), describe_type(op.results[0].type), symbol))
-        elif name == "aclnn.read_int_array":
-            self._varying.add(res[0])
-            emit(("read_int_array", res[0], src[0]))
-        elif name == "aclnn.create_tensor_list":
-            self._vary_with(res[0], src)
-            self._lists[res[0]] = tuple(src)
-            emit(("tensor_list", res[0], tuple(src)))
-        elif name == "aclnn.tensor_list_append":
-            self._vary_with(res[0], src)
-            self._lists[res[0]] = self._lists[src[0]] + (src[1],)
-            emit(("tensor_list", res[0], self._lists[res[0]]))
-        elif name == "aclnn.alloc":
-            info = describe_type(op.results[0].type)     # dynamic dims: the CPU backend only
-            self.allocs.append((res[0], info, index))
-            emit(("alloc", res[0], info))
-        elif name == "aclnn.view":
-            self._vary_with(res[0], src)
-            emit(("view", res[0], src[0], describe_type(op.results[0].type),
-                  int(op.attributes["offset"].value), tuple(op.attributes["strides"])))
-        elif name in ACLNN.phase_one_ops:
-            variant = {key[len("mla."):]: ir.StringAttr(op.attributes[key]).value
-                       for key in op.attributes if key.startswith("mla.")}
-            call = Call(ACLNN.phase_one_ops[name], tuple(src), len(self.calls), variant,
-                        tuple(i for i, slot in enumerate(src) if slot in self._varying))
-            self.calls.append(call)
-            emit(("phase_one", res[0], res[1], call))
-        elif name == "aclnn.workspace":
-            emit(("workspace", res[0], src[0]))
-        elif name == "aclnn.launch":
-            emit(("launch", op.attributes["callee"].value, src[0], src[1], src[2]))
-        elif name == "aclnn.current_stream":
-            emit(("host", res[0], "stream"))
-        elif name == "aclnn.synchronize":
-            emit(("synchronize",))
-        elif name == "func.return":
-            self.result_slots = src
-            self.result_types = [describe_type(v.type) for v in op.operands]
-        else:
-            raise ExecutionError(f"@{self.name}: cannot execute {name} (lower the module with "
-                                 f"lower-to-aclnn first)")
 
     # --- running ---------------------------------------------------------------------------
     def state(self, backend):
@@ -333,16 +187,6 @@ def _check_input(fn_name, index, declared: TensorInfo, value):
     return actual
 
 
-def dense_value(attr: ir.DenseElementsAttr) -> np.ndarray:
-    info = describe_type(attr.type)
-    from ..dialect.types import numpy_dtype
-    if attr.is_splat:
-        splat = attr.get_splat_value()
-        value = splat.value if hasattr(splat, "value") else float(splat)
-        return np.full(info.shape, value, dtype=numpy_dtype(info.dtype))
-    return np.array(attr, dtype=numpy_dtype(info.dtype)).reshape(info.shape)
-
-
 def _resolve_backend(backend):
     from .backend import backend_instance
     return backend_instance(backend)
@@ -351,17 +195,9 @@ def _resolve_backend(backend):
 def load(lowered, function: Optional[str] = None, constants: Optional[Mapping] = None) -> LoweredFunction:
     """Decode a lowered module (or one of its func.func ops) for repeated execution;
     `constants`: the values of its ml_program globals, by symbol name."""
-    if isinstance(lowered, LoweredFunction):
-        return lowered
-    op = lowered.operation
-    if op.name == "func.func":
-        return LoweredFunction(op, constants)
-    functions = [o for o in op.regions[0].blocks[0].operations if o.operation.name == "func.func"]
-    if function is not None:
-        functions = [f for f in functions if symbol_name(f.operation) == function]
-    if not functions:
-        raise ExecutionError(f"no function {'@' + function if function else ''} to run in the module")
-    return LoweredFunction(functions[0], constants)
+    if isinstance(lowered, DecodedFunction) and not isinstance(lowered, LoweredFunction):
+        return LoweredFunction(lowered.fn, lowered._constants)
+    return decode(lowered, function, constants, cls=LoweredFunction)
 
 
 def execute(lowered, inputs: Sequence, backend=None, *, function: Optional[str] = None,

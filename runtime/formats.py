@@ -1,37 +1,21 @@
-"""Tensor storage formats: ND and FRACTAL_NZ (ACL format enums 2 and 29).
+"""Tensor storage formats as data: ND and FRACTAL_NZ (ACL format enums 2 and 29), NZTensor, packing.
+
+The layout arithmetic (strides, NZ storage shapes) is dialect/layout.py.
 
 FRACTAL_NZ stores an (H, W) matrix (leading batch dims pass through) padded with zeros to
 (ceil16(H), ceilC0(W)) and cut into 16 x C0 fractals, fractal-column-major:
     ND (h, w)  ->  NZ [w // C0, h // 16, h % 16, w % C0]
-with C0 = 32 bytes / itemsize (16 for bf16/fp16, 32 for int8). See spec/numerics.md.
+with C0 = 32 bytes / itemsize (16 for bf16/fp16, 32 for int8).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..dialect.layout import c0_for, contiguous_strides, nz_physical_shape  # noqa: F401 (re-exported)
+
 ND = 2
 FRACTAL_NZ = 29
 FORMAT_NAMES = {ND: "ND", FRACTAL_NZ: "FRACTAL_NZ"}
-
-
-def c0_for(dtype) -> int:
-    """Fractal width in elements: one fractal row is 32 bytes."""
-    return 32 // np.dtype(dtype).itemsize
-
-
-def contiguous_strides(shape) -> list:
-    """Row-major strides, in elements, of a tensor of `shape`."""
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= int(d)
-    return strides[::-1]
-
-
-def nz_physical_shape(shape, dtype) -> tuple[int, ...]:
-    *batch, h, w = shape
-    c0 = c0_for(dtype)
-    return (*batch, -(-w // c0), -(-h // 16), 16, c0)
 
 
 def nd_to_nz(nd: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
 """The NPU backend: ACL/aclnn through ctypes (libascendcl.so, libopapi.so, libnnopbase.so).
 
 Device memory: each lowered function gets one arena sized by its memory plan
-(runtime/memory.py) for intermediates and outputs, one workspace region reused by every launch
+(lowering/memory_plan.py) for intermediates and outputs, one workspace region reused by every launch
 (one stream: launches run in order), and one staging buffer per input. FRACTAL_NZ weights
 (NZTensor, what format_cast gives) stay on the device across calls; caches are updated in place
 on the device and copied back into the caller's array after the stream synchronizes.
@@ -21,10 +21,11 @@ from pathlib import Path
 import numpy as np
 
 from ..dialect.types import numpy_dtype
-from ..errors import BackendUnavailable
-from ..lowering import aclnn as A
+from ..dialect.errors import BackendUnavailable
+from ..dialect import aclnn as A
 from . import npu_api as api
-from .formats import NZTensor, nz_physical_shape
+from ..dialect.layout import nbytes as _nbytes, storage_shape as _storage_shape
+from .formats import NZTensor
 
 LIBRARIES = ("libascendcl.so", "libopapi.so", "libnnopbase.so")
 
@@ -57,23 +58,6 @@ def find_libraries() -> dict:
                 found[name] = str(d / name)
                 break
     return found
-
-
-def _storage_shape(info) -> tuple:
-    """The storage shape of a buffer of type `info`: the NZ fractal shape for FRACTAL_NZ (a
-    4-D type already ending in (16, C0) is that shape, as the prolog examples give weights)."""
-    if info.format != "FRACTAL_NZ":
-        return tuple(info.shape)
-    c0 = 32 // numpy_dtype(info.dtype).itemsize
-    if info.rank >= 4 and tuple(info.shape[-2:]) == (16, c0):
-        return tuple(info.shape)
-    return nz_physical_shape(info.shape, numpy_dtype(info.dtype))
-
-
-def _nbytes(shape, dtype: str) -> int:
-    if dtype == "i4":
-        raise NotImplementedError("int4 tensors on the NPU backend (packed storage) are not supported yet")
-    return int(np.prod(shape, dtype=np.int64)) * numpy_dtype(dtype).itemsize
 
 
 def _contiguous(shape):
@@ -177,7 +161,7 @@ class NpuBackend:
     # the Backend interface ----------------------------------------------------------------
     def new_state(self, lowered):
         from .executor import ExecutionError
-        from .memory import plan
+        from ..lowering.memory_plan import plan
         for call in lowered.calls:
             if call.variant:
                 raise ExecutionError(
@@ -335,7 +319,7 @@ class NpuBackend:
         executor.tensors, executor.lists, executor.arrays, executor.scalars = [], [], [], []
 
     def launch(self, callee, workspace, size, executor: NpuExecutor, *, checked=True):
-        from ..lowering.aclnn import ACLNN
+        from ..dialect.aclnn import ACLNN
         _, two = self._aclnn_functions(ACLNN.functions[callee])
         self._check(callee, two(workspace, size, executor.handle, self.stream))
 

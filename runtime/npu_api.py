@@ -4,22 +4,15 @@ RUNTIME_API is declared by the CANN `acl/acl.h` (the tests check every prototype
 real header with static_asserts). META_API is CANN's `aclnn/acl_meta.h`, which the torch-npu
 wheel does not ship: written from the public prototypes (torch_npu's op_api_common_base.h
 typedefs of the same functions; the tests check those too). The aclnn operator prototypes come
-from lowering/imports.py (`Function.prototypes()`).
+from dialect/aclnn_functions.py (`Function.prototypes()`).
 """
 from __future__ import annotations
 
 import ctypes
 
-from ..lowering import aclnn as A
+from ..dialect import aclnn as A
 
-# aclDataType / aclFormat (acl/acl_base_rt.h)
-DTYPE_ENUM = {"f32": 0, "f16": 1, "i8": 2, "i32": 3, "ui8": 4, "i16": 6, "i64": 9, "ui64": 10,
-              "f64": 11, "i1": 12, "bf16": 27, "i4": 29}
-DTYPE_NAMES = {"f32": "ACL_FLOAT", "f16": "ACL_FLOAT16", "i8": "ACL_INT8", "i32": "ACL_INT32",
-               "ui8": "ACL_UINT8", "i16": "ACL_INT16", "i64": "ACL_INT64", "ui64": "ACL_UINT64",
-               "f64": "ACL_DOUBLE", "i1": "ACL_BOOL", "bf16": "ACL_BF16", "i4": "ACL_INT4"}
-FORMAT_ENUM = {"ND": 2, "FRACTAL_NZ": 29}
-FORMAT_NAMES = {"ND": "ACL_FORMAT_ND", "FRACTAL_NZ": "ACL_FORMAT_FRACTAL_NZ"}
+from ..dialect.aclnn import DTYPE_ENUM, DTYPE_NAMES, FORMAT_ENUM, FORMAT_NAMES  # noqa: F401 (the ACL enums)
 ACL_MEM_MALLOC_HUGE_FIRST = 0
 ACL_MEMCPY_HOST_TO_DEVICE = 1
 ACL_MEMCPY_DEVICE_TO_HOST = 2
@@ -127,8 +120,8 @@ def aclnn_header(function) -> str:
 def write_headers(directory) -> list:
     """Write aclnn/acl_meta.h and every aclnnop/aclnn_<op>.h under `directory`."""
     from pathlib import Path
-    from ..lowering.aclnn import ACLNN, _import_functions
-    _import_functions()
+    from ..dialect.aclnn import ACLNN, load_functions
+    load_functions()
     root = Path(directory)
     (root / "aclnn").mkdir(parents=True, exist_ok=True)
     (root / "aclnnop").mkdir(parents=True, exist_ok=True)

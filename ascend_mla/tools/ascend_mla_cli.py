@@ -131,7 +131,7 @@ def main(argv=None) -> int:
 
 def _describe(e: BaseException) -> str:
     from ..compiler import CompileError
-    from ..errors import BackendUnavailable, VerificationError
+    from ..dialect.errors import BackendUnavailable, VerificationError
     text = " ".join(str(e).split()) or type(e).__name__
     if isinstance(e, (Failure, CompileError, VerificationError, BackendUnavailable)):
         return text
@@ -175,7 +175,7 @@ class Run:
     def resolve_target(self) -> tuple:
         """("cpu" | "npu", what to print): --target auto is the NPU when the CANN runtime and a
         device are here, else the CPU (the runtime says what is missing)."""
-        from ..errors import BackendUnavailable
+        from ..dialect.errors import BackendUnavailable
         from ..runtime.npu import npu_backend
         if self.args.target == "cpu":
             return "cpu", "cpu"

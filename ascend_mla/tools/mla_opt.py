@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..compiler import parse_and_transform
+from ..compiler import parse_and_transform, runtime_inputs
 from ..dialect.dialect import irdl_module_text, make_context
 from ..dialect.diagnostics import Diagnostic, DiagnosticCollector
 from ..passes import registry
@@ -117,7 +117,9 @@ def process_chunk(chunk: Chunk, args, steps, out) -> list[Diagnostic]:
     """Parse, verify, run the pipeline and print one chunk. Returns its diagnostics."""
     context = make_context()
     with context, ir.Location.unknown(), DiagnosticCollector(context) as diags:
-        module = parse_and_transform(chunk.padded(), steps, print_ir_after_all=args.mlir_print_ir_after_all)
+        # the runtime's op evaluator is fold-constants' input (PassInputs): mla-opt wires it in
+        module = parse_and_transform(chunk.padded(), steps, print_ir_after_all=args.mlir_print_ir_after_all,
+                                     inputs=runtime_inputs())
         if module is not None:
             out.append(module.operation.get_asm(print_generic_op_form=args.mlir_print_op_generic,
                                                 assume_verified=True) + "\n")

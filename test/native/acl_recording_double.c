@@ -4,7 +4,7 @@
  * every call as one JSON line in $ACL_DOUBLE_LOG, and keeps programs running: device memory is
  * host memory, copies are memcpy, and a launch copies its first input tensor's bytes into each
  * output. It computes nothing. $ACL_DOUBLE_FAIL=<function>:<status> makes that function fail.
- * The aclnn operator functions are generated from lowering/imports.py (acl_double_ops.c). */
+ * The aclnn operator functions are generated from dialect/aclnn_functions.py (acl_double_ops.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 """Builds the ACL/aclnn recording TEST DOUBLE (test/native/acl_recording_double.c) with the
 system C compiler, against the real CANN acl/acl.h from the torch-npu wheel and the aclnn
-prototypes of lowering/imports.py, and reads what it recorded.
+prototypes of dialect/aclnn_functions.py, and reads what it recorded.
 
 The wheel is fetched with pip (`pip download --no-deps torch-npu==2.14.0`) once into
 test/native/build/; `headers()` returns None (and why) when it cannot be obtained."""
@@ -14,8 +14,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-from ascend_mla.lowering import aclnn as A
-from ascend_mla.lowering.aclnn import ACLNN, _import_functions
+from ascend_mla.dialect import aclnn as A
+from ascend_mla.dialect.aclnn import ACLNN, load_functions
 from ascend_mla.runtime.npu_api import write_headers
 
 NATIVE = Path(__file__).resolve().parents[1] / "native"
@@ -65,7 +65,7 @@ def _log_statement(p) -> str:
 
 def generated_ops() -> str:
     """The double's aclnn operator functions, one pair per Function of the import table."""
-    _import_functions()
+    load_functions()
     out = ['#include "acl_recording_double.h"']
     for fn in ACLNN.functions.values():
         out.append(f'#include "{fn.header}"')

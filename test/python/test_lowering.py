@@ -10,9 +10,9 @@ from mlir import ir
 import ascend_mla
 from ascend_mla.dialect.dialect import make_context
 from ascend_mla.dialect.diagnostics import DiagnosticCollector
-from ascend_mla.lowering.convert import lower_module
+from ascend_mla.lowering.lower_to_aclnn import lower_module
 from ascend_mla.runtime import executor
-from ascend_mla.runtime.memory import plan
+from ascend_mla.lowering.memory_plan import plan
 
 from kernel_walk import run_ops
 from test_mla_chain import BLOCK_TABLE, B, BLOCKS, BS, N, nz_blocks

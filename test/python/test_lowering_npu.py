@@ -19,7 +19,7 @@ import ascend_mla  # noqa: E402
 from ascend_mla.dialect.dialect import make_context  # noqa: E402
 from ascend_mla.dialect.diagnostics import DiagnosticCollector  # noqa: E402
 from ascend_mla.dialect.types import numpy_dtype  # noqa: E402
-from ascend_mla.lowering.convert import lower_module  # noqa: E402
+from ascend_mla.lowering.lower_to_aclnn import lower_module  # noqa: E402
 from ascend_mla.runtime import executor, npu  # noqa: E402
 from ascend_mla.runtime.formats import NZTensor, nz_physical_shape  # noqa: E402
 
@@ -109,7 +109,7 @@ def test_mla_full_quant_is_v4(double):
     """FIA's MLA full-quant mode: aclnnFusedInferAttentionScoreV4 with the (B, S, N) query scale
     in dequantScaleQueryOptional, keyRopeAntiquantScaleOptional nullptr, queryQuantMode 3, the
     per-tensor key/value scales as the key/value antiquant scales, the NZ int8 cache."""
-    from ascend_mla.lowering.imports import FIA_V4
+    from ascend_mla.dialect.aclnn_functions import FIA_V4
     source = next(split for split in (LIT / "dialect" / "fia.mlir").read_text().split("// -----")
                   if "@mla_full_quant(" in split)
     fn = lowered(source)
@@ -133,7 +133,7 @@ def test_fused_w8a8c8_deepseek_layer_makes_the_full_quant_v4_call(double):
     the documented V4 call over the latent cache the prolog wrote, in place, as the NZ int8
     tensor, with the (B, S, N) query scale, queryQuantMode 3 and the (1,) kv scale as the key
     and value antiquant scales."""
-    from ascend_mla.lowering.imports import FIA_V4
+    from ascend_mla.dialect.aclnn_functions import FIA_V4
     from ascend_mla.models import deepseek
     model = deepseek.build("deepseek-v3", tp=16, layers=1, batch=2, block_size=128, quant="w8a8c8",
                            cache_mode="PA_NZ")

@@ -23,7 +23,7 @@ aclOpExecutor. An absent optional argument is an explicit `!aclnn.nullptr` opera
 buffer (a paged cache, `kvCacheRef`) is the caller's tensor itself: after the lowering the mla
 op's `kv_cache_out` result is replaced by that operand.
 
-Each aclnn function is declared once (`Function`, in lowering/imports.py); from that one
+Each aclnn function is declared once (`Function`, in dialect/aclnn_functions.py); from that one
 declaration come its two IRDL ops, the C prototype (headers for tests and the C++ emitter), the
 ctypes call of the NPU backend and the CPU backend's dispatch to the op's CPU kernel.
 
@@ -38,7 +38,18 @@ from typing import Optional, Sequence
 
 from mlir import ir
 from mlir.dialects import irdl
-from ..dialect.dialect import register_python_namespace
+from .dialect import register_python_namespace
+
+# --- the ACL enums a call describes its tensors with
+
+# aclDataType / aclFormat (acl/acl_base_rt.h)
+DTYPE_ENUM = {"f32": 0, "f16": 1, "i8": 2, "i32": 3, "ui8": 4, "i16": 6, "i64": 9, "ui64": 10,
+              "f64": 11, "i1": 12, "bf16": 27, "i4": 29}
+DTYPE_NAMES = {"f32": "ACL_FLOAT", "f16": "ACL_FLOAT16", "i8": "ACL_INT8", "i32": "ACL_INT32",
+               "ui8": "ACL_UINT8", "i16": "ACL_INT16", "i64": "ACL_INT64", "ui64": "ACL_UINT64",
+               "f64": "ACL_DOUBLE", "i1": "ACL_BOOL", "bf16": "ACL_BF16", "i4": "ACL_INT4"}
+FORMAT_ENUM = {"ND": 2, "FRACTAL_NZ": 29}
+FORMAT_NAMES = {"ND": "ACL_FORMAT_ND", "FRACTAL_NZ": "ACL_FORMAT_FRACTAL_NZ"}
 
 # --- parameter kinds of an aclnn function ---------------------------------------------------
 
@@ -230,7 +241,7 @@ class AclnnDialect:
         return "\n".join(lines) + "\n"
 
     def load(self, context: ir.Context):
-        _import_functions()
+        load_functions()
         register_python_namespace("aclnn")
         if context.is_registered_operation("aclnn.alloc"):
             return
@@ -271,12 +282,12 @@ def _irdl_op(name, operands, attributes, results) -> list[str]:
 ACLNN = AclnnDialect()
 
 
-def _import_functions():
-    from . import imports  # noqa: F401  (declares every Function in ACLNN)
+def load_functions():
+    from . import aclnn_functions  # noqa: F401  (declares every Function in ACLNN)
 
 
 def irdl_module_text() -> str:
-    _import_functions()
+    load_functions()
     return ACLNN.irdl()
 
 

@@ -1,4 +1,5 @@
-"""The `lower-to-aclnn` pass: each op of a program becomes explicit aclnn two-phase calls.
+"""The `lower-to-aclnn` pass: each op of a program becomes explicit aclnn two-phase calls
+(the pass, its conversion registry and CallBuilder, the helper conversions use).
 
 One conversion function per op, registered with `@lowers("<op name>")` in its family's file
 (prolog.py, attention.py, primitive.py, views.py, upstream.py). A conversion gets the op and a
@@ -33,9 +34,9 @@ from mlir.dialects import arith
 from ..dialect.dialect import opdef_of
 from ..dialect.types import TensorInfo, describe_type, tensor_type
 from ..passes.registry import PassFailure, register_pass
-from ..runtime.formats import contiguous_strides
-from . import aclnn as A
-from .aclnn import ACLNN, Function, verify_calls
+from ..dialect.layout import contiguous_strides
+from ..dialect import aclnn as A
+from ..dialect.aclnn import ACLNN, Function, verify_calls
 
 LOWERINGS: dict[str, Callable] = {}
 
@@ -259,7 +260,7 @@ class CallBuilder:
 
     def copy(self, value: ir.Value) -> ir.Value:
         """A contiguous copy of `value` (aclnnInplaceCopy into a new buffer)."""
-        from .imports import INPLACE_COPY
+        from ..dialect.aclnn_functions import INPLACE_COPY
         target = self.alloc(value.type)
         self.call(INPLACE_COPY, {"selfRef": target, "src": value})
         return target

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..dialect.layout import nbytes as buffer_bytes, storage_shape
+from .program import decode
+
 ALIGNMENT = 512
 
 
@@ -52,10 +55,9 @@ def _align(n: int) -> int:
 
 
 def plan(lowered) -> MemoryPlan:
-    """The plan of a LoweredFunction (or a lowered module / func.func)."""
-    from .executor import load
-    from .npu import DeviceBuffer
-    lowered = load(lowered)
+    """The plan of a decoded lowered function (lowering/program.py; or a lowered module /
+    func.func)."""
+    lowered = decode(lowered)
     alias = {}                                 # view slot -> base slot
     last_use = {}
     for index, inst in enumerate(lowered.instructions):
@@ -84,7 +86,7 @@ def plan(lowered) -> MemoryPlan:
         raise ValueError(f"@{lowered.name}: no static memory plan for buffers of dynamic shape "
                          f"({', '.join(dynamic)}); the CPU backend runs them, the NPU backend needs static shapes")
     for slot, info, _ in lowered.allocs:
-        nbytes = DeviceBuffer(0, info).nbytes
+        nbytes = buffer_bytes(storage_shape(info), info.dtype)
         first = position[slot]
         buffers.append(PlannedBuffer(slot, str(info), nbytes, first, last_use.get(slot, first),
                                      returned=last_use.get(slot) == end))

@@ -1,0 +1,54 @@
+"""cleanup: erase what no one uses — side-effect-free ops (the mla primitives, tensor and
+arith ops, constant loads; dialect/primitive PURE) and the private globals no symbol refers to
+(their values leave the weight table, PassInputs.weights, when one is handed in)."""
+from __future__ import annotations
+
+from mlir import ir
+
+from .pattern import side_effect_free
+from .registry import UNCHANGED, register_pass
+from .weights import bodies, ops_of
+
+def _referenced_symbols(module) -> set:
+    names = set()
+
+    def visit(op):
+        for name in op.attributes:
+            attr = op.attributes[name]
+            if isinstance(attr, ir.FlatSymbolRefAttr):
+                names.add(attr.value)
+        return ir.WalkResult.ADVANCE
+    module.walk(visit)
+    return names
+
+
+def _erase_unused(block) -> int:
+    erased = 0
+    for op in reversed(ops_of(block)):
+        for region in op.regions:
+            for inner in region.blocks:
+                erased += _erase_unused(inner)
+        if op.results and side_effect_free(op) and all(not list(r.uses) for r in op.results):
+            op.erase()
+            erased += 1
+    return erased
+
+
+@register_pass("cleanup", "Erase unused side-effect-free ops and unreferenced private globals")
+def cleanup(module, inputs):
+    body = module.regions[0].blocks[0]
+    erased = sum(_erase_unused(block) for block in bodies(module))
+    used = _referenced_symbols(module)
+    table = inputs.weights
+    for op in ops_of(body):
+        if op.name != "ml_program.global" or op.attributes["sym_name"].value in used:
+            continue
+        if "sym_visibility" not in op.attributes or op.attributes["sym_visibility"].value != "private":
+            continue                        # public: someone outside may use it
+        if table is not None:
+            table.pop(op.attributes["sym_name"].value, None)
+        op.erase()
+        erased += 1
+    return None if erased else UNCHANGED
+
+

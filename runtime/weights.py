@@ -1,0 +1,42 @@
+"""Binding values to a module's ml_program globals (what `ascend_mla.compile(weights=...)`
+does before the passes run): each value checked against its global's type."""
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+
+from ..dialect.types import describe_type, numpy_dtype
+from ..passes.weights import WeightTable, ops_of
+from .formats import NZTensor, describe_value
+
+def bind_globals(module, table: WeightTable) -> list[str]:
+    """Bind the module's globals: extern ones from `table` (checked against their type), ones
+    with a splat initializer from it. Returns the problems (a global without a value, a value
+    whose type is not the global's); empty when every global is bound."""
+    problems = []
+    for op in ops_of(module.body):
+        if op.name != "ml_program.global":
+            continue
+        name = op.attributes["sym_name"].value
+        declared = describe_type(op.attributes["type"].value)
+        initial = op.attributes["value"]
+        if isinstance(initial, ir.DenseElementsAttr):
+            if not initial.is_splat:
+                problems.append(f"global {name!r}: only splat initializers are supported; bind "
+                                "other values as weights (an extern global)")
+                continue
+            value = np.full(declared.shape, float(initial.get_splat_value().value), numpy_dtype(declared.dtype))
+            table.bind(name, value)
+            continue
+        if name not in table:
+            problems.append(f"weight {name!r}: no value given for this global ({declared})")
+            continue
+        value = table[name]
+        try:
+            actual = describe_value(name, value)
+        except ValueError as e:
+            problems.append(f"weight {e}")
+            continue
+        if isinstance(value, NZTensor) != declared.is_nz or (actual.shape, actual.dtype) != (declared.shape, declared.dtype):
+            problems.append(f"weight {name!r}: the global is {declared}, the value is {actual}")
+    return problems
