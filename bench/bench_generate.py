@@ -9,7 +9,7 @@ vocab 512; random init) to a temporary directory. Both sides run the checkpoint 
 transformers: `model(prompt)` then one `model(token, past_key_values=...)` per new token with
 its DynamicCache (what its greedy `generate` does, taken apart to time prefill and decode; one
 `generate` call is timed too). ascend-mla: `lm(prompt)` then `lm(token)` per new token (what
-`CausalLM.generate` does), both programs compiled before timing. Prints the CPU flags, torch's
+`CausalLM.generate` does), compiled by a first call before timing. Prints the CPU flags, torch's
 thread count, the median times, tokens/s and the ratios ascend-mla / transformers (> 1: faster),
 and whether both gave the same tokens.
 """
@@ -110,10 +110,10 @@ def main(argv=None):
         print(f"checkpoint: {os.path.basename(os.path.normpath(path))}: {c.num_hidden_layers} layers, hidden "
               f"{c.hidden_size}, {c.num_attention_heads} heads, vocab {c.vocab_size}, bf16; batch {args.batch}, "
               f"prompt {prompt_len}, {new} new tokens, median of {repeat} interleaved runs")
-        print(f"load: ascend-mla {load_ours:.1f} s (read + compile the decode program), transformers {load_theirs:.1f} s")
+        print(f"load: ascend-mla {load_ours:.1f} s, transformers {load_theirs:.1f} s")
         start = time.perf_counter()
-        ours(lm, prompt, 2)                          # compiles the prefill program (first use)
-        print(f"first prompt: ascend-mla compiles its prefill program in {time.perf_counter() - start:.1f} s")
+        ours(lm, prompt, 2)                          # compiles what is not compiled yet
+        print(f"first call: ascend-mla compiles its programs: {time.perf_counter() - start:.1f} s (with one run)")
         theirs(model, prompt, 2)                     # warm-up
         runs = {"ascend-mla": [], "transformers": []}
         for _ in range(repeat):
