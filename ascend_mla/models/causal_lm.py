@@ -4,9 +4,10 @@
     tokens = lm.generate(input_ids, max_new_tokens=16)      # greedy, torch in -> torch out
     logits = lm(input_ids)                                  # one step from the current caches
 
-Two programs of the whole decoder (deepseek.build(decoder=True)), compiled once each and only
-when first needed: "decode" (one token per row) and "prefill" (a chunk of C tokens per row, C
-the first prompt's length rounded up to a power of two, at most PREFILL_CHUNK). A longer input
+One compiled module of the whole decoder (deepseek.build(decoder=True)) with two functions,
+compiled once, at the first call: @decode (one token per row) and @prefill (a chunk of C tokens
+per row, C the first input's length rounded up to a power of two, at most PREFILL_CHUNK). Both
+read the same weight globals, so fold-constants packs each weight once for both. A longer input
 runs chunk by chunk; a shorter one is padded: the padded rows write no cache slot (slot -1,
 which the scatter skips) and their logits are dropped, and the attention's causal mask (FIA
 sparse mode 3, anchored at the kv length) keeps the real rows from seeing them. Every per-step
@@ -59,7 +60,9 @@ class CausalLM:
             max_positions = min(config.get("max_position_embeddings") or DEFAULT_POSITIONS, DEFAULT_POSITIONS)
         if not isinstance(max_positions, int) or max_positions < 1:
             raise ValueError(f"max_positions: expected an integer >= 1, got {max_positions!r}")
-        self.name, self.config, self.weights = name, config, weights
+        # Read-only constants: the kernels convert a weight once (gemm.converted) only when
+        # nothing can change it; a writeable one would be converted again at every step.
+        self.name, self.config, self.weights = name, config, {k: _frozen(v) for k, v in weights.items()}
         self.batch, self.max_positions, self.target = batch, max_positions, target
         self._build_args = dict(tp=tp, layers=layers, batch=batch, quant=quant or "bf16", cache_mode=cache_mode,
                                 block_size=block_size, rope=rope)
@@ -67,14 +70,12 @@ class CausalLM:
         # Room for one padded prefill chunk past the last real position (its rows write no slot,
         # but the kv length of the chunk's call counts them).
         self._capacity = block_size * -(-(max_positions + PREFILL_CHUNK) // block_size)
-        self._programs: dict = {}
-        self._models: dict = {}
+        self._program = None
         self._chunk = None
-        decode = self._model(1)           # the decode program: compiled now, checks the build
+        decode = self._model(1)           # builds the graph now: a bad config fails here
         self.block_table = np.arange(decode.block_table.size, dtype=np.int32).reshape(decode.block_table.shape)
         self._caches = decode.new_caches()
         self._position = 0
-        self._program(1)
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -99,28 +100,26 @@ class CausalLM:
                    block_size=block_size, tp=tp, layers=layers, target=target, rope=config.rope)
 
     def _model(self, seq: int):
-        if seq not in self._models:
-            self._models[seq] = deepseek.build(self.name, config=self.config, weights=self.weights, seq=seq,
-                                               max_positions=self._capacity, decoder=True, **self._build_args)
-        return self._models[seq]
+        return deepseek.build(self.name, config=self.config, weights=self.weights, seq=seq,
+                              max_positions=self._capacity, decoder=True, **self._build_args)
 
-    def _program(self, seq: int):
-        if seq not in self._programs:
-            self._programs[seq] = compile_program(self._model(seq), target=self.target)
-        return self._programs[seq]
+    def _compile(self, chunk: int):
+        """The module of @decode and @prefill (chunk tokens per row), compiled once."""
+        self._chunk = chunk
+        decode, prefill = self._model(1), self._model(chunk)
+        text = _two_functions(decode.module, prefill.module)
+        self._program = compile_program(text, weights=decode.weights, target=self.target, source_name=self.name)
 
     # -- the API --------------------------------------------------------------------------------
     @property
     def programs(self) -> dict:
-        """The compiled programs by role: "decode", and "prefill" once a prompt has run."""
-        out = {"decode": self._programs[1]}
-        if self._chunk is not None:
-            out["prefill"] = self._programs[self._chunk]
-        return out
+        """The compiled programs: {"decoder": the Program of @decode and @prefill} (empty
+        before the first call; `program.memory_plan(function="decode")` etc.)."""
+        return {} if self._program is None else {"decoder": self._program}
 
     def report(self) -> Report:
         """The fused/refused/rewritten records of every compiled program (each record's
-        location names its program's IR)."""
+        location names its function's line in the IR)."""
         merged = Report(fused=[], refused=[], rewritten=[])
         for program in self.programs.values():
             r = program.report()
@@ -181,10 +180,10 @@ class CausalLM:
         if self._position + count > self.max_positions:
             raise ValueError(f"input_ids: {count} tokens after {self._position} exceed max_positions "
                              f"{self.max_positions} (reset() empties the caches)")
+        if self._program is None:
+            self._compile(min(PREFILL_CHUNK, 1 << max(count - 1, 1).bit_length()))
         if count == 1:
             return self._run(1, ids, 1)
-        if self._chunk is None:
-            self._chunk = min(PREFILL_CHUNK, 1 << max(count - 1, 1).bit_length())
         chunk, parts = self._chunk, []
         for start in range(0, count, chunk):
             real = min(chunk, count - start)
@@ -194,7 +193,6 @@ class CausalLM:
         return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
 
     def _run(self, seq: int, ids: np.ndarray, real: int) -> np.ndarray:
-        program = self._program(seq)
         block_size = self._build_args["block_size"]
         positions = np.broadcast_to(self._position + np.arange(seq, dtype=np.int64), ids.shape)
         rows = np.arange(self.batch)[:, None]
@@ -202,11 +200,33 @@ class CausalLM:
         if real < seq:
             slots = slots.copy()
             slots[:, real:] = -1                         # padding: written nowhere
-        outputs = program(input_ids=ids, positions=np.ascontiguousarray(positions), slot_mapping=slots,
+        outputs = self._program.run(function="decode" if seq == 1 else "prefill", input_ids=ids, positions=np.ascontiguousarray(positions), slot_mapping=slots,
                           block_table=self.block_table,
                           seq_lengths=np.full((self.batch,), self._position + seq, np.int64), **self._caches)
         self._position += real
         return np.asarray(outputs[0], np.float32)
+
+
+def _frozen(value):
+    if isinstance(value, np.ndarray) and (value.flags.writeable or value.base is not None):
+        value = np.array(value) if value.base is not None else value
+        value.flags.writeable = False
+    return value
+
+
+def _two_functions(decode: str, prefill: str) -> str:
+    """One module of two built modules: their (identical) weight globals once, then
+    @forward of each renamed @decode and @prefill."""
+    def split(text):
+        lines = text.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("func.func @forward("))
+        return lines[:start], "\n".join(lines[start:])
+    globals_, decode_fn = split(decode)
+    other, prefill_fn = split(prefill)
+    if other != globals_:
+        raise AssertionError("decode and prefill declare different weights")
+    return "\n".join([*globals_, decode_fn.replace("func.func @forward(", "func.func @decode(", 1),
+                      prefill_fn.replace("func.func @forward(", "func.func @prefill(", 1)]) + "\n"
 
 
 # --- checkpoint names ----------------------------------------------------------------------------

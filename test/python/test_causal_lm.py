@@ -1,0 +1,172 @@
+"""deepseek.CausalLM against transformers itself: small DeepSeek-V3-architecture models (the
+prolog's dims, 8 heads, a dense and a MoE layer, YaRN, random init; the session fixtures of
+conftest.py / hf_checkpoints.py) written by transformers' save_pretrained, read back by
+CausalLM.from_pretrained, compared with transformers' forward (bf16 and fp32) and its greedy
+generate."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import ascend_mla
+from ascend_mla.compiler import CompileError
+from ascend_mla.models import deepseek
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+PROMPT = [[160, 82, 160, 20, 161, 113, 30, 158]]
+# A prompt whose 8 greedy steps are all clear on the session checkpoint (found by trying seeded
+# prompts with the criterion of the greedy test below).
+GREEDY_PROMPT = [[395, 188, 338, 103, 483, 47, 137, 335]]
+
+
+def relative(a, b) -> float:
+    return float(torch.linalg.norm(a - b) / torch.linalg.norm(b))
+
+
+def transformers_logits(model, ids):
+    """transformers' logits of `ids` in bf16 (the checkpoint's dtype) and in fp32 (the same
+    weights, exact in fp32)."""
+    with torch.no_grad():
+        bf16 = model(ids).logits.float()
+        fp32 = copy.deepcopy(model).float()(ids).logits
+    return bf16, fp32
+
+
+@pytest.fixture(scope="module")
+def v3(hf_checkpoint, hf_model):
+    """The shared session checkpoint (hf_checkpoints.SMALL: 2 layers, layer 1 MoE, YaRN factor
+    40, vocabulary 512, lm_head x8) and transformers' bf16 model of it."""
+    path = hf_checkpoint()
+    return path, hf_model(path)
+
+
+@pytest.fixture(scope="module")
+def lm(v3):
+    return deepseek.CausalLM.from_pretrained(v3[0], block_size=16, max_positions=64, target="cpu")
+
+
+def test_logits_equal_transformers_forward(v3, lm):
+    """Prefill (8 tokens, one chunk) then two decode steps from the model's caches, against
+    transformers' forward over the same 10 tokens. The tolerance is transformers' own noise:
+    its bf16 run is ~1.4 % (relative L2) from its fp32 run on this model; ours rounds at other
+    points (fused SwiGLU, MoE finalize, the fused prolog and attention), so it may differ from
+    fp32 by up to twice that, never more."""
+    _, model = v3
+    ids = torch.tensor(PROMPT)
+    lm.reset()
+    steps = [lm(ids), lm(torch.tensor([[5]])), lm(torch.tensor([[250]]))]
+    assert lm.position == 10 and steps[0].shape == (1, 8, 512) and steps[0].dtype == torch.float32
+    ours = torch.cat(steps, dim=1)
+    bf16, fp32 = transformers_logits(model, torch.cat([ids, torch.tensor([[5, 250]])], dim=1))
+    noise = relative(bf16, fp32)
+    assert 1e-3 < noise < 0.05, noise                        # the reference itself is sane
+    assert relative(ours, fp32) < 2 * noise, (relative(ours, fp32), noise)
+    # every layer's attention fused, in both functions of the one program; nothing refused
+    report = lm.report()
+    assert set(lm.programs) == {"decoder"}
+    fused = [f["op"] for f in report["fused"]]
+    assert fused.count("mla.prolog_v2") == 2 * 2 and fused.count("mla.fused_infer_attention_score") == 2 * 2
+    assert report["refused"] == []
+
+
+def test_greedy_tokens_equal_transformers_generate(v3, lm):
+    """Greedy tokens equal transformers' generate for as long as its top-2 margin is clear: a
+    random model has near-ties, where bf16 noise may pick either. A step is clear when the
+    margin exceeds twice transformers' own bf16-vs-fp32 logit difference at that step (where
+    transformers itself could flip, no implementation is wrong)."""
+    _, model = v3
+    ids, new = torch.tensor(GREEDY_PROMPT), 8
+    eos, model.generation_config.eos_token_id = model.generation_config.eos_token_id, None
+    try:                                       # CausalLM.generate has no early stop
+        with torch.no_grad():
+            ref = model.generate(ids, max_new_tokens=new, do_sample=False, pad_token_id=0, output_logits=True,
+                                 return_dict_in_generate=True)
+            fp32 = copy.deepcopy(model).float()(ref.sequences[:, :-1]).logits[0, 7:]
+    finally:
+        model.generation_config.eos_token_id = eos
+    assert ref.sequences.shape == (1, 8 + new)
+    theirs = torch.stack([step[0].float() for step in ref.logits])
+    margins = torch.topk(theirs, 2).values.diff().abs()[:, 0]
+    bound = 2 * (theirs - fp32).abs().max(dim=-1).values
+    clear = next((i for i in range(new) if margins[i] <= bound[i]), new)
+    assert clear >= 4, f"near-ties within 4 steps (margins {margins.tolist()}, bounds {bound.tolist()})"
+    ours = lm.generate(ids, max_new_tokens=new)
+    assert isinstance(ours, torch.Tensor) and ours.dtype == torch.int64 and ours.shape == (1, 8 + new)
+    assert ours[0, :8 + clear].tolist() == ref.sequences[0, :8 + clear].tolist(), (ours, ref.sequences, clear)
+    assert lm.generate(ids, max_new_tokens=2).tolist() == ours[:, :10].tolist()     # generate starts afresh
+
+
+@pytest.mark.slow       # a second model (~15 s); the attention's rope modes are also in test_checkpoint.py
+def test_rope_half_moe_layer_equals_transformers(hf_checkpoint, hf_model):
+    """rope_interleave false (Llama-style rotate-half RoPE) on a one-layer model whose only
+    layer is MoE: logits of a 5-token prefill (padded to a chunk of 8) and one decode step."""
+    path = hf_checkpoint(rope_interleave=False, num_hidden_layers=1, first_k_dense_replace=0)
+    lm = deepseek.CausalLM.from_pretrained(path, block_size=16, max_positions=32, target="cpu")
+    ids = torch.tensor([[11, 22, 33, 44, 55]])
+    ours = torch.cat([lm(ids), lm(torch.tensor([[66]]))], dim=1)
+    bf16, fp32 = transformers_logits(hf_model(path), torch.tensor([[11, 22, 33, 44, 55, 66]]))
+    noise = relative(bf16, fp32)
+    assert relative(ours, fp32) < 2 * noise, (relative(ours, fp32), noise)
+    assert "mode = \"half\"" in lm.programs["decoder"].stages["input"]
+
+
+@pytest.mark.slow
+def test_w8a8_from_an_fp8_checkpoint(hf_checkpoint, hf_model):
+    """The hub's block-FP8 format, quantized at load to int8 attention projections (w8a8: the
+    prolog's FQ-KVNQ). Reference: transformers' fp32 model of the dequantized FP8 weights.
+    int8 per-channel weights and per-token activations round every projection input to 1/127 of
+    its row's range (against bf16's 1/256 relative): the logits stay within 4x transformers' own
+    bf16 noise (measured 3x)."""
+    import hf_checkpoints
+    base, fp8 = hf_checkpoint(), hf_checkpoint("fp8")
+    reference = copy.deepcopy(hf_model(base)).float()
+    weights = {k: torch.from_numpy(np.asarray(v, np.float32)) for k, v in hf_checkpoints.fp8_dequantized(fp8).items()}
+    reference.load_state_dict(weights, strict=False)
+    lm = deepseek.CausalLM.from_pretrained(fp8, quant="w8a8", block_size=16, max_positions=32, target="cpu")
+    assert sum(f["detail"] == "FQ-KVNQ" for f in lm.report()["fused"]) == 2
+    ids = torch.tensor(PROMPT)
+    ours = lm(ids)
+    with torch.no_grad():
+        fp32 = reference(ids).logits
+        bf16 = copy.deepcopy(reference).to(torch.bfloat16)(ids).logits.float()
+    noise = relative(bf16, fp32)
+    assert relative(ours, fp32) < 4 * noise, (relative(ours, fp32), noise)
+
+
+def tiny_config(**overrides):
+    return dict(deepseek.CONFIGS["deepseek-v3"], num_attention_heads=8, num_hidden_layers=2, vocab_size=256,
+                intermediate_size=256, moe_intermediate_size=128, n_routed_experts=8, n_shared_experts=1,
+                num_experts_per_tok=2, n_group=4, topk_group=2, first_k_dense_replace=1, **overrides)
+
+
+def test_a_tp_slice_of_one_chosen_moe_layer_compiles_and_runs():
+    """Rank 0 of tp=2 for layer 1 alone (the MoE layer): 4 heads, half of every MLP's
+    intermediate dimension; weight and cache names keep the layer's index."""
+    model = deepseek.build("tiny", config=tiny_config(), tp=2, layer=1, batch=2, seq=1, block_size=16, decoder=True)
+    assert model.cache_names == ["kv_cache.1", "kr_cache.1"]
+    names = set(model.weights)
+    assert "model.layers.1.mlp.experts.gate_up_proj" in names and not any(".layers.0." in n for n in names)
+    assert model.weights["model.layers.1.mlp.experts.gate_up_proj"].shape == (8, 128, 7168)   # 2 x 128 / 2
+    program = ascend_mla.compile(model, target="cpu")
+    fused = [f["op"] for f in program.report()["fused"]]
+    assert fused == ["mla.prolog_v2", "mla.fused_infer_attention_score"] or \
+        sorted(fused) == ["mla.fused_infer_attention_score", "mla.prolog_v2"]
+    logits = program(**model.inputs(0))[0]
+    assert logits.shape == (2, 1, 256) and logits.dtype == np.float32 and np.isfinite(logits).all()
+
+
+def test_refusals_name_what_they_refuse(lm):
+    with pytest.raises(CompileError, match="norm_topk_prob"):
+        deepseek.build("tiny", config=tiny_config(norm_topk_prob=False), decoder=True)
+    with pytest.raises(CompileError, match="scoring_func"):
+        deepseek.build("tiny", config=tiny_config(scoring_func="relu"), decoder=True)
+    with pytest.raises(ValueError, match="layer: expected an index in"):
+        deepseek.build("tiny", config=tiny_config(), layer=2)
+    with pytest.raises(ValueError, match=r"input_ids: the model was compiled for batch 1"):
+        lm(torch.tensor([[1], [2]]))
+    with pytest.raises(ValueError, match="max_new_tokens"):
+        lm.generate(torch.tensor(PROMPT), max_new_tokens=100)
