@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from .dialect import MLA
 from .opdef import OpDef, f64, i64, operand, optional
-from .primitive import FLOAT_TYPES, differs, dtype_in, nd_only, rank_is, result_is
+from .primitive.checks import FLOAT_TYPES, differs, dtype_in, nd_only, rank_is, result_is
 from .rules import RuleSet, shape_text
 from .types import TensorInfo
 

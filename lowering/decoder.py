@@ -2,7 +2,7 @@
 
 Evidence for each choice: the torch_npu schema (torch_npu/csrc/aten/
 npu_native_functions_by_codegen.yaml of the torch-npu 2.14 wheel) names the op-plugin entry,
-and the public ops-transformer / CANN documents give the aclnn prototype (lowering/imports.py).
+and the public ops-transformer / CANN documents give the aclnn prototype (dialect/aclnn_functions.py).
 All NON-SEED.
 
     mla.swiglu                npu_swiglu(Tensor self, int dim=-1)
@@ -30,9 +30,9 @@ aclnnGroupedMatmulV4 is the first version whose groupListOptional may hold per-g
 from __future__ import annotations
 
 from ..dialect.types import TensorInfo
-from . import aclnn as A
-from .convert import info, lowers
-from .imports import (GROUPED_MATMUL_V4, MOE_FINALIZE_ROUTING_V2, MOE_GATING_TOP_K, MOE_INIT_ROUTING_V2,
+from ..dialect import aclnn as A
+from .lower_to_aclnn import info, lowers
+from ..dialect.aclnn_functions import (GROUPED_MATMUL_V4, MOE_FINALIZE_ROUTING_V2, MOE_GATING_TOP_K, MOE_INIT_ROUTING_V2,
                       SWI_GLU)
 
 COUNTS = 2           # expertTokensCountOrCumsumFlag: 0 none, 1 cumulative sums, 2 counts

@@ -37,6 +37,7 @@ from ..compiler import CompileError
 from ..dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, MoeInitRouting, SwiGlu
 from ..dialect.primitive import Gather, Matmul, RmsNorm, Transpose, Add
 from ..dialect.types import TensorInfo
+from .deepseek import layer_ids
 
 # The MLP/MoE hyper-parameters of each preset's config.json (the attention's are in deepseek.py).
 _V3 = dict(vocab_size=129280, intermediate_size=18432, moe_intermediate_size=2048, n_routed_experts=256,
@@ -112,7 +113,7 @@ def decoder_specs(c: dict) -> dict:
     specs = {"model.embed_tokens.weight": TensorInfo((c["vocab_size"], he), "bf16"),
              "model.norm.weight": TensorInfo((he,), "bf16"),
              _lm_head(c): TensorInfo((c["vocab_size"], he), "bf16")}
-    for i in c["layer_ids"]:
+    for i in layer_ids(c):
         specs[f"model.layers.{i}.post_attention_layernorm.weight"] = TensorInfo((he,), "bf16")
         if not is_moe(c, i):
             specs.update(_mlp_specs(_mlp(i, ""), c["intermediate_size"] // tp, he))

@@ -112,14 +112,14 @@ class Model:
 
     @property
     def cache_names(self) -> list[str]:
-        return [f"{kind}_cache.{i}" for i in self.config["layer_ids"] for kind in ("kv", "kr")]
+        return [f"{kind}_cache.{i}" for i in layer_ids(self.config) for kind in ("kv", "kr")]
 
     def new_caches(self) -> dict:
         """Zeroed paged caches, one kv (latent) and one kr (rope) cache per layer."""
         c = self.config
         kv_dtype = np.int8 if c["quant"] == "w8a8c8" else BF16
         out = {}
-        for i in c["layer_ids"]:
+        for i in layer_ids(c):
             out[f"kv_cache.{i}"] = np.zeros((self.num_blocks, c["block_size"], 1, c["kv_lora_rank"]), kv_dtype)
             out[f"kr_cache.{i}"] = np.zeros((self.num_blocks, c["block_size"], 1, c["qk_rope_head_dim"]), BF16)
         return out
@@ -254,6 +254,11 @@ def projections(c) -> dict:
     return out
 
 
+def layer_ids(c) -> list:
+    """The indices of the layers built: build(layer=i) builds [i], else 0..layers-1."""
+    return c.get("layer_ids") or list(range(c["layers"]))
+
+
 QUANTIZED = ("q_a_proj", "q_b_proj", "q_proj", "kv_a_proj_with_mqa", "o_proj")   # int8 in w8a8
 
 
@@ -263,7 +268,7 @@ def weight_specs(c) -> dict:
     if "max_positions" in c:
         for table in ("cos_cached", "sin_cached"):
             specs[f"model.rotary_emb.{table}"] = TensorInfo((c["max_positions"], c["qk_rope_head_dim"]), "bf16")
-    for i in c["layer_ids"]:
+    for i in layer_ids(c):
         specs[f"model.layers.{i}.input_layernorm.weight"] = TensorInfo((c["hidden_size"],), "bf16")
         if c["q_lora_rank"]:
             specs[_attn(i, "q_a_layernorm.weight")] = TensorInfo((c["q_lora_rank"],), "bf16")
@@ -331,7 +336,7 @@ def shard(weights: dict, c) -> dict:
     if c.get("decoder"):
         from .decoder import shard_decoder
         out.update(shard_decoder(weights, c))
-    for i in c["layer_ids"]:
+    for i in layer_ids(c):
         for key in [k for k in weights if k.startswith(f"model.layers.{i}.self_attn.") or
                     k.startswith(f"model.layers.{i}.input_layernorm.")]:
             value = np.asarray(weights[key])
@@ -384,7 +389,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
     block_table = g.arg("block_table", t((b, blocks_per_row), "i32"))
     lengths = g.arg("seq_lengths", t((b,), "i64"))
     caches = []
-    for i in c["layer_ids"]:
+    for i in layer_ids(c):
         caches.append((g.arg(f"kv_cache.{i}", t((num_blocks, c["block_size"], 1, lora), "i8" if kv_int8 else "bf16")),
                        g.arg(f"kr_cache.{i}", t((num_blocks, c["block_size"], 1, dr), "bf16"))))
     cos = g.op(Gather, table=w("model.rotary_emb.cos_cached"), indices=positions, name="cos")
@@ -401,7 +406,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
                     name=name, result={"y": t(x.shape[:-1] + wt.shape[1:], out)})
 
     new_caches = []
-    for i, (kv_cache, kr_cache) in zip(c["layer_ids"], caches):
+    for i, (kv_cache, kr_cache) in zip(layer_ids(c), caches):
         layer = f"model.layers.{i}"
         int8 = quant != "bf16"
         x = g.op(RmsNorm, x=h, gamma=w(f"{layer}.input_layernorm.weight"), epsilon=eps, name=f"l{i}_x")
