@@ -6,7 +6,8 @@
 
 One compiled module of the whole decoder (deepseek.build(decoder=True)) with two functions,
 compiled once, at the first call: @decode (one token per row) and @prefill (a chunk of C tokens
-per row, C the first input's length rounded up to a power of two, at most PREFILL_CHUNK). Both
+per row, C the first input's length rounded up to a power of two, at most PREFILL_CHUNK; 16
+when the first call is one token). Both
 read the same weight globals, so fold-constants packs each weight once for both. A longer input
 runs chunk by chunk; a shorter one is padded: the padded rows write no cache slot (slot -1,
 which the scatter skips) and their logits are dropped, and the attention's causal mask (FIA
@@ -27,7 +28,8 @@ from .. import compile as compile_program
 from ..compiler import CompileError, Report
 from . import deepseek
 
-PREFILL_CHUNK = 128          # the prefill program's largest chunk (tokens per row per call)
+PREFILL_CHUNK = 128          # the prefill function's largest chunk (tokens per row per call)
+FIRST_CHUNK = 16             # its chunk when the first call is a single token
 DEFAULT_POSITIONS = 4096     # max_positions when neither the caller nor a smaller config says
 
 
@@ -180,8 +182,8 @@ class CausalLM:
         if self._position + count > self.max_positions:
             raise ValueError(f"input_ids: {count} tokens after {self._position} exceed max_positions "
                              f"{self.max_positions} (reset() empties the caches)")
-        if self._program is None:
-            self._compile(min(PREFILL_CHUNK, 1 << max(count - 1, 1).bit_length()))
+        if self._program is None:         # the chunk: this input's length, or a default for one token
+            self._compile(min(PREFILL_CHUNK, 1 << (count - 1).bit_length()) if count > 1 else FIRST_CHUNK)
         if count == 1:
             return self._run(1, ids, 1)
         chunk, parts = self._chunk, []
