@@ -154,6 +154,9 @@ class Generate:
                  f"{config.num_hidden_layers} layers, {heads} heads{f' (tp {a.tp})' if a.tp > 1 else ''}, "
                  f"vocab {config.vocab_size}), {a.quant or 'bf16'}, {a.cache_mode} caches, batch {a.batch}")
         self.say(f"loaded in {load_seconds:.1f} s")
+        if a.tp > 1 and os.environ.get("WORLD_SIZE") != str(a.tp):
+            self.say(f"note: --tp {a.tp} outside torchrun is rank 0 alone (its collectives are the identity): "
+                     f"its tokens are not the model's; run it under torchrun --nproc-per-node {a.tp}")
         new, prefill, decode = self.generate(lm, ids)
         if self.compile_seconds:
             self.say(f"compiled on the first call: {self.compile_seconds:.1f} s (compile + one run of the prompt)")
