@@ -1,7 +1,7 @@
 """ascend-mla: an MLIR compiler for DeepSeek Multi-head Latent Attention on Ascend NPUs.
 
     import ascend_mla
-    ascend_mla.ops.npu_mla_prolog_v2(...)      # eager ops (API.md section 2)
+    ascend_mla.ops.npu_mla_prolog_v2(...)      # eager ops (docs/api.md section 2)
     ascend_mla.format_cast(w, ascend_mla.FRACTAL_NZ)
 """
 from .errors import BackendUnavailable, VerificationError, VerificationWarning

@@ -27,7 +27,7 @@ from .dialect.diagnostics import DiagnosticCollector, parse_module, record_mlir_
 from .errors import VerificationError
 from .passes.registry import PassInputs, build_pass_manager, parse_pipeline
 from .passes.weights import WeightTable
-from .passes.rewrite import FusionLog
+from .passes.report import FusionLog
 from .lowering.lower_to_aclnn import is_lowered  # (also registers the lower-to-aclnn pass)
 from .runtime import interop
 from .runtime.backend import BACKENDS, set_backend
@@ -196,10 +196,10 @@ def _argument_names(fn) -> list[str]:
     return [argument_name(fn, i) for i in range(len(fn.regions[0].blocks[0].arguments))]
 
 
-def runtime_inputs(weights: Mapping | None = None) -> PassInputs:
-    """The pass inputs the API layer hands a pipeline: the weight table and the runtime's op
-    evaluator (what fold-constants computes with)."""
-    return PassInputs(weights=weights, evaluate=evaluate_op)
+def runtime_inputs(weights: Mapping | None = None, log: FusionLog | None = None) -> PassInputs:
+    """The pass inputs the API layer hands a pipeline: the weight table, the runtime's op
+    evaluator (what fold-constants computes with) and the fusion log (a new one by default)."""
+    return PassInputs(weights=weights, evaluate=evaluate_op, log=log if log is not None else FusionLog())
 
 
 def parse_and_transform(source: str, pipeline: str | Sequence | None, *,
@@ -248,7 +248,7 @@ def transform(module: ir.Module, pipeline: str | Sequence | None, *, print_ir_af
 
 def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence = "default",
             target: str = "auto", source_name: str = "<source>") -> Program:
-    """Compile IR text, an `ir.Module` or a model from ascend_mla.models (API.md 5)."""
+    """Compile IR text, an `ir.Module` or a model from ascend_mla.models (docs/api.md 5)."""
     if target not in BACKENDS:
         raise ValueError(f"target: expected one of {BACKENDS}, got {target!r}")
     if target == "npu":
@@ -265,9 +265,10 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
     table = WeightTable()
     for name, value in bound.items():
         table.bind(name, interop.to_numpy_arguments({0: value})[0][0])
+    log = FusionLog(source_name)
     stages = OrderedDict()
     mla_level = False
-    with context, ir.Location.unknown(), DiagnosticCollector(context) as diags, FusionLog(source_name) as log:
+    with context, ir.Location.unknown(), DiagnosticCollector(context) as diags:
         module = None
         try:
             parsed = ir.Module.parse(source)
@@ -280,7 +281,7 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
             elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline or [])
             lowering = [e for e in elements if e[0] == LOWERING]
             elements = [e for e in elements if e[0] != LOWERING]
-            inputs = runtime_inputs(table)
+            inputs = runtime_inputs(table, log)
             module = transform(parsed, elements, stages=stages, inputs=inputs)
             if module is not None and not diags.has_errors:
                 # The data checks come from the mla level, the code from the kernel-call level.

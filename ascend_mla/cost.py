@@ -46,10 +46,10 @@ class Device:
 
 
 # Public figures (no vendor datasheet gives both numbers; these are the ones widely reported).
-# HBM: 1.6 TB/s per Ascend 910B (the figure of DESIGN.md's performance model); an Ascend 910C
+# HBM: 1.6 TB/s per Ascend 910B (the figure of the performance model, docs/architecture.md); an Ascend 910C
 # package is two 910B-class dies with 3.2 TB/s in all, and CANN shows each die as one device.
 # Cube: ~320 TFLOPS fp16/bf16 per 910B (public reports of the 910B; with 1.6 TB/s it puts the
-# prolog's compute/memory crossover at ~200 tokens, as DESIGN.md says); 780 TFLOPS bf16 per
+# prolog's compute/memory crossover at ~200 tokens, as docs/architecture.md says); 780 TFLOPS bf16 per
 # 910C package (TechPowerUp, 2025-04-21, citing DigiTimes), 390 per die. Int8 is twice fp16:
 # a Da Vinci cube does 4096 fp16 or 8192 int8 MACs per cycle (Huawei, Hot Chips 31, 2019).
 ATLAS_A2 = Device("Atlas A2", 1.6e12, 320e12, 640e12,

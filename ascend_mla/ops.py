@@ -1,4 +1,4 @@
-"""Eager ops, torch_npu style (API.md section 2).
+"""Eager ops, torch_npu style (docs/api.md section 2).
 
 Each function builds a one-op mla module, verifies it and runs it on the selected backend
 (ascend_mla/eager.py). Keyword names, defaults and result order are the public contract.

@@ -133,16 +133,17 @@ class Function:
     aclOpExecutor **executor)` and `<name>(void *workspace, uint64_t workspaceSize,
     aclOpExecutor *executor, aclrtStream stream)`.
 
-    `kernel`: the mla op whose CPU kernel carries the call out on the CPU backend (arguments
-    matched through `Param.binds`); without it the CPU backend runs the function's own CPU
-    implementation (runtime/cpu_calls.py), for calls whose arguments are views of the mla
-    op's operands rather than the operands themselves. `source` says where the prototype
+    `kernel`: the OpDef of the mla op whose CPU kernel carries the call out on the CPU backend
+    (arguments matched through `Param.binds`); without it the CPU backend runs the function's
+    own CPU implementation (runtime/cpu_calls.py), for calls whose arguments are views of the
+    mla op's operands rather than the operands themselves. Exactly one of the two is a
+    Function's CPU path (test_registries checks it). `source` says where the prototype
     comes from (a seed, or a public CANN document: NON-SEED). `strided`: the documentation
     says the tensor arguments may be non-contiguous ("支持非连续的Tensor"); otherwise the
     lowering passes contiguous copies of strided views."""
     name: str
     params: tuple
-    kernel: Optional[str] = None
+    kernel: Optional[object] = None      # an OpDef
     source: str = ""
     strided: bool = False
     param_by_name: dict = field(init=False, repr=False)

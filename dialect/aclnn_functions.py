@@ -7,9 +7,14 @@ the CPU backend's dispatch to the kernels (through `binds`, or runtime/cpu_calls
 """
 from __future__ import annotations
 
-from .aclnn import (ACLNN, Function, Param, boolean, dtype, f64, i8, i32, i64, int_array,
-                    opt_out, opt_tensor, opt_tensor_list, out, out_tensor_list, ref, scalar, string, tensor,
+from .fia import FusedInferAttentionScore
+from .nsa import NsaCompressAttentionInfer
+from .primitive import Add, Amax, Div, DynamicQuant, FormatCast, Mean, Mul, Quantize, Rope, Rsqrt, Transpose
+from .prolog import Prolog, PrologV2
+from .aclnn import (ACLNN, Function, Param, boolean, dtype, f64, i8, i32, i64, int_array, opt_out,
+                    opt_tensor, opt_tensor_list, out, out_tensor_list, ref, scalar, string, tensor,
                     tensor_list)
+from .decoder import MoeFinalizeRouting, MoeInitRouting, SwiGlu
 
 # --- MLA prolog (seeds 001 and 000) ---------------------------------------------------------
 
@@ -33,12 +38,12 @@ _PROLOG_INPUTS = (
 
 MLA_PROLOG = ACLNN.add(Function(
     "aclnnMlaProlog", _PROLOG_INPUTS,
-    kernel="mla.prolog", source="seed 001"))
+    kernel=Prolog, source="seed 001"))
 
 MLA_PROLOG_V2 = ACLNN.add(Function(
     "aclnnMlaPrologV2WeightNz",
     _PROLOG_INPUTS + (opt_out("dequantScaleQNopeOutOptional", "dequant_scale_q_nope"),),
-    kernel="mla.prolog_v2", source="seed 000"))
+    kernel=PrologV2, source="seed 000"))
 
 # --- FusedInferAttentionScore (seed 004; V3 adds the MLA rope inputs) -----------------------
 
@@ -76,7 +81,7 @@ _FIA_TAIL = (
 
 FIA_V2 = ACLNN.add(Function(
     "aclnnFusedInferAttentionScoreV2",
-    _FIA_HEAD + _FIA_TAIL, kernel="mla.fused_infer_attention_score", source="seed 004"))
+    _FIA_HEAD + _FIA_TAIL, kernel=FusedInferAttentionScore, source="seed 004"))
 
 # NON-SEED: seed 004 (V2) has no rope inputs; the MLA mode (query_rope/key_rope, the catalog's
 # "Option B") is the public CANN aclnnFusedInferAttentionScoreV3 prototype: V2's arguments with
@@ -86,7 +91,7 @@ FIA_V3 = ACLNN.add(Function(
     _FIA_HEAD + (opt_tensor("queryRopeOptional", "query_rope"),
                  opt_tensor("keyRopeOptional", "key_rope"),
                  opt_tensor("keyRopeAntiquantScaleOptional")) + _FIA_TAIL,
-    kernel="mla.fused_infer_attention_score",
+    kernel=FusedInferAttentionScore,
     source="NON-SEED: public CANN aclnnFusedInferAttentionScoreV3 (MLA rope inputs)"))
 
 # --- NsaCompressAttentionInfer (seed 003) ---------------------------------------------------
@@ -107,16 +112,16 @@ NSA = ACLNN.add(Function(
      string("layoutOptional", "layout"), i64("pageBlockSize", "page_block_size"),
      i64("sparseMode", "sparse_mode"),
      out("output", "output"), out("topKOutput", "topk_indices")),
-    kernel="mla.nsa_compress_attention_infer", source="seed 003"))
+    kernel=NsaCompressAttentionInfer, source="seed 003"))
 
 # --- FusedInferAttentionScoreV4: the interface torch_npu.npu_fused_infer_attention_score_v2
 # calls (op-plugin FusedInferAttentionScoreV2KernelNpuOpApi.cpp); V3's arguments plus the
 # query's dequantization (dequantScaleQueryOptional, queryQuantMode) of the full-quant MLA mode.
 # mla.fused_infer_attention_score's MLA full-quant mode lowers to it through the binds; the
-# attention primitives lower to it too (lowering/attention.py _v4). Its CPU implementation
-# (runtime/cpu_calls.py) runs the op's kernel through the binds for the op's calls and the
-# primitive's kernel for the primitives' (floating-point, or marked with the mla.numerics
-# variant).
+# attention primitives lower to it too (lowering/attention.py _v4). Its one CPU path is its CPU
+# implementation (runtime/cpu_calls.py), not a `kernel`: it runs the op's kernel through the
+# binds for the op's calls and the primitive's kernel for the primitives' (floating-point, or
+# marked with the mla.numerics variant).
 
 _V4_TENSORS = _FIA_HEAD + (
     opt_tensor("queryRopeOptional", "query_rope"), opt_tensor("keyRopeOptional", "key_rope"),
@@ -127,7 +132,6 @@ FIA_V4 = ACLNN.add(Function(
     "aclnnFusedInferAttentionScoreV4",
     _V4_TENSORS + _V4_HOST + (out("attentionOut", "attention_out"),
                               opt_out("softmaxLse", "softmax_lse")),
-    kernel="mla.fused_infer_attention_score",
     source="NON-SEED: public CANN aclnnFusedInferAttentionScoreV4 (ops-transformer docs)"))
 
 # --- primitives: the standard kernels torch_npu calls (evidence in lowering/primitive.py) ------
@@ -170,7 +174,7 @@ INTERLEAVE_ROPE = ACLNN.add(Function(
     "aclnnInterleaveRope",
     (tensor("x", "x", "const aclTensor *"), tensor("cos", "cos"), tensor("sin", "sin"),
      out("out", "y", _OUT)),
-    kernel="mla.rope", source="NON-SEED: ops-transformer aclnn_interleave_rope.h"))
+    kernel=Rope, source="NON-SEED: ops-transformer aclnn_interleave_rope.h"))
 
 ROTARY_POSITION_EMBEDDING = ACLNN.add(Function(
     "aclnnRotaryPositionEmbedding",
@@ -181,28 +185,28 @@ DYNAMIC_QUANT = ACLNN.add(Function(
     "aclnnDynamicQuant",
     (tensor("x", "x"), opt_tensor("smoothScalesOptional", "smooth_scales"),
      out("yOut", "y"), out("scaleOut", "scale")),
-    kernel="mla.dynamic_quant", source="NON-SEED: public CANN aclnnDynamicQuant", strided=True))
+    kernel=DynamicQuant, source="NON-SEED: public CANN aclnnDynamicQuant", strided=True))
 
 ASCEND_QUANT_V3 = ACLNN.add(Function(
     "aclnnAscendQuantV3",
     (tensor("x", "x"), tensor("scale", "scale"), opt_tensor("offset"), boolean("sqrtMode"),
      string("roundMode", ctype="const char *"), i32("dstType"), i32("axis"), out("y", "y")),
-    kernel="mla.quantize", source="NON-SEED: public CANN aclnnAscendQuantV3"))
+    kernel=Quantize, source="NON-SEED: public CANN aclnnAscendQuantV3"))
 
 ADD = ACLNN.add(Function(
     "aclnnAdd",
     (tensor("self", "x"), tensor("other", "y"), scalar("alpha"), out("out", "z", _OUT)),
-    kernel="mla.add", source="NON-SEED: public CANN aclnnAdd", strided=True))
+    kernel=Add, source="NON-SEED: public CANN aclnnAdd", strided=True))
 
 MUL = ACLNN.add(Function(
     "aclnnMul",
     (tensor("self", "x"), tensor("other", "y"), out("out", "z", _OUT)),
-    kernel="mla.mul", source="NON-SEED: public CANN aclnnMul", strided=True))
+    kernel=Mul, source="NON-SEED: public CANN aclnnMul", strided=True))
 
 DIV = ACLNN.add(Function(
     "aclnnDiv",
     (tensor("self", "x"), tensor("other", "y"), out("out", "z", _OUT)),
-    kernel="mla.div", source="NON-SEED: public CANN aclnnDiv", strided=True))
+    kernel=Div, source="NON-SEED: public CANN aclnnDiv", strided=True))
 
 SCATTER_PA_KV_CACHE = ACLNN.add(Function(
     "aclnnScatterPaKvCache",
@@ -221,12 +225,12 @@ EMBEDDING = ACLNN.add(Function(
 NPU_FORMAT_CAST = ACLNN.add(Function(
     "aclnnNpuFormatCast",
     (tensor("srcTensor", "x"), out("dstTensor", "y", _OUT)),
-    kernel="mla.format_cast", source="NON-SEED: public CANN aclnnNpuFormatCast"))
+    kernel=FormatCast, source="NON-SEED: public CANN aclnnNpuFormatCast"))
 
 PERMUTE = ACLNN.add(Function(
     "aclnnPermute",
     (tensor("self", "x"), int_array("dims", "permutation"), out("out", "y", _OUT)),
-    kernel="mla.transpose", source="NON-SEED: public CANN aclnnPermute", strided=True))
+    kernel=Transpose, source="NON-SEED: public CANN aclnnPermute", strided=True))
 
 INPLACE_COPY = ACLNN.add(Function(
     "aclnnInplaceCopy",
@@ -260,19 +264,19 @@ MEAN = ACLNN.add(Function(
     "aclnnMean",
     (tensor("self", "x"), int_array("dim", ctype="const aclIntArray *"), boolean("keepDim"),
      dtype("dtype"), out("out", "y", _OUT)),
-    kernel="mla.mean", source="NON-SEED: public CANN aclnnMean", strided=True))
+    kernel=Mean, source="NON-SEED: public CANN aclnnMean", strided=True))
 
 RSQRT = ACLNN.add(Function(
     "aclnnRsqrt",
     (tensor("self", "x"), out("out", "y", _OUT)),
-    kernel="mla.rsqrt", source="NON-SEED: public CANN aclnnRsqrt", strided=True))
+    kernel=Rsqrt, source="NON-SEED: public CANN aclnnRsqrt", strided=True))
 
 # The pieces of a written-out dynamic quant that raise-quant did not raise (passes/raise_quant.py).
 AMAX = ACLNN.add(Function(
     "aclnnAmax",
     (tensor("self", "x"), int_array("dim", ctype="const aclIntArray *"), boolean("keepDim"),
      out("out", "y", _OUT)),
-    kernel="mla.amax", source="NON-SEED: public CANN aclnnAmax", strided=True))
+    kernel=Amax, source="NON-SEED: public CANN aclnnAmax", strided=True))
 
 ABS = ACLNN.add(Function(
     "aclnnAbs", (tensor("self"), out("out", ctype=_OUT)),
@@ -297,7 +301,7 @@ MINIMUM = ACLNN.add(Function(
 SWI_GLU = ACLNN.add(Function(
     "aclnnSwiGlu",
     (tensor("x", "x"), i64("dim", "dim"), out("out", "y")),
-    kernel="mla.swiglu", source="NON-SEED: public CANN aclnnSwiGlu"))
+    kernel=SwiGlu, source="NON-SEED: public CANN aclnnSwiGlu"))
 
 MOE_GATING_TOP_K = ACLNN.add(Function(
     "aclnnMoeGatingTopK",
@@ -313,7 +317,7 @@ MOE_INIT_ROUTING_V2 = ACLNN.add(Function(
      boolean("expertTokensBeforeCapacityFlag"), out("expandedXOut", "expanded_x"),
      out("expandedRowIdxOut", "expanded_row_idx"),
      out("expertTokensCountOrCumsumOut", "expert_tokens"), opt_out("expertTokensBeforeCapacityOut")),
-    kernel="mla.moe_init_routing", source="NON-SEED: ops-transformer aclnnMoeInitRoutingV2"))
+    kernel=MoeInitRouting, source="NON-SEED: ops-transformer aclnnMoeInitRoutingV2"))
 
 GROUPED_MATMUL_V4 = ACLNN.add(Function(
     "aclnnGroupedMatmulV4",
@@ -335,5 +339,5 @@ MOE_FINALIZE_ROUTING_V2 = ACLNN.add(Function(
      opt_tensor("x1Optional", "x1"), opt_tensor("x2Optional", "x2"), opt_tensor("biasOptional"),
      opt_tensor("scalesOptional", "scales"), opt_tensor("expertIdxOptional"), i64("dropPadMode"),
      out("out", "out")),
-    kernel="mla.moe_finalize_routing", source="NON-SEED: ops-transformer aclnnMoeFinalizeRoutingV2",
+    kernel=MoeFinalizeRouting, source="NON-SEED: ops-transformer aclnnMoeFinalizeRoutingV2",
     strided=True))

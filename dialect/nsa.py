@@ -1,6 +1,6 @@
 """`mla.nsa_compress_attention_infer`: the compressed-attention branch of Native Sparse
 Attention at inference, fused with the selection-block importance score and top-K
-(aclnnNsaCompressAttentionInfer, seed 003; catalog spec/mla_prolog_and_nsa.md Part B, checklist
+(aclnnNsaCompressAttentionInfer, seed 003; catalog the prolog/NSA constraint catalog; rules in docs/rules.md Part B, checklist
 D2). Its kernel is runtime/kernels/nsa.py.
 
     "mla.nsa_compress_attention_infer"(query, key, value, [atten_mask], [block_table], [topk_mask])
@@ -25,7 +25,7 @@ aclnn document wins:
   `topkIndicesOut` is not modelled.
 - I6/I7: the REG_OP defaults (numHeads = 1, the others 0) are not used: the eight scalar
   parameters are required attributes, and scale_value is a double (f64), not a float.
-- I8/I15: `layout` defaults to "TND" (API.md), and compressBlockStride is named `compress_stride`.
+- I8/I15: `layout` defaults to "TND" (docs/api.md), and compressBlockStride is named `compress_stride`.
 
 Resolutions of what the seed leaves open (catalog B8), each as the kernel computes it:
 - B and T (N9). BSND: B = query.shape[0], Q_S <= S1 = query.shape[1]. TND without
@@ -149,7 +149,7 @@ def cmp_lengths_given(op, s):
 waive("NSA-006", "output and topk_indices are the op's results: IRDL fixes two of them and the "
                  "call allocates them, so there is no null output tensor")
 waive("NSA-007", "workspaceSize/executor are aclnn call plumbing, not IR operands or attributes")
-waive("NSA-008", "layout has the default \"TND\" (API.md); an absent attribute means TND and "
+waive("NSA-008", "layout has the default \"TND\" (docs/api.md); an absent attribute means TND and "
                  "IR has no null string")
 
 

@@ -1,6 +1,6 @@
 """`mla.prolog` (aclnnMlaProlog, seed 001) and `mla.prolog_v2` (aclnnMlaPrologV2WeightNz, seed
 000; torch_npu.npu_mla_prolog_v2, seed 002): the MLA pre-processing of one layer. Catalog:
-spec/mla_prolog_and_nsa.md Part A, checklist D1. Kernel: runtime/kernels/prolog.py.
+the prolog/NSA constraint catalog; rules in docs/rules.md Part A, checklist D1. Kernel: runtime/kernels/prolog.py.
 
     "mla.prolog"(token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr, rmsnorm_gamma_cq,
                  rmsnorm_gamma_ckv, rope_sin, rope_cos, cache_index, kv_cache, kr_cache,
@@ -59,7 +59,7 @@ Choices, and resolutions of what the seeds leave open (catalog A11, A12):
 10. A rule that needs a dynamic (`?`) dimension holds until the shape is known (an eager call
     always has static shapes).
 11. MLA-X01 (not a seed rule): with cache_mode "PA_NZ" a cache array's memory is read as NZ
-    blocks (API.md 1), so a strided view is rejected at call time, before either cache is written.
+    blocks (docs/api.md 1), so a strided view is rejected at call time, before either cache is written.
 12. MLA-X02 (not a seed rule): the caches are updated in place, so a read-only array (a
     np.load(mmap_mode="r") cache, a frozen constant) is rejected at call time, before either
     cache is written (the kernel would write kv_cache, then fail on kr_cache).

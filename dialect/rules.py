@@ -1,4 +1,5 @@
-"""Verifier rules: small named checks tied to the numbered checklists in spec/.
+"""Verifier rules: small named checks tied to the numbered checklists of the operator documents (docs/rules.md
+lists every rule).
 
 A rule reads like the sentence in the seed:
 

@@ -1,7 +1,7 @@
 """Element types, tensor formats and the plain-Python view of a tensor type that rules read.
 
 The FRACTAL_NZ format is the tensor encoding `#mla.format<"FRACTAL_NZ">` on the logical shape;
-no encoding means ND (API.md section 3).
+no encoding means ND (docs/api.md section 3).
 """
 from __future__ import annotations
 

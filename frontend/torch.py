@@ -1,4 +1,4 @@
-"""The PyTorch frontend: a `torch.nn.Module` -> a compiled mla program (API.md 8).
+"""The PyTorch frontend: a `torch.nn.Module` -> a compiled mla program (docs/api.md 8).
 
     import ascend_mla.frontend.torch as frontend
     program = frontend.compile_module(module, example_inputs)    # torch.export, import, compile

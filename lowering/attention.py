@@ -6,9 +6,12 @@ from ..dialect.types import FRACTAL_NZ, TensorInfo
 from ..dialect import aclnn as A
 from .lower_to_aclnn import info, lowers
 from ..dialect.aclnn_functions import FIA_V2, FIA_V3, FIA_V4, NSA
+from ..dialect.fia import FusedInferAttentionScore
+from ..dialect.nsa import NsaCompressAttentionInfer
+from ..dialect.primitive import Attention, PagedAttention
 
 
-@lowers("mla.fused_infer_attention_score")
+@lowers(FusedInferAttentionScore)
 def fused_infer_attention_score(op, b):
     # The MLA mode (query_rope/key_rope) is V3's, its full-quant form (dequant_scale_query,
     # queryQuantMode) V4's; everything else is V2 as the seed documents.
@@ -25,7 +28,7 @@ def fused_infer_attention_score(op, b):
                                        "actualSeqLengthsKvOptional": "actual_seq_kvlen"})
 
 
-@lowers("mla.nsa_compress_attention_infer")
+@lowers(NsaCompressAttentionInfer)
 def nsa_compress_attention_infer(op, b):
     return b.call_bound(NSA)
 
@@ -81,7 +84,7 @@ def _causal_template(b):
     return mask
 
 
-@lowers("mla.paged_attention")
+@lowers(PagedAttention)
 def paged_attention(op, b):
     """mla.paged_attention -> V4 over the paged caches: BSND query, key/value lists of one
     cache each, blockTable, the kv lengths as a host list read from seq_lengths at run time
@@ -118,7 +121,7 @@ def paged_attention(op, b):
     return {"attention_out": out}
 
 
-@lowers("mla.attention")
+@lowers(Attention)
 def attention(op, b):
     """mla.attention (dense, BSND) -> V4 with key/value as they are. atten_mask alone:
     sparse_mode 0 with the (S, Skv) mask; causal alone: sparse_mode 3 with the template; both:

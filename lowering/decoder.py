@@ -29,6 +29,7 @@ aclnnGroupedMatmulV4 is the first version whose groupListOptional may hold per-g
 """
 from __future__ import annotations
 
+from ..dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, MoeInitRouting, SwiGlu
 from ..dialect.types import TensorInfo
 from ..dialect import aclnn as A
 from .lower_to_aclnn import info, lowers
@@ -44,13 +45,13 @@ GROUP_COUNTS = 1     # groupListType: group_list holds each group's size, not cu
 NO_ACTIVATION = 0    # actType
 
 
-@lowers("mla.swiglu")
+@lowers(SwiGlu)
 def swiglu(op, b):
     """npu_swiglu -> aclnnSwiGlu(x, dim, out): out = Swish(front half) * back half."""
     return b.call_bound(SWI_GLU)
 
 
-@lowers("mla.moe_gating_top_k")
+@lowers(MoeGatingTopK)
 def moe_gating_top_k(op, b):
     """npu_moe_gating_top_k -> aclnnMoeGatingTopK. outFlag false: the third output (the
     normalized scores) is not produced; the prototype still takes a tensor, given a scratch
@@ -69,7 +70,7 @@ def moe_gating_top_k(op, b):
     return {"y": y, "expert_idx": idx}
 
 
-@lowers("mla.moe_init_routing")
+@lowers(MoeInitRouting)
 def moe_init_routing(op, b):
     """npu_moe_init_routing_v2 -> aclnnMoeInitRoutingV2, dropless (dropPadMode 0, capacity 0),
     activeNum = every pair (T*k), per-expert counts (flag 2); no before-capacity output."""
@@ -81,7 +82,7 @@ def moe_init_routing(op, b):
         "expertTokensBeforeCapacityOut": b.null()})
 
 
-@lowers("mla.grouped_matmul")
+@lowers(GroupedMatmul)
 def grouped_matmul(op, b):
     """npu_grouped_matmul([x], [w], group_list=counts, split_item=3, group_type=0,
     group_list_type=1) -> aclnnGroupedMatmulV4 with one-element tensor lists: x (M, K) single
@@ -99,7 +100,7 @@ def grouped_matmul(op, b):
     return {"y": y}
 
 
-@lowers("mla.moe_finalize_routing")
+@lowers(MoeFinalizeRouting)
 def moe_finalize_routing(op, b):
     """npu_moe_finalize_routing -> aclnnMoeFinalizeRoutingV2(expandedX, expandedRowIdx, x1, x2,
     bias = nullptr, scales, expertIdx = nullptr (only read with a bias), dropPadMode 2, out).

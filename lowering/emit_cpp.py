@@ -28,7 +28,8 @@ import numpy as np
 from ..dialect import aclnn as A
 from ..dialect.aclnn import DTYPE_NAMES, FORMAT_NAMES, load_functions
 from ..dialect.layout import contiguous_strides, nbytes as _nbytes, storage_shape
-from .program import decode, find_function, symbol_name
+from .program import (Alloc, Constant, Host, Launch, PhaseOne, ReadIntArray, Synchronize, TensorList, View,
+                      Workspace, decode, find_function, symbol_name)
 
 _VOID = '!emitc.ptr<!emitc.opaque<"void">>'
 _TENSOR = '!emitc.ptr<!emitc.opaque<"aclTensor">>'
@@ -265,7 +266,27 @@ class _Emitter:
 
         b.comment("3. the kernel calls")
         for inst in self.fn.instructions:
-            getattr(self, "_" + inst[0])(*inst[1:])
+            match inst:
+                case Host(slot, value):
+                    self._host(slot, value)
+                case Alloc(slot, info):
+                    self._alloc(slot, info)
+                case Constant(slot, value, info, symbol):
+                    self._constant_tensor(slot, value, info, symbol)
+                case View(slot, base, info, offset, strides):
+                    self._view(slot, base, info, offset, strides)
+                case TensorList(slot, elements):
+                    self._tensor_list(slot, elements)
+                case ReadIntArray(slot, source):
+                    self._read_int_array(slot, source)
+                case PhaseOne(size_slot, exec_slot, call):
+                    self._phase_one(size_slot, exec_slot, call)
+                case Workspace(slot, size_slot):
+                    self._workspace(slot, size_slot)
+                case Launch(callee, workspace_slot, size_slot, exec_slot):
+                    self._launch(callee, workspace_slot, size_slot, exec_slot)
+                case Synchronize():
+                    self._synchronize()
 
         b.comment("4. results back to the host")
         for index, slot in enumerate(self.fn.result_slots):

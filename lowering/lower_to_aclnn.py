@@ -1,12 +1,13 @@
 """The `lower-to-aclnn` pass: each op of a program becomes explicit aclnn two-phase calls
 (the pass, its conversion registry and CallBuilder, the helper conversions use).
 
-One conversion function per op, registered with `@lowers("<op name>")` in its family's file
-(prolog.py, attention.py, primitive.py, views.py, upstream.py). A conversion gets the op and a
+One conversion function per op, registered with `@lowers(<its OpDef>)` in its family's file
+(FAMILIES: prolog.py, attention.py, primitive.py, views.py, upstream.py; an upstream op, which
+has no OpDef, by its name). A conversion gets the op and a
 `CallBuilder` positioned before it, and returns the values that replace the op's results: a
 dict by result name (mla ops) or a list (upstream ops).
 
-    @lowers("mla.rms_norm")
+    @lowers(RmsNorm)
     def rms_norm(op, b):
         return b.call_bound(RMS_NORM, scratch={"rstdOut": ...})
 
@@ -26,6 +27,7 @@ stay: they are device-resident buffers the executor uploads once.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Mapping, Optional
 
 from mlir import ir
@@ -33,27 +35,40 @@ from mlir.dialects import arith
 
 from ..dialect.dialect import opdef_of
 from ..dialect.types import TensorInfo, describe_type, tensor_type
-from ..passes.registry import PassFailure, register_pass
+from ..passes.registry import ModulePass, PassFailure, register_pass
 from ..dialect.layout import contiguous_strides
 from ..dialect import aclnn as A
 from ..dialect.aclnn import ACLNN, Function, verify_calls
 
-LOWERINGS: dict[str, Callable] = {}
+LOWERINGS: dict[str, Callable] = {}      # op name -> conversion
+
+# The modules holding conversions, one per op family: loading them registers every conversion.
+FAMILIES = ("prolog", "attention", "primitive", "views", "upstream", "decoder")
 
 
-def lowers(op_name: str):
-    """Register the conversion of `op_name` (one per op)."""
+def lowers(op):
+    """Register the conversion of `op`: an mla op's OpDef (`@lowers(RmsNorm)`), or the name of
+    an upstream op (`@lowers("tensor.concat")`: upstream ops have no OpDef). One per op."""
+    if isinstance(op, str):
+        if op.startswith("mla."):
+            raise TypeError(f"lowers({op!r}): register an mla op by its OpDef, not its name")
+        name = op
+    else:
+        name = op.name
     def register(fn):
-        if op_name in LOWERINGS:
-            raise ValueError(f"a lowering of {op_name} is already registered")
-        LOWERINGS[op_name] = fn
+        if name in LOWERINGS:
+            raise ValueError(f"a lowering of {name} is already registered")
+        LOWERINGS[name] = fn
         return fn
     return register
 
 
-def _load_families():
-    # Importing a family module registers its conversions. One line per family.
-    from . import prolog, attention, primitive, views, upstream, decoder  # noqa: F401
+def load_lowerings() -> dict:
+    """Every conversion (import the family modules, once); returns LOWERINGS."""
+    import importlib
+    for family in FAMILIES:
+        importlib.import_module(f"{__package__}.{family}")
+    return LOWERINGS
 
 
 # Ops that stay in the lowered IR as they are: device-resident constants and host values.
@@ -406,18 +421,22 @@ def _contiguous_results(ret, stream):
             ret.operands[i] = b.copy(value)
 
 
-@register_pass("lower-to-aclnn", "Lower every op to explicit aclnn two-phase kernel calls "
-               "(GetWorkspaceSize, workspace, launch) over device buffers and views, with "
-               "in-place caches and nullptr arguments")
-def lower_to_aclnn(module):
-    _load_families()
-    ACLNN.load(module.context)
-    ok = True
-    for op in module.regions[0].blocks[0].operations:
-        if op.operation.name == "func.func" and op.operation.regions[0].blocks:   # not a declaration
-            ok = lower_function(op.operation) and ok
-    if not ok or not verify_calls(module):
-        raise PassFailure()
+@register_pass
+@dataclass
+class LowerToAclnn(ModulePass):
+    name = "lower-to-aclnn"
+    summary = ("Lower every op to explicit aclnn two-phase kernel calls (GetWorkspaceSize, workspace, "
+               "launch) over device buffers and views, with in-place caches and nullptr arguments")
+
+    def apply(self, module, inputs):
+        load_lowerings()
+        ACLNN.load(module.context)
+        ok = True
+        for op in module.regions[0].blocks[0].operations:
+            if op.operation.name == "func.func" and op.operation.regions[0].blocks:   # not a declaration
+                ok = lower_function(op.operation) and ok
+        if not ok or not verify_calls(module):
+            raise PassFailure()
 
 
 def lower_module(module: ir.Module) -> ir.Module:
@@ -444,5 +463,5 @@ def is_lowered(module: ir.Module) -> bool:
     return found
 
 
-__all__ = ["lowers", "CallBuilder", "lower_to_aclnn", "lower_module", "LOWERINGS",
+__all__ = ["lowers", "CallBuilder", "LowerToAclnn", "lower_module", "LOWERINGS",
            "contiguous_strides", "view_strides", "layout", "info", "LoweringError", "is_lowered"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..dialect.layout import nbytes as buffer_bytes, storage_shape
-from .program import decode
+from .program import Alloc, PhaseOne, ReadIntArray, TensorList, View, decode
 
 ALIGNMENT = 512
 
@@ -61,25 +61,19 @@ def plan(lowered) -> MemoryPlan:
     alias = {}                                 # view slot -> base slot
     last_use = {}
     for index, inst in enumerate(lowered.instructions):
-        kind = inst[0]
-        if kind == "view":
-            alias[inst[1]] = alias.get(inst[2], inst[2])
-        uses = ()
-        if kind == "phase_one":
-            uses = inst[3].args
-        elif kind == "tensor_list":
-            uses = inst[2]
-        elif kind in ("view", "read_int_array"):
-            uses = (inst[2],)
-        for slot in uses:
-            last_use[alias.get(slot, slot)] = index
+        match inst:
+            case View(slot, base):
+                alias[slot] = alias.get(base, base)
+        if isinstance(inst, (PhaseOne, TensorList, View, ReadIntArray)):     # what reads tensors
+            for slot in inst.reads:
+                last_use[alias.get(slot, slot)] = index
     end = len(lowered.instructions)
     for slot in lowered.result_slots:
         last_use[alias.get(slot, slot)] = end
     position = {}
     for index, inst in enumerate(lowered.instructions):
-        if inst[0] == "alloc":
-            position[inst[1]] = index
+        if isinstance(inst, Alloc):
+            position[inst.slot] = index
     buffers = []
     dynamic = [str(info) for _, info, _ in lowered.allocs if None in info.shape]
     if dynamic:

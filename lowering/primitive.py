@@ -24,6 +24,7 @@ from ..dialect.aclnn_functions import (ADD, ASCEND_QUANT_V3, DIV, DYNAMIC_QUANT,
                       INTERLEAVE_ROPE, MATMUL, MATMUL_WEIGHT_NZ, MUL, NPU_FORMAT_CAST, PERMUTE,
                       QUANT_MATMUL_V4, QUANT_MATMUL_WEIGHT_NZ, RMS_NORM, ROTARY_POSITION_EMBEDDING,
                       SCATTER_PA_KV_CACHE, TRIU, MEAN, RSQRT, AMAX)
+from ..dialect.primitive import Add, Amax, CausalMask, Div, DynamicQuant, FormatCast, Gather, HeadMatmul, Matmul, Mean, Mul, QuantMatmul, Quantize, RmsNorm, Rope, Rsqrt, ScatterCache, Transpose
 
 KEEP_DTYPE = 0          # cubeMathType: compute in the inputs' type (float32 accumulation)
 ACL_INT8 = 2            # aclDataType of AscendQuantV3's dstType
@@ -37,7 +38,7 @@ def _rows(b, value, width):
     return b.reshape(value, (math.prod(shape[:-1]), width))
 
 
-@lowers("mla.rms_norm")
+@lowers(RmsNorm)
 def rms_norm(op, b):
     """npu_rms_norm -> aclnnRmsNorm(x, gamma, epsilon, yOut, rstdOut) (RmsNormKernelOpApi.cpp);
     rstdOut is float32 with the normalised axis reduced to 1: a scratch buffer here."""
@@ -45,7 +46,7 @@ def rms_norm(op, b):
     return b.call_bound(RMS_NORM, scratch={"rstdOut": tensor_type(x.shape[:-1] + (1,), "f32")})
 
 
-@lowers("mla.matmul")
+@lowers(Matmul)
 def matmul(op, b):
     """torch.matmul(x, w) -> aclnnMatmul(self, mat2, out, cubeMathType), or
     aclnnMatmulWeightNz when w is FRACTAL_NZ (MatmulKernelNpuOpApi.cpp, is_nd_nz_format).
@@ -61,7 +62,7 @@ def matmul(op, b):
     return {"y": b.reshape(out, y.shape)}
 
 
-@lowers("mla.head_matmul")
+@lowers(HeadMatmul)
 def head_matmul(op, b):
     """einsum("...hk,hkn->...hn") is torch.matmul(x[..., :, None, :], w): aclnnMatmul
     broadcasts the batch dimensions (up to 6) and op-plugin routes the one-row batched product
@@ -75,7 +76,7 @@ def head_matmul(op, b):
     return {"y": b.reshape(out, y.shape)}
 
 
-@lowers("mla.quant_matmul")
+@lowers(QuantMatmul)
 def quant_matmul(op, b):
     """npu_quant_matmul(x, w, scale=w_scale, pertoken_scale=x_scale): the per-token x
     per-channel form is aclnnQuantMatmulV4 (its document: "pertoken无bias: out = x1@x2 * scale
@@ -117,7 +118,7 @@ def _bnsd(x_shape, table_shape):
     return math.prod(lead[:first]), math.prod(lead[first:last + 1]), math.prod(lead[last + 1:])
 
 
-@lowers("mla.rope")
+@lowers(Rope)
 def rope(op, b):
     """mode "interleave": npu_interleave_rope -> aclnnInterleaveRope(x, cos, sin, out)
     (InterleaveRopeNpuOpApi.cpp; ops-transformer interleave_rope: q = x's pairs de-interleaved,
@@ -145,7 +146,7 @@ def rope(op, b):
     return {"y": b.reshape(out, y.shape)}
 
 
-@lowers("mla.dynamic_quant")
+@lowers(DynamicQuant)
 def dynamic_quant(op, b):
     """npu_dynamic_quant(x, smooth_scales=) -> aclnnDynamicQuant(x, smoothScalesOptional,
     yOut, scaleOut) (DynamicQuantKernelNpuOpApi.cpp: npu_dynamic_quant_v0): scale =
@@ -157,7 +158,7 @@ def dynamic_quant(op, b):
     return b.call_bound(DYNAMIC_QUANT, variant={} if rounding == "half_even" else {"rounding": rounding})
 
 
-@lowers("mla.quantize")
+@lowers(Quantize)
 def quantize(op, b):
     """npu_quantize(x, scales, None, qint8, -1, div_mode=False) -> aclnnAscendQuantV3(x,
     scale, offset=nullptr, sqrtMode=false, roundMode="round", dstType=2 (INT8), axis=-1, y)
@@ -179,26 +180,26 @@ def quantize(op, b):
         "axis": b.host(A.I32, -1)})
 
 
-@lowers("mla.add")
+@lowers(Add)
 def add(op, b):
     """torch.add(x, y) -> aclnnAdd(self, other, alpha=1, out) (AddKernelNpuOpApi.cpp); type
     promotion to float32 and one rounding to out, as the kernel."""
     return b.call_bound(ADD, given={"alpha": b.host(A.SCALAR, ("f32", 1.0))})
 
 
-@lowers("mla.mul")
+@lowers(Mul)
 def mul(op, b):
     """torch.mul -> aclnnMul(self, other, out) (MulKernelNpuOpApi.cpp)."""
     return b.call_bound(MUL)
 
 
-@lowers("mla.div")
+@lowers(Div)
 def div(op, b):
     """torch.div -> aclnnDiv(self, other, out) (DivKernelNpuOpApi.cpp)."""
     return b.call_bound(DIV)
 
 
-@lowers("mla.mean")
+@lowers(Mean)
 def mean(op, b):
     """torch.mean(x, -1, keepdim=True) -> aclnnMean(self, dim = [-1], keepDim = true, dtype, out)
     (MeanKernelNpuOpApi.cpp: EXEC_NPU_CMD(aclnnMean, self, dimArray, keepdim, dstType, out);
@@ -208,21 +209,21 @@ def mean(op, b):
                                      "dtype": b.host(A.DTYPE, y.dtype)})
 
 
-@lowers("mla.amax")
+@lowers(Amax)
 def amax(op, b):
     """torch.amax(x, -1, keepdim=True) -> aclnnAmax(self, dim = [-1], keepDim = true, out)
     (op-plugin AmaxKernelNpuOpApi.cpp: EXEC_NPU_CMD(aclnnAmax, self, dimArray, keepdim, out))."""
     return b.call_bound(AMAX, given={"dim": b.host(A.INT_ARRAY, [-1]), "keepDim": b.host(A.BOOL, True)})
 
 
-@lowers("mla.rsqrt")
+@lowers(Rsqrt)
 def rsqrt(op, b):
     """torch.rsqrt -> aclnnRsqrt(self, out) (op-plugin op_plugin_functions.yaml: rsqrt exec:
     aclnnRsqrt)."""
     return b.call_bound(RSQRT)
 
 
-@lowers("mla.scatter_cache")
+@lowers(ScatterCache)
 def scatter_cache(op, b):
     """npu_scatter_pa_kv_cache -> aclnnScatterPaKvCache(key, keyCacheRef, slotMapping, value,
     valueCacheRef, compressLens, compressSeqOffset, seqLens, cacheMode, scatterMode, strides,
@@ -252,7 +253,7 @@ def scatter_cache(op, b):
     return {"cache_out": a.cache}       # in place
 
 
-@lowers("mla.gather")
+@lowers(Gather)
 def gather(op, b):
     """Rows of a table at integer indices: F.embedding(indices, table) -> aclnnEmbedding(
     weight, indices, out) (EmbeddingKernelNpuOpApi.cpp); indices of any rank, where
@@ -266,7 +267,7 @@ def gather(op, b):
     return {"out": b.reshape(out, out_info.shape)}
 
 
-@lowers("mla.format_cast")
+@lowers(FormatCast)
 def format_cast(op, b):
     """npu_format_cast(x, 29 | 2) -> aclnnNpuFormatCast(srcTensor, dstTensor) (ops-math
     npu_format_cast: ND <-> NZ; the dstTensor's NZ storage shape (W/C0, H/16, 16, C0) is what
@@ -275,13 +276,13 @@ def format_cast(op, b):
     return b.call_bound(NPU_FORMAT_CAST)
 
 
-@lowers("mla.transpose")
+@lowers(Transpose)
 def transpose(op, b):
     """x.permute(dims).contiguous() -> aclnnPermute(self, dims, out) (ops-math transpose)."""
     return b.call_bound(PERMUTE)
 
 
-@lowers("mla.causal_mask")
+@lowers(CausalMask)
 def causal_mask(op, b):
     """torch.triu(torch.ones(S, S), diagonal=1): aclnnInplaceOne on a new buffer, then
     aclnnTriu(self, diagonal=1, out). (fold-constants makes the template a constant in a

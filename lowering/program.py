@@ -2,7 +2,7 @@
 lower-to-aclnn) read once into a flat list of instructions over value slots.
 
     decoded = decode(module)                   # the first function (or function="name")
-    decoded.instructions                       # ("alloc", slot, info), ("phase_one", ...)...
+    decoded.instructions                       # Alloc(slot, info), PhaseOne(...), Launch(...)...
     decoded.calls                              # one Call per phase-one site
 
 The executor (runtime/executor.py) runs this form, the memory plan (lowering/memory_plan.py)
@@ -11,7 +11,7 @@ and the C++ emitter (lowering/emit_cpp.py) walk it: one reading of the IR for al
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import Any, Mapping, Optional
 
 import numpy as np
 from mlir import ir
@@ -47,6 +47,116 @@ class Call:
     unread: frozenset = frozenset()
 
 
+# --- the instructions -------------------------------------------------------------------------
+# One dataclass per kind, each knowing the slots it defines and reads (`reads`: the tensors and
+# host values the instruction uses; a phase one reads its call's arguments).
+
+@dataclass(frozen=True, slots=True)
+class Host:
+    """A host value known when the program is decoded (a number, a string, a host list,
+    nullptr as None, the stream)."""
+    slot: int
+    value: Any
+    reads = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Constant:
+    """A device-resident constant: an arith.constant's value, or a global's (`symbol`; value
+    None when nothing is bound to it)."""
+    slot: int
+    value: Any
+    info: TensorInfo
+    symbol: Optional[str]
+    reads = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Alloc:
+    """A device buffer of type `info` (a kernel's output or scratch)."""
+    slot: int
+    info: TensorInfo
+    reads = ()
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """`base`'s memory seen as `info`, at an element offset with element strides (no copy)."""
+    slot: int
+    base: int
+    info: TensorInfo
+    offset: int
+    strides: tuple
+
+    @property
+    def reads(self):
+        return (self.base,)
+
+
+@dataclass(frozen=True, slots=True)
+class TensorList:
+    """An aclTensorList of the tensors in `elements`."""
+    slot: int
+    elements: tuple
+
+    @property
+    def reads(self):
+        return self.elements
+
+
+@dataclass(frozen=True, slots=True)
+class ReadIntArray:
+    """An aclIntArray read at run time from the host i64 tensor in `source`."""
+    slot: int
+    source: int
+
+    @property
+    def reads(self):
+        return (self.source,)
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseOne:
+    """`<function>GetWorkspaceSize` of `call`: defines the workspace size and the executor."""
+    size_slot: int
+    executor_slot: int
+    call: "Call"
+
+    @property
+    def reads(self):
+        return self.call.args
+
+
+@dataclass(frozen=True, slots=True)
+class Workspace:
+    """The workspace of one launch, `size_slot` bytes."""
+    slot: int
+    size_slot: int
+
+    @property
+    def reads(self):
+        return (self.size_slot,)
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """`<callee>(workspace, size, executor, stream)`."""
+    callee: str
+    workspace_slot: int
+    size_slot: int
+    executor_slot: int
+
+    @property
+    def reads(self):
+        return (self.workspace_slot, self.size_slot, self.executor_slot)
+
+
+@dataclass(frozen=True, slots=True)
+class Synchronize:
+    """Wait for the stream."""
+    reads = ()
+
+
 class DecodedFunction:
     """A lowered func.func decoded once into a flat list of instructions over value slots
     (what the executor runs, the memory plan and the C++ emitter walk).
@@ -68,7 +178,7 @@ class DecodedFunction:
         with fn.context:
             self.arg_names = [argument_name(fn, i) for i in range(len(block.arguments))]
         self._varying.update(self.arg_slots)
-        self.instructions: list[tuple] = []
+        self.instructions: list = []          # Instruction values, in program order
         self.calls: list[Call] = []
         self.allocs: list[tuple] = []         # (slot, TensorInfo, op index) of each aclnn.alloc
         self.result_slots: list[int] = []
@@ -85,10 +195,9 @@ class DecodedFunction:
     def _find_unread_outputs(self):
         reads: dict = {}
         for inst in self.instructions:
-            used = {"phase_one": lambda i: i[3].args, "view": lambda i: (i[2],),
-                    "tensor_list": lambda i: i[2], "read_int_array": lambda i: (i[2],)}.get(inst[0])
-            for slot in (used(inst) if used else ()):
-                reads[slot] = reads.get(slot, 0) + 1
+            if isinstance(inst, (PhaseOne, View, TensorList, ReadIntArray)):
+                for slot in inst.reads:
+                    reads[slot] = reads.get(slot, 0) + 1
         for slot in self.result_slots:
             reads[slot] = reads.get(slot, 0) + 1
         for call in self.calls:
@@ -113,63 +222,63 @@ class DecodedFunction:
         if name == "arith.constant":
             attr = op.attributes["value"]
             if isinstance(attr, ir.DenseElementsAttr):
-                emit(("constant_tensor", res[0], dense_value(attr), describe_type(op.results[0].type), None))
+                emit(Constant(res[0], dense_value(attr), describe_type(op.results[0].type), None))
             elif isinstance(attr, ir.BoolAttr):
-                emit(("host", res[0], bool(attr.value)))
+                emit(Host(res[0], bool(attr.value)))
             elif isinstance(attr, ir.FloatAttr):
-                emit(("host", res[0], float(attr.value)))
+                emit(Host(res[0], float(attr.value)))
             else:
-                emit(("host", res[0], int(attr.value)))
+                emit(Host(res[0], int(attr.value)))
         elif name == "aclnn.null":
-            emit(("host", res[0], NULL))
+            emit(Host(res[0], NULL))
         elif name == "aclnn.string":
-            emit(("host", res[0], op.attributes["value"].value))
+            emit(Host(res[0], op.attributes["value"].value))
         elif name == "aclnn.create_int_array":
-            emit(("host", res[0], tuple(op.attributes["value"])))
+            emit(Host(res[0], tuple(op.attributes["value"])))
         elif name == "aclnn.create_scalar":
             attr = op.attributes["value"]
             dtype = str(attr.type)
-            emit(("host", res[0], (dtype, float(attr.value) if dtype.startswith(("f", "bf")) else int(attr.value))))
+            emit(Host(res[0], (dtype, float(attr.value) if dtype.startswith(("f", "bf")) else int(attr.value))))
         elif name == "aclnn.dtype":
-            emit(("host", res[0], str(ir.TypeAttr(op.attributes["type"]).value)))
+            emit(Host(res[0], str(ir.TypeAttr(op.attributes["type"]).value)))
         elif name == "ml_program.global_load_const":
             # A weight: its value comes with the function (None: unbound, an error when run).
             symbol = op.attributes["global"].value
-            emit(("constant_tensor", res[0], self._constants.get(symbol), describe_type(op.results[0].type), symbol))
+            emit(Constant(res[0], self._constants.get(symbol), describe_type(op.results[0].type), symbol))
         elif name == "aclnn.read_int_array":
             self._varying.add(res[0])
-            emit(("read_int_array", res[0], src[0]))
+            emit(ReadIntArray(res[0], src[0]))
         elif name == "aclnn.create_tensor_list":
             self._vary_with(res[0], src)
             self._lists[res[0]] = tuple(src)
-            emit(("tensor_list", res[0], tuple(src)))
+            emit(TensorList(res[0], tuple(src)))
         elif name == "aclnn.tensor_list_append":
             self._vary_with(res[0], src)
             self._lists[res[0]] = self._lists[src[0]] + (src[1],)
-            emit(("tensor_list", res[0], self._lists[res[0]]))
+            emit(TensorList(res[0], self._lists[res[0]]))
         elif name == "aclnn.alloc":
             info = describe_type(op.results[0].type)     # dynamic dims: the CPU backend only
             self.allocs.append((res[0], info, index))
-            emit(("alloc", res[0], info))
+            emit(Alloc(res[0], info))
         elif name == "aclnn.view":
             self._vary_with(res[0], src)
-            emit(("view", res[0], src[0], describe_type(op.results[0].type),
-                  int(op.attributes["offset"].value), tuple(op.attributes["strides"])))
+            emit(View(res[0], src[0], describe_type(op.results[0].type),
+                      int(op.attributes["offset"].value), tuple(op.attributes["strides"])))
         elif name in ACLNN.phase_one_ops:
             variant = {key[len("mla."):]: ir.StringAttr(op.attributes[key]).value
                        for key in op.attributes if key.startswith("mla.")}
             call = Call(ACLNN.phase_one_ops[name], tuple(src), len(self.calls), variant,
                         tuple(i for i, slot in enumerate(src) if slot in self._varying))
             self.calls.append(call)
-            emit(("phase_one", res[0], res[1], call))
+            emit(PhaseOne(res[0], res[1], call))
         elif name == "aclnn.workspace":
-            emit(("workspace", res[0], src[0]))
+            emit(Workspace(res[0], src[0]))
         elif name == "aclnn.launch":
-            emit(("launch", op.attributes["callee"].value, src[0], src[1], src[2]))
+            emit(Launch(op.attributes["callee"].value, src[0], src[1], src[2]))
         elif name == "aclnn.current_stream":
-            emit(("host", res[0], "stream"))
+            emit(Host(res[0], "stream"))
         elif name == "aclnn.synchronize":
-            emit(("synchronize",))
+            emit(Synchronize())
         elif name == "func.return":
             self.result_slots = src
             self.result_types = [describe_type(v.type) for v in op.operands]
@@ -216,4 +325,5 @@ def decode(lowered, function: Optional[str] = None, constants: Optional[Mapping]
     return cls(op, constants)
 
 
-__all__ = ["Call", "DecodedFunction", "NULL", "decode", "dense_value", "find_function", "symbol_name"]
+__all__ = ["Alloc", "Call", "Constant", "DecodedFunction", "Host", "Launch", "NULL", "PhaseOne", "ReadIntArray",
+           "Synchronize", "TensorList", "View", "Workspace", "decode", "dense_value", "find_function", "symbol_name"]

@@ -4,14 +4,15 @@ from __future__ import annotations
 from ..dialect.types import describe_type
 from .lower_to_aclnn import lowers
 from ..dialect.aclnn_functions import MLA_PROLOG, MLA_PROLOG_V2
+from ..dialect.prolog import Prolog, PrologV2
 
 
-@lowers("mla.prolog")
+@lowers(Prolog)
 def prolog(op, b):
     return b.call_bound(MLA_PROLOG)
 
 
-@lowers("mla.prolog_v2")
+@lowers(PrologV2)
 def prolog_v2(op, b):
     # The kernel writes dequantScaleQNopeOut only when it quantizes the query (FQ-KVQ: an int8
     # query); otherwise the argument is nullptr and the result is the zeros the CPU kernel gives.

@@ -9,9 +9,10 @@ cannot express becomes a copy first (CallBuilder.reshape).
 from __future__ import annotations
 
 from .lower_to_aclnn import info, lowers
+from ..dialect.primitive import NzCacheView
 
 
-@lowers("mla.nz_cache_view")
+@lowers(NzCacheView)
 def nz_cache_view(op, b):
     # The PA_NZ cache's bytes are already the FRACTAL_NZ (BlockNum, BlockSize, Nkv*H) tensor.
     return {"view": b.view(b.adaptor.cache, op.results[0].type)}

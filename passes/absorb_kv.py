@@ -36,6 +36,8 @@ block size divides (ABSORB-002), or a graph whose pieces do not compose to this 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from mlir import ir
 
@@ -43,9 +45,9 @@ from ..dialect.dialect import argument_attributes, argument_name, attributes_of
 from ..dialect.primitive import HeadMatmul, PagedAttention, ScatterCache, Transpose
 from ..dialect.types import TensorInfo, tensor_type
 from .fuse_prolog import leading, trailing
-from .pattern import VIEW_OPS, Anchors, Pattern, match
-from .registry import UNCHANGED, register_pass
-from .rewrite import Builder, info, insertion_point, record_rewritten, refuse, replace
+from .pattern import VIEW_OPS, Pattern, match
+from .registry import ModulePass, UNCHANGED, register_pass
+from .rewrite import Builder, Refusal, info, insertion_point, replace, rewrite_anchors
 
 PASS = "absorb-kv"
 EXTERNAL = "ABSORB-001"     # the K/V cache is the caller's: the rewrite would change what it sees
@@ -122,16 +124,17 @@ def add_state(fn, name: str, t: TensorInfo) -> ir.Value:
 
 # --- checks and the rewrite ----------------------------------------------------------------------------
 
-def _problem(m) -> str | None:
+def _problem(m) -> Refusal | None:
     """Why the matched graph is not the naive form this pass rewrites, or None."""
     for which, name in (("K", "k_cache"), ("V", "v_cache")):
         if module_buffer(m.value(name)) is None:
-            return (f"the {which} cache {_argument_name(m.value(name))} is not a buffer of the module (an input "
-                    f"of the program, or computed in it): its users may read it, so it cannot be replaced by a "
-                    f"latent cache [{EXTERNAL}]")
+            return Refusal(EXTERNAL, f"the {which} cache {_argument_name(m.value(name))} is not a buffer of "
+                                     "the module (an input of the program, or computed in it): its users may "
+                                     "read it, so it cannot be replaced by a latent cache")
     if m.escapes:
         names = ", ".join(sorted({e.owner.name for e in m.escapes}))
-        return f"intermediate results ({names}) also feed ops outside the naive attention [FUSE-003]"
+        return Refusal("FUSE-003", f"intermediate results ({names}) also feed ops outside the naive "
+                                   "attention")
     q_nope, q_rope, c_kv = (info(m.value(n)) for n in ("q_nope", "q_rope", "c_kv"))
     heads = info(m.op("k_nope").operands[0])          # kv viewed (B, S, N, D + Dv)
     batch, s_len, n, d = q_nope.shape
@@ -140,26 +143,28 @@ def _problem(m) -> str | None:
     if heads.shape[:-2] != c_kv.shape[:-1] or heads.shape[-2] * heads.shape[-1] != kv.shape[-1] \
             or m.op("value").operands[0] != m.op("k_nope").operands[0] \
             or k_nope.shape[-1] + value.shape[-1] != heads.shape[-1]:        # overlapping halves
-        return "k_nope and v are not the per-head halves of c_kv @ W_kvb viewed (..., N, D + Dv) [FUSE-001]"
+        return Refusal("FUSE-001", "k_nope and v are not the per-head halves of c_kv @ W_kvb viewed "
+                                   "(..., N, D + Dv)")
     copied = info(m.op("k_rope_heads").operands[0])      # k_rope viewed (B, S, 1, Dr): copied over heads
     if k_nope.shape != (batch, s_len, n, d) or k_rope.shape != q_rope.shape \
             or info(m.value("k_rope")).shape != (batch, s_len, q_rope.shape[-1]) \
             or copied.shape != (batch, s_len, 1, q_rope.shape[-1]):
-        return "the keys are not (k_nope, k_rope of each token over the heads) [FUSE-001]"
+        return Refusal("FUSE-001", "the keys are not (k_nope, k_rope of each token over the heads)")
     cache, v_cache = info(m.value("k_cache")), info(m.value("v_cache"))
     if cache.shape[:3] != (batch, cache.shape[1], n) or v_cache.shape[:3] != cache.shape[:3] \
             or value.shape[-1] != v_cache.shape[-1]:
-        return "the K/V caches are not (B, L, N, *) per batch row [FUSE-001]"
+        return Refusal("FUSE-001", "the K/V caches are not (B, L, N, *) per batch row")
     if not any(cache.shape[1] % b == 0 for b in BLOCK_SIZES):
-        return (f"the cache length {cache.shape[1]} is not a multiple of a block size the fused ops take "
-                f"({' or '.join(map(str, BLOCK_SIZES))}) [{BLOCKS}]")
+        return Refusal(BLOCKS, f"the cache length {cache.shape[1]} is not a multiple of a block size the "
+                               f"fused ops take ({' or '.join(map(str, BLOCK_SIZES))})")
     dtypes = {n: info(m.value(n)).dtype for n in ("q_nope", "q_rope", "c_kv", "k_rope", "weight_kv_b", "k_cache")}
     if len(set(dtypes.values())) != 1 or dtypes["k_cache"] not in ("bf16", "f16"):
-        return (f"the absorbed form computes in one element type (bf16 or f16), the graph has "
-                f"{', '.join(f'{k} {v}' for k, v in dtypes.items())} [FUSE-001]")
+        return Refusal("FUSE-001", "the absorbed form computes in one element type (bf16 or f16), the graph "
+                                   f"has {', '.join(f'{k} {v}' for k, v in dtypes.items())}")
     table = m.value("block_table")
     if not _is_rows_table(table, batch):
-        return "the attention does not read row b of the caches for batch b (block table [[0], [1], ...]) [FUSE-001]"
+        return Refusal("FUSE-001", "the attention does not read row b of the caches for batch b "
+                                   "(block table [[0], [1], ...])")
     return None
 
 
@@ -181,7 +186,7 @@ def _erase_dead_views(value):
                 op.erase()
 
 
-def _rewrite(m):
+def _rewrite(m, log) -> Refusal | None:
     attention = m.op("attention")
     fn = attention.parent
     q_nope, c_kv, k_rope = (info(m.value(n)) for n in ("q_nope", "c_kv", "k_rope"))
@@ -193,7 +198,7 @@ def _rewrite(m):
     sources = [m.value(x) for x in ("q_nope", "q_rope", "c_kv", "k_rope", "slots", "seq_lengths", "weight_kv_b")]
     ip = insertion_point(sources, m)
     if ip is None:
-        return "a user of the attention's result comes before one of its inputs is defined [FUSE-002]"
+        return Refusal("FUSE-002", "a user of the attention's result comes before one of its inputs is defined")
     name = module_buffer(m.value("k_cache")).rsplit(".", 1)[0]          # ...layers.0.self_attn
     kv_state = add_state(fn, f"{name}.kv_latent", TensorInfo((blocks, block_size, 1, hckv), k_cache.dtype))
     kr_state = add_state(fn, f"{name}.kr_latent", TensorInfo((blocks, block_size, 1, dr), k_cache.dtype))
@@ -231,7 +236,7 @@ def _rewrite(m):
     replace(m, {"attention_out": out, "k_cache_out": m.value("k_cache"), "v_cache_out": m.value("v_cache")}, build)
     for input_name in m.pattern.inputs:      # reshapes of the inputs that only the match read
         _erase_dead_views(m.value(input_name))
-    record_rewritten(PASS, where,
+    log.record_rewritten(PASS, where,
                      f"naive attention over {module_buffer(m.value('k_cache'))}, "
                      f"{module_buffer(m.value('v_cache'))} -> absorbed attention over program-owned latent caches "
                      f"{name}.kv_latent, {name}.kr_latent (BlockSize {block_size}); the module's K/V buffers "
@@ -240,16 +245,16 @@ def _rewrite(m):
     return None
 
 
-@register_pass(PASS, "Rewrite naive MLA attention over a module's K/V cache to absorbed attention "
-                     "over a program-owned latent cache (remarks say why not)")
-def absorb_kv(module):
-    changed = False
-    for anchor in Anchors(module, ("mla.paged_attention",)):
-        m = match(NAIVE, anchor)
-        if m is None:
-            continue
-        problem = _problem(m) or _rewrite(m)
-        if problem:
-            refuse(PASS, anchor.location, problem, pattern=NAIVE.name)
-        changed = changed or not problem
-    return None if changed else UNCHANGED
+@register_pass
+@dataclass
+class AbsorbKv(ModulePass):
+    name = PASS
+    summary = "Rewrite naive MLA attention over a module's K/V cache to absorbed attention over a program-owned latent cache (remarks say why not)"
+
+    def apply(self, module, inputs):
+        def find(anchor):
+            m = match(NAIVE, anchor)
+            return None if m is None else (m, m)
+        changed = rewrite_anchors(module, ("mla.paged_attention",), find,
+                                  lambda m: _problem(m) or _rewrite(m, inputs.log), pass_name=PASS, log=inputs.log)
+        return None if changed else UNCHANGED

@@ -3,10 +3,12 @@ arith ops, constant loads; dialect/primitive PURE) and the private globals no sy
 (their values leave the weight table, PassInputs.weights, when one is handed in)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mlir import ir
 
 from .pattern import side_effect_free
-from .registry import UNCHANGED, register_pass
+from .registry import ModulePass, UNCHANGED, register_pass
 from .weights import bodies, ops_of
 
 def _referenced_symbols(module) -> set:
@@ -34,21 +36,26 @@ def _erase_unused(block) -> int:
     return erased
 
 
-@register_pass("cleanup", "Erase unused side-effect-free ops and unreferenced private globals")
-def cleanup(module, inputs):
-    body = module.regions[0].blocks[0]
-    erased = sum(_erase_unused(block) for block in bodies(module))
-    used = _referenced_symbols(module)
-    table = inputs.weights
-    for op in ops_of(body):
-        if op.name != "ml_program.global" or op.attributes["sym_name"].value in used:
-            continue
-        if "sym_visibility" not in op.attributes or op.attributes["sym_visibility"].value != "private":
-            continue                        # public: someone outside may use it
-        if table is not None:
-            table.pop(op.attributes["sym_name"].value, None)
-        op.erase()
-        erased += 1
-    return None if erased else UNCHANGED
+@register_pass
+@dataclass
+class Cleanup(ModulePass):
+    name = "cleanup"
+    summary = "Erase unused side-effect-free ops and unreferenced private globals"
+
+    def apply(self, module, inputs):
+        body = module.regions[0].blocks[0]
+        erased = sum(_erase_unused(block) for block in bodies(module))
+        used = _referenced_symbols(module)
+        table = inputs.weights
+        for op in ops_of(body):
+            if op.name != "ml_program.global" or op.attributes["sym_name"].value in used:
+                continue
+            if "sym_visibility" not in op.attributes or op.attributes["sym_visibility"].value != "private":
+                continue                        # public: someone outside may use it
+            if table is not None:
+                table.pop(op.attributes["sym_name"].value, None)
+            op.erase()
+            erased += 1
+        return None if erased else UNCHANGED
 
 

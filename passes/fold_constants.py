@@ -6,15 +6,19 @@ causal mask template) and replaces it with a new global holding the result: a co
 packs each weight once, and the same computation on the same weight (a weight two ops use)
 gives one global. Its inputs (PassInputs): the weight table (`weights`, the values of the
 globals; the folded values are added to it) and the op evaluator (`evaluate`, the runtime's
-CPU evaluation of one op, wired in by the API layer and mla-opt). Without either there is
-nothing to evaluate and the pass does nothing.
+CPU evaluation of one op, wired in by the API layer and mla-opt). Without either, or for a
+value computed from a weight the table has no value for, there is nothing to evaluate and the
+IR stays as it is. mla-opt hands the globals' initial values as the table and prints the
+folded globals with theirs.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from mlir import ir
 
 from .pattern import defining_op, is_constant, side_effect_free
-from .registry import UNCHANGED, register_pass
+from .registry import ModulePass, UNCHANGED, register_pass
 from .weights import bodies, declare_global, ops_of, symbols
 
 _SUFFIX = {"mla.transpose": "T", "mla.format_cast": "cast", "tensor.extract_slice": "slice",
@@ -93,34 +97,52 @@ def _leaf(op) -> bool:
     return op.name == "ml_program.global_load_const"
 
 
-@register_pass("fold-constants", "Evaluate weight-only computations once, at compile time (needs bound weights)")
-def fold_constants(module, inputs):
-    table, evaluate = inputs.weights, inputs.evaluate
-    if table is None or evaluate is None:
-        return UNCHANGED
-    evaluator, taken, folded, structures, memo = _Values(evaluate, table), symbols(module), {}, {}, {}
-    for block in bodies(module):
-        for op in ops_of(block):
-            if _leaf(op) or not op.results or not side_effect_free(op) or \
-                    not all(is_constant(r, memo) for r in op.results):
-                continue
-            for r in op.results:
-                outside = [u for u in r.uses if not all(is_constant(x, memo) for x in u.owner.results)
-                           or not u.owner.results]
-                if not outside:
-                    continue                    # only feeds other constants: folded with them
-                key = _structure(r, structures)
-                if key not in folded:
-                    folded[key] = _unique(_name(r), taken)
-                    taken.add(folded[key])
-                    declare_global(module, folded[key], r.type)
-                    table.bind(folded[key], evaluator.value(r))
-                load = ir.Operation.create(
-                    "ml_program.global_load_const", results=[r.type],
-                    attributes={"global": ir.FlatSymbolRefAttr.get(folded[key])}, loc=op.location,
-                    ip=ir.InsertionPoint(op))
-                for use in outside:
-                    use.owner.operands[use.operand_number] = load.result
-    return None if folded else UNCHANGED
+def _has_values(value, table, memo) -> bool:
+    """Every weight `value` is computed from has a value in the table."""
+    if value not in memo:
+        op = defining_op(value)
+        if op.name == "ml_program.global_load_const":
+            memo[value] = op.attributes["global"].value in table
+        else:
+            memo[value] = all(_has_values(v, table, memo) for v in op.operands)
+    return memo[value]
+
+
+@register_pass
+@dataclass
+class FoldConstants(ModulePass):
+    name = "fold-constants"
+    summary = "Evaluate weight-only computations once, at compile time (needs bound weights)"
+
+    def apply(self, module, inputs):
+        table, evaluate = inputs.weights, inputs.evaluate
+        if table is None or evaluate is None:
+            return UNCHANGED
+        evaluator, taken, folded, structures, memo, known = _Values(evaluate, table), symbols(module), {}, {}, {}, {}
+        for block in bodies(module):
+            for op in ops_of(block):
+                if _leaf(op) or not op.results or not side_effect_free(op) or \
+                        not all(is_constant(r, memo) for r in op.results):
+                    continue
+                for r in op.results:
+                    outside = [u for u in r.uses if not all(is_constant(x, memo) for x in u.owner.results)
+                               or not u.owner.results]
+                    if not outside:
+                        continue                    # only feeds other constants: folded with them
+                    if not _has_values(r, table, known):
+                        continue                    # reads a weight with no value here (extern)
+                    key = _structure(r, structures)
+                    if key not in folded:
+                        folded[key] = _unique(_name(r), taken)
+                        taken.add(folded[key])
+                        declare_global(module, folded[key], r.type)
+                        table.bind(folded[key], evaluator.value(r))
+                    load = ir.Operation.create(
+                        "ml_program.global_load_const", results=[r.type],
+                        attributes={"global": ir.FlatSymbolRefAttr.get(folded[key])}, loc=op.location,
+                        ip=ir.InsertionPoint(op))
+                    for use in outside:
+                        use.owner.operands[use.operand_number] = load.result
+        return None if folded else UNCHANGED
 
 

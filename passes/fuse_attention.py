@@ -24,13 +24,15 @@ place with a remark naming the rule.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..dialect.dialect import attributes_of
 from ..dialect.fia import FusedInferAttentionScore as FIA
 from ..dialect.primitive import CausalMask, NzCacheView
 from ..dialect.types import FRACTAL_NZ, TensorInfo
-from .pattern import Anchors, Pattern, match
-from .registry import UNCHANGED, register_pass
-from .rewrite import Builder, fused_location, info, insertion_point, legality, record_fused, refuse, replace
+from .pattern import Pattern, match
+from .registry import ModulePass, UNCHANGED, register_pass
+from .rewrite import Builder, Refusal, fused_location, info, insertion_point, legality, replace, rewrite_anchors
 
 PASS = "fuse-attention"
 MASK = 2048          # FIA's sparse_mode 2/3 mask template is 2048 x 2048
@@ -87,11 +89,11 @@ def _given(value):
     return lambda build: value
 
 
-def _paged_call(m) -> tuple[Call | None, str | None]:
+def _paged_call(m) -> tuple[Call | None, Refusal | None]:
     op = m.op("attention")
     q, k = info(m.value("query")), info(m.value("key_cache"))
     if None in q.shape or None in k.shape:
-        return None, f"dynamic shapes: FIA takes static ones [{STATIC}]"
+        return None, Refusal(STATIC, "dynamic shapes: FIA takes static ones")
     batch, s_len, heads, _ = q.shape
     blocks, block_size, kv_heads, _ = k.shape
     nz = attributes_of(op)["cache_mode"] == "PA_NZ"
@@ -121,8 +123,8 @@ def _paged_call(m) -> tuple[Call | None, str | None]:
         call.add("key_rope", *cache(m.value("key_rope_cache")))
     if m.value("dequant_scale_query") is not None:
         if not mla:
-            return None, ("an int8 query without a rope part: FIA dequantizes a query per token and "
-                          "head only in MLA mode (the full-quant mode) [FIA-MLAQ-1]")
+            return None, Refusal("FIA-MLAQ-1", "an int8 query without a rope part: FIA dequantizes a "
+                                               "query per token and head only in MLA mode (the full-quant mode)")
         _full_quant(call, m.value("dequant_scale_query"), m.value("key_dequant_scale"))
     call.add("actual_seq_kvlen", info(m.value("seq_lengths")), _given(m.value("seq_lengths")))
     _causal(call, s_len)
@@ -145,11 +147,11 @@ def _full_quant(call, query_scale, kv_scale):
     call.attributes["query_quant_mode"] = 3
 
 
-def _dense_call(m) -> tuple[Call | None, str | None]:
+def _dense_call(m) -> tuple[Call | None, Refusal | None]:
     op = m.op("attention")
     q, k = info(m.value("query")), info(m.value("key"))
     if None in q.shape or None in k.shape:
-        return None, f"dynamic shapes: FIA takes static ones [{STATIC}]"
+        return None, Refusal(STATIC, "dynamic shapes: FIA takes static ones")
     attributes = attributes_of(op)
     call = Call({"num_heads": q.shape[2], "num_key_value_heads": k.shape[2],
                  "scale_value": attributes["scale_value"], "input_layout": "BSND"})
@@ -158,7 +160,8 @@ def _dense_call(m) -> tuple[Call | None, str | None]:
     call.add("value", [info(m.value("value"))], [_given(m.value("value"))])
     if m.value("atten_mask") is not None:
         if attributes["causal"]:
-            return None, "a dense attention with both a mask and causal has no single FIA sparse mode [FUSE-001]"
+            return None, Refusal("FUSE-001", "a dense attention with both a mask and causal has no single "
+                                             "FIA sparse mode")
         call.add("atten_mask", info(m.value("atten_mask")), _given(m.value("atten_mask")))
     elif attributes["causal"]:
         _causal(call, q.shape[1])
@@ -193,34 +196,39 @@ class _Keyed:
 
 
 
-def _fuse(m, call: Call):
+def _fuse(m, call: Call, log) -> Refusal | None:
     results = FIA.result_infos(FIA.snapshot_from_parts(call.types, call.attributes))
     results["attention_out"] = info(m.output("attention_out"))
-    problem = legality(FIA, call.types, call.attributes, results)
-    if problem:
-        return problem
+    finding = legality(FIA, call.types, call.attributes, results)
+    if finding:
+        return Refusal.of(finding, FIA.name)
     sources = [m.value(n) for n in m.pattern.inputs if m.value(n) is not None]
     ip = insertion_point(sources, m)
     if ip is None:
-        return "a user of the attention's result comes before one of its inputs is defined [FUSE-002]"
+        return Refusal("FUSE-002", "a user of the attention's result comes before one of its inputs is defined")
     build = Builder(ip, fused_location(m, PASS))
     fia = build.op(FIA, call.values(build), call.attributes, [results[r] for r in FIA.result_names])
     where = m.op("attention").location
     replace(m, {"attention_out": fia.results[0]}, build)
     mode = "MLA full-quant mode" if "dequant_scale_query" in call.types else "MLA mode"
-    record_fused(FIA.name, where, mode if "query_rope" in call.types else "")
+    log.record_fused(FIA.name, where, mode if "query_rope" in call.types else "")
     return None
 
 
-@register_pass(PASS, "Fuse attention primitives into mla.fused_infer_attention_score (remarks say why not)")
-def fuse_attention(module):
-    changed = False
-    for anchor in Anchors(module, ("mla.paged_attention", "mla.attention")):
-        paged = anchor.name == "mla.paged_attention"
-        m = match(PAGED if paged else DENSE, anchor)
-        call, problem = (_paged_call if paged else _dense_call)(m)
-        problem = problem or _fuse(m, call)
-        if problem:
-            refuse(PASS, anchor.location, problem, pattern=m.pattern.name)
-        changed = changed or not problem
-    return None if changed else UNCHANGED
+@register_pass
+@dataclass
+class FuseAttention(ModulePass):
+    name = PASS
+    summary = "Fuse attention primitives into mla.fused_infer_attention_score (remarks say why not)"
+
+    def apply(self, module, inputs):
+        def find(anchor):
+            m = match(PAGED if anchor.name == "mla.paged_attention" else DENSE, anchor)
+            return None if m is None else (m, m)
+
+        def rewrite(m):
+            call, problem = (_paged_call if m.pattern is PAGED else _dense_call)(m)
+            return problem or _fuse(m, call, inputs.log)
+        changed = rewrite_anchors(module, ("mla.paged_attention", "mla.attention"), find, rewrite,
+                                  pass_name=PASS, log=inputs.log)
+        return None if changed else UNCHANGED

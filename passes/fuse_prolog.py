@@ -1,4 +1,4 @@
-"""fuse-prolog: the MLA pre-processing subgraph -> mla.prolog_v2 (spec/numerics.md, "MLA prolog").
+"""fuse-prolog: the MLA pre-processing subgraph -> mla.prolog_v2 (docs/numerics.md, "MLA prolog").
 
 One pattern per quant scenario, built by `prolog_pattern` from the same few lines (the scenario
 is a property of the dtypes, so the pattern for each is fixed):
@@ -22,16 +22,17 @@ it (NQ, PQ-KVNQ, PQ-KVQ; the V2-only result dequant_scale_q_nope is then never u
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import functools
 import math
 
 from ..dialect.dialect import attributes_of
 from ..dialect.prolog import FQ_KVNQ, FQ_KVQ, NQ, PQ_KVNQ, PQ_KVQ, Prolog, PrologV2
 from ..dialect.types import FRACTAL_NZ, TensorInfo
-from .pattern import Anchors, Pattern, Progress, last_axis_slice, match
-from .registry import UNCHANGED, PassOption, register_pass
-from .rewrite import (Builder, fused_location, info, insertion_point, legality, record_fused,
-                      refuse, replace)
+from .pattern import Pattern, Progress, last_axis_slice, match
+from .registry import ModulePass, option, UNCHANGED, register_pass
+from .rewrite import Builder, Refusal, fused_location, info, insertion_point, legality, replace, rewrite_anchors
 
 SCENARIOS = (NQ, PQ_KVNQ, PQ_KVQ, FQ_KVNQ, FQ_KVQ)
 PASS = "fuse-prolog"
@@ -148,52 +149,57 @@ ROUNDING = {  # op name in the pattern -> element type, per scenario
 }
 ALWAYS_BF16 = ("query", "query_rope", "k_rope")
 SEMANTICS = "FUSE-001"       # the graph computes something else than the fused op would
+STATIC = "FUSE-004"          # the fused op takes static shapes
 
 
-def _semantics_problem(m, scenario) -> str | None:
+def _semantics_problem(m, scenario) -> Refusal | None:
     """Facts the fused op relies on that its verifier cannot see (they are in the primitive
     graph): the head split of q, adjacent slices, the broadcasts of cos/sin and of the scales,
     one cache mode, the rounding points. A graph that differs computes something else."""
     if any(None in info(v).shape for op in m.operations for v in list(op.operands) + list(op.results)):
-        return "dynamic shapes: mla.prolog_v2's rules and call take static ones [FUSE-004]"
+        return Refusal(STATIC, "dynamic shapes: mla.prolog_v2's rules and call take static ones")
     q, heads = info(m.op("q").results[0]), info(m.op("q_nope").operands[0])
     tokens = info(m.value("token_x")).shape[:-1]
     n = heads.shape[-2]
     if heads.shape[:-2] != q.shape[:-1] or heads.shape[-2] * heads.shape[-1] != q.shape[-1]:
-        return "q is not viewed as (..., N, D + Dr)"
+        return Refusal(SEMANTICS, "q is not viewed as (..., N, D + Dr)")
     if m.op("q_pe").operands[0] != m.op("q_nope").operands[0]:
-        return "q_nope and q_pe are slices of different values"
+        return Refusal(SEMANTICS, "q_nope and q_pe are slices of different values")
     if list(m.op("q_pe").attributes["static_offsets"])[-1] != info(m.op("q_nope").results[0]).shape[-1]:
-        return "q_nope and q_pe are not adjacent"
+        return Refusal(SEMANTICS, "q_nope and q_pe are not adjacent")
     if list(m.op("k_pe").attributes["static_offsets"])[-1] != info(m.op("c_kv").results[0]).shape[-1]:
-        return "c_kv and k_pe are not adjacent"
+        return Refusal(SEMANTICS, "c_kv and k_pe are not adjacent")
     query_cos = info(m.op("query_rope").operands[1]).shape
     if query_cos != tokens + (1, query_cos[-1]):
-        return "the query's cos/sin do not broadcast one row per token over the heads"
+        return Refusal(SEMANTICS, "the query's cos/sin do not broadcast one row per token over the heads")
     if len({attributes_of(m.op(s))["cache_mode"] for s in ("kv_store", "kr_store")}) != 1:
-        return "the two caches use different cache modes"
+        return Refusal(SEMANTICS, "the two caches use different cache modes")
     for name in ("kv_quant", "kr_quant"):
         if name in m.pattern_ops:
             scale = info(m.op(name).operands[1]).shape
             if scale[-1:] != info(m.op(name).operands[0]).shape[-1:] or any(d != 1 for d in scale[:-1]):
-                return f"the {name[:2]} cache's quant scale {scale} is not one factor per channel"
+                return Refusal(SEMANTICS, f"the {name[:2]} cache's quant scale {scale} is not one factor "
+                                          "per channel")
     if scenario == FQ_KVQ:
         for op in (m.op("rope_factor"), m.op("query_rope_rescaled")):
             if info(op.operands[1]).shape != tokens + (n, 1):
-                return f"the query_rope rescale is not one factor per token and head {tokens + (n, 1)}"
+                return Refusal(SEMANTICS, "the query_rope rescale is not one factor per token and head "
+                                          f"{tokens + (n, 1)}")
     for name, dtype in ROUNDING[scenario].items():
         got = info(m.op(name).results[0]).dtype
         if got != dtype:
-            return (f"the graph rounds {name} to {got} where mla.prolog_v2 ({scenario}) keeps "
-                    f"{dtype} (spec/numerics.md, MLA prolog 2, 7, 8)")
+            return Refusal(SEMANTICS, f"the graph rounds {name} to {got} where mla.prolog_v2 ({scenario}) "
+                                      f"keeps {dtype} (docs/numerics.md, MLA prolog 2, 7, 8)")
     for name in ALWAYS_BF16:
         if info(m.op(name).results[0]).dtype != "bf16":
-            return f"the graph's {name} is {info(m.op(name).results[0]).dtype}, mla.prolog_v2's is bf16"
+            return Refusal(SEMANTICS, f"the graph's {name} is {info(m.op(name).results[0]).dtype}, "
+                                      "mla.prolog_v2's is bf16")
     return None
 
 
-
-def _fuse(m, scenario, v1: bool):
+def _fuse(m, scenario, v1: bool, log) -> Refusal | None:
+    """Build the fused op and replace the match; the refusal when the fused op would not verify
+    or has no place."""
     root = m.op("kv_store")
     where = root.location
     x = info(m.value("token_x"))
@@ -217,7 +223,7 @@ def _fuse(m, scenario, v1: bool):
         t = info(v)
         shape = shapes.get(name, t.shape)
         if math.prod(shape) != math.prod(t.shape):
-            return f"{name}: {t} cannot be viewed as {TensorInfo(shape, t.dtype)} [{SEMANTICS}]"
+            return Refusal(SEMANTICS, f"{name}: {t} cannot be viewed as {TensorInfo(shape, t.dtype)}")
         infos[name] = TensorInfo(shape, t.dtype, FRACTAL_NZ if name in nz else t.format)
     attributes = {"rmsnorm_epsilon_cq": attributes_of(m.op("norm_cq"))["epsilon"],
                   "rmsnorm_epsilon_ckv": attributes_of(m.op("norm_ckv"))["epsilon"],
@@ -228,14 +234,14 @@ def _fuse(m, scenario, v1: bool):
                "kv_cache_out": infos["kv_cache"], "kr_cache_out": infos["kr_cache"]}
     if opdef is PrologV2:
         results["dequant_scale_q_nope"] = TensorInfo((t_eff, n, 1) if scenario == FQ_KVQ else (1,), "f32")
-    problem = legality(opdef, infos, attributes, results)
-    if problem:
-        return problem
+    finding = legality(opdef, infos, attributes, results)
+    if finding:
+        return Refusal.of(finding, opdef.name)
 
     ip = insertion_point(list(values.values()), m, after_users_of=(values["kv_cache"], values["kr_cache"]))
     if ip is None:
-        return ("a user of the subgraph's results comes before one of its inputs is defined, or "
-                "before a reader of the caches it updates in place [FUSE-002]")
+        return Refusal("FUSE-002", "a user of the subgraph's results comes before one of its inputs is "
+                               "defined, or before a reader of the caches it updates in place")
     build = Builder(ip, fused_location(m, PASS))
     operands = {}
     for name, v in values.items():
@@ -243,7 +249,7 @@ def _fuse(m, scenario, v1: bool):
     fused = build.op(opdef, operands, attributes, [results[r] for r in opdef.result_names])
     new = dict(zip(opdef.result_names, fused.results))
     replace(m, {name: new[name] for name in m.pattern.outputs}, build)
-    record_fused(opdef.name, where, scenario)
+    log.record_fused(opdef.name, where, scenario)
     return None
 
 
@@ -255,36 +261,37 @@ NEAR_MISS = 4
 ESCAPES = "FUSE-003"
 
 
-@register_pass(PASS, "Fuse the MLA pre-processing graph into mla.prolog_v2 (remarks say why not)",
-               options=[PassOption("v1", bool, False, "emit mla.prolog where the scenario allows it")])
-def fuse_prolog(module, v1: bool):
-    anchors = Anchors(module, ("mla.scatter_cache",))
-    changed = False
-    for anchor in anchors:
-        progress, m, scenario = Progress(), None, None
-        for scenario in SCENARIOS:       # at most one matches: the scenarios differ in op kinds
-            m = match(prolog_pattern(scenario), anchor, progress)
-            if m is not None:
-                break
-        if m is None:
+def _escapes(m) -> Refusal | None:
+    if m.escapes:
+        names = ", ".join(sorted({e.owner.name for e in m.escapes}))
+        return Refusal(ESCAPES, f"intermediate results ({names}) also feed ops outside the subgraph: "
+                                "the fused op does not produce them")
+    return None
+
+
+@register_pass
+@dataclass
+class FuseProlog(ModulePass):
+    name = PASS
+    summary = "Fuse the MLA pre-processing graph into mla.prolog_v2 (remarks say why not)"
+    v1: bool = option(False, "emit mla.prolog where the scenario allows it")
+
+    def apply(self, module, inputs):
+        def find(anchor):
+            progress = Progress()
+            for scenario in SCENARIOS:       # at most one matches: the scenarios differ in op kinds
+                m = match(prolog_pattern(scenario), anchor, progress)
+                if m is not None:
+                    return m, (m, scenario)
             if progress.matched >= NEAR_MISS and progress.missing is not None:
                 missing = progress.missing
                 what = missing.role or f"the {missing.op_name} of {missing.name}"
-                rule = f" [{missing.rule}]" if missing.rule else ""
-                refuse(PASS, anchor.location, f"the key path of MLA is here but not {what}; "
-                                              f"mla.prolog_v2 needs it{rule}")
-            continue
-        anchors.erased(m.operations)          # handled: fused, or refused and left alone
-        problem = _semantics_problem(m, scenario)
-        if problem and "[FUSE-" not in problem:
-            problem = f"{problem} [{SEMANTICS}]"
-        elif m.escapes:
-            names = ", ".join(sorted({e.owner.name for e in m.escapes}))
-            problem = (f"intermediate results ({names}) also feed ops outside the subgraph: the "
-                       f"fused op does not produce them [{ESCAPES}]")
-        else:
-            problem = _fuse(m, scenario, v1)
-        if problem:
-            refuse(PASS, anchor.location, problem, pattern=m.pattern.name)
-        changed = changed or not problem
-    return None if changed else UNCHANGED
+                return Refusal(missing.rule or None, f"the key path of MLA is here but not {what}; "
+                                                     "mla.prolog_v2 needs it")
+            return None
+
+        def rewrite(found):
+            m, scenario = found
+            return _semantics_problem(m, scenario) or _escapes(m) or _fuse(m, scenario, self.v1, inputs.log)
+        changed = rewrite_anchors(module, ("mla.scatter_cache",), find, rewrite, pass_name=PASS, log=inputs.log)
+        return None if changed else UNCHANGED

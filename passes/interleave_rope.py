@@ -19,6 +19,8 @@ columns do not meet the reordered ones: nothing else sees the new column order.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from mlir import ir
 
@@ -26,8 +28,8 @@ from ..dialect.dialect import attributes_of, opdef_of
 from ..dialect.primitive import Rope, Transpose
 from ..dialect.types import ND, TensorInfo
 from .pattern import VIEW_OPS, defining_op, is_constant, last_axis_slice, operand_at
-from .registry import UNCHANGED, register_pass
-from .rewrite import Builder, info
+from .registry import ModulePass, UNCHANGED, register_pass
+from .rewrite import Builder, info, rewrite_anchors
 
 PROJECTIONS = ("mla.matmul", "mla.quant_matmul")
 
@@ -149,20 +151,16 @@ def rewrite(rope, projection, layout):
     rope.erase()
 
 
-@register_pass("interleave-rope", "Rotate-half RoPE of a constant projection -> interleaved RoPE "
-               "with the projection's rope columns reordered (what fuse-prolog fuses)")
-def interleave_rope(module):
-    ropes = []
+@register_pass
+@dataclass
+class InterleaveRope(ModulePass):
+    name = "interleave-rope"
+    summary = "Rotate-half RoPE of a constant projection -> interleaved RoPE with the projection's rope columns reordered (what fuse-prolog fuses)"
 
-    def visit(op):
-        if op.name == Rope.name and attributes_of(op)["mode"] == "half":
-            ropes.append(op)
-        return ir.WalkResult.ADVANCE
-    module.operation.walk(visit)
-    changed = False
-    for rope in ropes:
-        found = rope_columns(rope)
-        if found is not None:
-            rewrite(rope, *found)
-            changed = True
-    return None if changed else UNCHANGED
+    def apply(self, module, inputs):
+        def find(rope):
+            found = rope_columns(rope) if attributes_of(rope)["mode"] == "half" else None
+            return None if found is None else ((), (rope, found))
+        changed = rewrite_anchors(module, (Rope.name,), find, lambda found: rewrite(found[0], *found[1]),
+                                  pass_name=self.name, log=inputs.log)
+        return None if changed else UNCHANGED

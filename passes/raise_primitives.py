@@ -29,14 +29,16 @@ A chain is raised only if its intermediate values have no other users: the pass 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from mlir import ir
 
 from ..dialect.primitive import RmsNorm, Rope, Transpose
 from ..dialect.types import TensorInfo
-from .pattern import Anchors, defining_op, last_axis_slice
-from .registry import UNCHANGED, register_pass
-from .rewrite import Builder, info
+from .pattern import defining_op, last_axis_slice
+from .registry import ModulePass, UNCHANGED, register_pass
+from .rewrite import Builder, info, rewrite_anchors
 
 
 # --- IR helpers ----------------------------------------------------------------------------------
@@ -153,30 +155,35 @@ def _rms_norm_at(rsqrt):
     return chain, x, gamma, eps, y
 
 
-@register_pass("raise-rms-norm", "Make mla.rms_norm of written-out RmsNorms (x * rsqrt(mean(x^2) + eps) * gamma)")
-def raise_rms_norm(module):
-    changed = False
-    anchors = []
-    module.walk(lambda op: (anchors.append(op.operation) if op.operation.name == "mla.rsqrt" else None,
-                            ir.WalkResult.ADVANCE)[1])
-    for rsqrt in anchors:
-        found = _rms_norm_at(rsqrt)
-        if found is None:
-            continue
-        chain, x, gamma, eps, y = found
-        out = info(y)
-        build = Builder(ir.InsertionPoint(y.owner.operation), y.owner.location)
-        if gamma is None:
-            gamma = ir.Operation.create(
-                "arith.constant", results=[_type((out.shape[-1],), out.dtype)],
-                attributes={"value": ir.DenseElementsAttr.get_splat(
-                    _type((out.shape[-1],), out.dtype), ir.FloatAttr.get(_type((), out.dtype).element_type, 1.0))},
-                loc=build.loc, ip=build.ip).result
-        normed = build.op(RmsNorm, {"x": x, "gamma": gamma}, {"epsilon": eps}, [out]).result
-        y.replace_all_uses_with(normed)
-        erase_chain(chain)
-        changed = True
-    return None if changed else UNCHANGED
+@register_pass
+@dataclass
+class RaiseRmsNorm(ModulePass):
+    name = "raise-rms-norm"
+    summary = "Make mla.rms_norm of written-out RmsNorms (x * rsqrt(mean(x^2) + eps) * gamma)"
+
+    def apply(self, module, inputs):
+        def find(rsqrt):
+            found = _rms_norm_at(rsqrt)
+            return None if found is None else (found[0], found)
+        changed = rewrite_anchors(module, ("mla.rsqrt",), find, _raise_rms_norm, pass_name=self.name,
+                                  log=inputs.log)
+        return None if changed else UNCHANGED
+
+
+def _raise_rms_norm(found):
+    """Replace a written-out RmsNorm (what _rms_norm_at found) by one mla.rms_norm."""
+    chain, x, gamma, eps, y = found
+    out = info(y)
+    build = Builder(ir.InsertionPoint(y.owner.operation), y.owner.location)
+    if gamma is None:
+        gamma = ir.Operation.create(
+            "arith.constant", results=[_type((out.shape[-1],), out.dtype)],
+            attributes={"value": ir.DenseElementsAttr.get_splat(
+                _type((out.shape[-1],), out.dtype), ir.FloatAttr.get(_type((), out.dtype).element_type, 1.0))},
+            loc=build.loc, ip=build.ip).result
+    normed = build.op(RmsNorm, {"x": x, "gamma": gamma}, {"epsilon": eps}, [out]).result
+    y.replace_all_uses_with(normed)
+    erase_chain(chain)
 
 
 def _type(shape, dtype):
@@ -304,24 +311,24 @@ def _complex_at(cat):
     return chain, x, slices[(f, 0)], slices[(f, 1)]
 
 
-@register_pass("raise-rope", "Make mla.rope of written-out RoPEs (rotate-half, interleaved, complex)")
-def raise_rope(module):
-    changed = False
-    anchors = Anchors(module, ("mla.add", "tensor.concat"))
-    for anchor in anchors:
-        if anchor.name == "mla.add":
-            found = _rotate_half_at(anchor)
-            if found is not None:
-                anchors.erased(op.operation for op in found[0])
-                _rope_from_rotate_half(anchor, *found)
-                changed = True
-        else:
-            found = _complex_at(anchor)
-            if found is not None:
-                anchors.erased(op.operation for op in found[0])
-                _rope_from_complex(anchor, *found)
-                changed = True
-    return None if changed else UNCHANGED
+@register_pass
+@dataclass
+class RaiseRope(ModulePass):
+    name = "raise-rope"
+    summary = "Make mla.rope of written-out RoPEs (rotate-half, interleaved, complex)"
+
+    def apply(self, module, inputs):
+        def find(anchor):
+            rotate_half = anchor.name == "mla.add"
+            found = _rotate_half_at(anchor) if rotate_half else _complex_at(anchor)
+            return None if found is None else (found[0], (rotate_half, anchor, found))
+
+        def rewrite(found):
+            rotate_half, anchor, found = found
+            (_rope_from_rotate_half if rotate_half else _rope_from_complex)(anchor, *found)
+        changed = rewrite_anchors(module, ("mla.add", "tensor.concat"), find, rewrite, pass_name=self.name,
+                                  log=inputs.log)
+        return None if changed else UNCHANGED
 
 
 def _rope_from_rotate_half(add, chain, x, cos, sin, mode):

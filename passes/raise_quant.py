@@ -27,14 +27,16 @@ raised op passes its own verifier; otherwise the written-out form stays and runs
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import functools
 
 from ..dialect.primitive import DynamicQuant, QuantMatmul, Quantize, Transpose
 from ..dialect.types import TensorInfo
-from .pattern import Anchors, Pattern, match
+from .pattern import Pattern, match
 from .raise_primitives import producer, splat, trailing_cast
-from .registry import UNCHANGED, register_pass
-from .rewrite import Builder, info, insertion_point, legality, replace
+from .registry import ModulePass, UNCHANGED, register_pass
+from .rewrite import DECLINED, Builder, info, insertion_point, legality, replace, rewrite_anchors
 
 
 def _second_is(*values):
@@ -174,20 +176,23 @@ def _raise_quant_matmul(m) -> bool:
     return True
 
 
-@register_pass("raise-quant", "Make mla.dynamic_quant, mla.quantize and mla.quant_matmul of written-out int8 quantization")
-def raise_quant(module):
-    changed = False
-    for pattern, anchor_name, rewrite in (
-            (dynamic_quant_pattern(True), "arith.fptosi", _raise_dynamic_quant),
-            (dynamic_quant_pattern(False), "arith.fptosi", _raise_dynamic_quant),
-            (quantize_pattern(), "arith.fptosi", _raise_quantize),
-            (quant_matmul_pattern(False), "mla.mul", _raise_quant_matmul),
-            (quant_matmul_pattern(True), "mla.mul", _raise_quant_matmul)):
-        anchors = Anchors(module, (anchor_name,))
-        for anchor in anchors:
-            m = match(pattern, anchor)
-            if m is None or m.escapes:
-                continue
-            anchors.erased(m.operations)
-            changed = rewrite(m) or changed
-    return None if changed else UNCHANGED
+@register_pass
+@dataclass
+class RaiseQuant(ModulePass):
+    name = "raise-quant"
+    summary = "Make mla.dynamic_quant, mla.quantize and mla.quant_matmul of written-out int8 quantization"
+
+    def apply(self, module, inputs):
+        changed = False
+        for pattern, anchor_name, rewrite in (
+                (dynamic_quant_pattern(True), "arith.fptosi", _raise_dynamic_quant),
+                (dynamic_quant_pattern(False), "arith.fptosi", _raise_dynamic_quant),
+                (quantize_pattern(), "arith.fptosi", _raise_quantize),
+                (quant_matmul_pattern(False), "mla.mul", _raise_quant_matmul),
+                (quant_matmul_pattern(True), "mla.mul", _raise_quant_matmul)):
+            def find(anchor, pattern=pattern):
+                m = match(pattern, anchor)
+                return None if m is None or m.escapes else (m, m)
+            changed = rewrite_anchors(module, (anchor_name,), find, lambda m, rewrite=rewrite: rewrite(m) or DECLINED,
+                                      pass_name=self.name, log=inputs.log) or changed
+        return None if changed else UNCHANGED

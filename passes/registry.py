@@ -1,11 +1,21 @@
 """Named Python passes with options, shared by `mla-opt` and the Python API.
 
-    @register_pass("my-pass", "what it does", options=[PassOption("level", int, 1, "...")])
-    def my_pass(module: ir.Operation, level: int):
-        ...                       # rewrite; report problems with loc.emit_error + raise PassFailure
+A pass is a dataclass whose fields are its options (xDSL's ModulePass); what it needs besides
+the IR comes in explicitly, as the PassInputs the pipeline's caller hands it (the weights, the
+op evaluator, the fusion log): nothing is found on a global.
 
-A pass that needs more than the IR declares a parameter `inputs` and gets the PassInputs the
-caller handed to the pipeline (the weights, the op evaluator): nothing is found on a global.
+    @register_pass
+    @dataclass
+    class MyPass(ModulePass):
+        name = "my-pass"
+        summary = "what it does"
+        level: int = option(1, "how hard to try")
+
+        def apply(self, module: ir.Operation, inputs: PassInputs):
+            ...                   # rewrite; report problems with loc.emit_error + raise PassFailure
+
+`register_pass("my-pass", "what it does", options=[...])` on a function `fn(module, **options)`
+(with a parameter `inputs` to get them) registers the same thing, for a pass without state.
 
 A pipeline is the upstream textual form, `builtin.module(verify,my-pass{level=2},canonicalize)`:
 elements registered here run as Python passes, anything else is handed to MLIR's own pass
@@ -15,13 +25,16 @@ whole is followed by it too, so an upstream pass cannot leave an invalid mla op 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import dataclasses
 import inspect
-from typing import Any, Callable, Mapping, Optional, Sequence
+import typing
+from typing import Any, Callable, ClassVar, Mapping, Optional, Sequence
 
 from mlir import ir, passmanager
 
 from ..dialect.dialect import verify_ops
 from ..dialect.diagnostics import record_mlir_error
+from .report import FusionLog
 
 
 class PassFailure(Exception):
@@ -49,11 +62,65 @@ class PassOption:
 
 
 @dataclass
+class PassInputs:
+    """What a pipeline's caller hands the passes besides the IR.
+
+    weights: the values of the module's ml_program globals by name (passes/weights.py
+        WeightTable); fold-constants adds the globals it computes, cleanup drops unused ones.
+    evaluate: `evaluate(op, operand_values, weights) -> result values`, one op run on the CPU
+        (the runtime's runtime/evaluate.py evaluate_op, wired in by the API layer: passes do
+        not import the runtime).
+    log: the FusionLog the rewriting passes record fusions and refusals in.
+    """
+    weights: Optional[Mapping] = None
+    evaluate: Optional[Callable] = None
+    log: FusionLog = field(default_factory=FusionLog)
+
+
+class ModulePass:
+    """A pass over a module: subclasses are dataclasses whose fields are the options (declared
+    with `option`), set `name` (the pipeline element) and `summary`, and define `apply`."""
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+
+    def apply(self, module: ir.Operation, inputs: PassInputs):
+        """Rewrite `module` in place. Return UNCHANGED when nothing changed (the verifier need
+        not run again); raise PassFailure after emitting errors."""
+        raise NotImplementedError
+
+    @classmethod
+    def pass_options(cls) -> tuple:
+        """The options, from the dataclass fields: `level` is the pipeline's `level`, `matmul_nz`
+        its `matmul-nz`."""
+        hints = typing.get_type_hints(cls)
+        return tuple(PassOption(f.name.replace("_", "-"), hints[f.name], f.default, f.metadata.get("help", ""))
+                     for f in dataclasses.fields(cls))
+
+
+def option(default, help: str = ""):
+    """A pass option: a dataclass field with its default and help text."""
+    return field(default=default, metadata={"help": help})
+
+
+class _FunctionPass:
+    """A pass registered as a function `fn(module, **options[, inputs])`."""
+
+    def __init__(self, fn, options: dict):
+        self.fn, self.options = fn, options
+
+    def apply(self, module, inputs):
+        if "inputs" in inspect.signature(self.fn).parameters:
+            return self.fn(module, **self.options, inputs=inputs)
+        return self.fn(module, **self.options)
+
+
+@dataclass
 class PassInfo:
     argument: str
     description: str
-    run: Callable
+    make: Callable                       # option values (Python names) -> the pass (apply)
     options: Sequence[PassOption] = field(default_factory=tuple)
+    cls: Optional[type] = None           # the ModulePass class (None: a function pass)
 
     def resolve_options(self, given: dict[str, str]) -> dict[str, Any]:
         known = {o.name: o for o in self.options}
@@ -66,22 +133,6 @@ class PassInfo:
         return values
 
 
-@dataclass
-class PassInputs:
-    """What a pipeline's caller hands the passes besides the IR.
-
-    weights: the values of the module's ml_program globals by name (passes/weights.py
-        WeightTable); fold-constants adds the globals it computes, cleanup drops unused ones.
-    evaluate: `evaluate(op, operand_values, weights) -> result values`, one op run on the CPU
-        (the runtime's runtime/evaluate.py evaluate_op, wired in by the API layer: passes do
-        not import the runtime).
-    """
-    weights: Optional[Mapping] = None
-    evaluate: Optional[Callable] = None
-
-
-NO_INPUTS = PassInputs()
-
 PASSES: dict[str, PassInfo] = {}
 
 # Named pipelines: `ascend_mla.compile(pipeline="default")` and `mla-opt --pass-pipeline=default`.
@@ -90,13 +141,24 @@ PIPELINES = {
 }
 
 
-def register_pass(argument: str, description: str, options: Sequence[PassOption] = ()):
+def register_pass(argument, description: str = "", options: Sequence[PassOption] = ()):
+    """`@register_pass` on a ModulePass dataclass, or `@register_pass(name, description,
+    options)` on a function."""
+    if isinstance(argument, type):
+        cls = argument
+        _add(PassInfo(cls.name, cls.summary, lambda values: cls(**values), cls.pass_options(), cls))
+        return cls
+
     def add(fn):
-        if argument in PASSES:
-            raise ValueError(f"pass {argument} registered twice")
-        PASSES[argument] = PassInfo(argument, description, fn, tuple(options))
+        _add(PassInfo(argument, description, lambda values: _FunctionPass(fn, values), tuple(options)))
         return fn
     return add
+
+
+def _add(info: PassInfo):
+    if info.argument in PASSES:
+        raise ValueError(f"pass {info.argument} registered twice")
+    PASSES[info.argument] = info
 
 
 # --- pipeline text ------------------------------------------------------------------------
@@ -156,26 +218,26 @@ UNCHANGED = "unchanged"
 
 
 def _python_pass(info: PassInfo, options: dict[str, Any], verify_each: bool, inputs: PassInputs):
-    arguments = {name.replace("-", "_"): value for name, value in options.items()}
-    if "inputs" in inspect.signature(info.run).parameters:
-        arguments["inputs"] = inputs
+    instance = info.make({name.replace("-", "_"): value for name, value in options.items()})
 
     def run(op, pass_):
         try:
-            result = info.run(op, **arguments)
+            result = instance.apply(op, inputs)
         except PassFailure:
             pass_.signal_pass_failure()
             return
         if verify_each and result is not UNCHANGED and not verify_ops(op):
             pass_.signal_pass_failure()
-    run.__name__ = info.run.__name__
+    run.__name__ = _pass_class_name(info.argument)
     return run
 
 
 def build_pass_manager(pipeline: str | Sequence[tuple[str, str | None]], *, verify_each: bool = True,
-                       print_ir_after_all: bool = False, inputs: PassInputs = NO_INPUTS) -> passmanager.PassManager:
+                       print_ir_after_all: bool = False, inputs: PassInputs | None = None) -> passmanager.PassManager:
     """A PassManager for `pipeline` (text, or the parsed element list); needs an active context.
-    `inputs`: what the passes are handed besides the IR (PassInputs)."""
+    `inputs`: what the passes are handed besides the IR (PassInputs; default: none but a fresh
+    fusion log)."""
+    inputs = inputs if inputs is not None else PassInputs()
     elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else pipeline
     pm = passmanager.PassManager("builtin.module")
     pm.enable_verifier(verify_each)
@@ -207,9 +269,14 @@ def run_pipeline(module: ir.Module, pipeline: str, **kwargs) -> bool:
     return verify_ops(module.operation)
 
 
-@register_pass("verify", "Run the mla verifier (every documented rule) on every mla op")
-def verify_pass(module):
-    if not verify_ops(module):
-        raise PassFailure()
-    return UNCHANGED
+@register_pass
+@dataclass
+class Verify(ModulePass):
+    name = "verify"
+    summary = "Run the mla verifier (every documented rule) on every mla op"
+
+    def apply(self, module, inputs):
+        if not verify_ops(module):
+            raise PassFailure()
+        return UNCHANGED
 

@@ -1,85 +1,68 @@
-"""What the fusion passes share: building the replacement op (with the layout casts and reshapes
-it needs), checking it against the fused op's verifier before anything changes, replacing the
-matched subgraph, and reporting fusions made and refused.
-
-A refusal is an MLIR remark at the subgraph's root op, and an entry in the active FusionLog
-(ascend_mla.compile keeps one per program: `program.report()`).
+"""What the rewriting passes share: the one driver that tries a pass at its anchor ops
+(`rewrite_anchors`), building the replacement op (with the layout casts and reshapes it needs),
+checking it against the fused op's verifier before anything changes (`legality`: the verifier's
+finding), replacing the matched subgraph. Refusals and the report: report.py.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Optional
 
 from mlir import ir
 
-from ..dialect.diagnostics import emit, file_position
 from ..dialect.opdef import OpDef
+from ..dialect.rules import Finding
 from ..dialect.primitive import FormatCast
 from ..dialect.types import FRACTAL_NZ, ND, TensorInfo, describe_type, reshape_groups, tensor_type
-from .pattern import Match, defining_op
+from .pattern import Anchors, Match, defining_op
+from .report import Refusal  # noqa: F401 (the fusion passes import it with the rest)
 
 
-# --- the report ----------------------------------------------------------------------------------
+# --- the driver ------------------------------------------------------------------------------------
 
-@dataclass
-class FusionLog:
-    source: str = ""                                # the source's name, for locations
-    fused: list = field(default_factory=list)       # {"op", "location", "detail"}
-    refused: list = field(default_factory=list)     # {"pattern", "location", "reason"}
-    rewritten: list = field(default_factory=list)   # {"pass", "location", "detail"}: other rewrites
-
-    def __enter__(self):
-        _logs.append(self)
-        return self
-
-    def __exit__(self, *exc):
-        _logs.remove(self)
-        return False
+REWRITTEN = True     # a rewrite's outcome: the match was replaced (None means the same)
+DECLINED = False     # the match stays as it is, without a remark (a form the pass leaves alone)
 
 
-_logs: list[FusionLog] = []
+def rewrite_anchors(module, anchor_names, find, rewrite, *, pass_name: str, log) -> bool:
+    """The one driver of the rewriting passes.
 
-
-def location_text(loc: ir.Location) -> str:
-    """FILE:LINE:COL, as diagnostics print it (FILE: the active log's source name)."""
-    line, col = file_position(loc)
-    source = _logs[-1].source if _logs else ""
-    where = f"{line}:{col}" if line is not None else str(loc)
-    return f"{source}:{where}" if source else where
-
-
-def record_fused(op_name: str, loc: ir.Location, detail: str = ""):
-    if _logs:
-        _logs[-1].fused.append({"op": op_name, "location": location_text(loc), "detail": detail})
-
-
-def record_rewritten(pass_name: str, loc: ir.Location, detail: str, **fields):
-    """A rewrite the report names though it fuses nothing (absorb-kv: naive -> absorbed MLA);
-    `fields`: more entries of the record (absorb-kv's "replaces")."""
-    if _logs:
-        _logs[-1].rewritten.append({"pass": pass_name, "location": location_text(loc), "detail": detail} | fields)
-
-
-def refuse(pass_name: str, loc: ir.Location, reason: str, *, pattern: str | None = None):
-    """Leave the subgraph as it is and say why: a remark at `loc` naming the rule. `pattern`
-    names what was not made (default: the pass)."""
-    emit(loc, "remark", f"{pass_name}: not fused: {reason}")
-    if _logs:
-        _logs[-1].refused.append({"pattern": pattern or pass_name, "location": location_text(loc),
-                                  "reason": reason})
+    Each op named in `anchor_names`, in walk order and skipping the ones an earlier match
+    consumed, goes to `find(anchor)`: None (nothing there), a Refusal (a near miss: reported at
+    the anchor), or (consumed, found) -- the Match, or the ops, the rewrite replaces, and what
+    `rewrite(found)` needs. The consumed ops are set aside first (a later anchor among them is
+    skipped, whatever the outcome); `rewrite` returns REWRITTEN (or None), DECLINED, or a
+    Refusal, reported at the anchor naming the pattern. Returns whether anything changed."""
+    anchors = Anchors(module, tuple(anchor_names))
+    changed = False
+    for anchor in anchors:
+        found = find(anchor)
+        if found is None:
+            continue
+        if isinstance(found, Refusal):
+            log.refuse(pass_name, anchor.location, found)
+            continue
+        consumed, found = found
+        if isinstance(consumed, Match):
+            anchors.erased(consumed.operations)
+        else:
+            anchors.erased(op.operation for op in consumed)
+        outcome = rewrite(found)
+        if isinstance(outcome, Refusal):
+            log.refuse(pass_name, anchor.location, outcome,
+                       pattern=consumed.pattern.name if isinstance(consumed, Match) else None)
+        elif outcome is not DECLINED:
+            changed = True
+    return changed
 
 
 # --- checking a fused op before building it ----------------------------------------------------------
 
-def legality(opdef: OpDef, operands: dict, attributes: dict, results: dict, profile=None) -> Optional[str]:
-    """The first verifier error the fused op would have (its text names the parameter and the
-    rule), or None. `operands` map names to TensorInfo (or lists of them)."""
+def legality(opdef: OpDef, operands: dict, attributes: dict, results: dict, profile=None) -> Optional[Finding]:
+    """The first verifier finding (an error) the fused op would have, or None. `operands` map
+    names to TensorInfo (or lists of them). `Refusal.of(finding, opdef.name)` refuses with it."""
     snapshot = opdef.snapshot_from_parts(operands, attributes, results)
     verdict = opdef.check(snapshot, profile=profile)
-    if verdict.ok:
-        return None
-    finding = verdict.errors[0]
-    return finding.text(opdef.name)
+    return None if verdict.ok else verdict.errors[0]
 
 
 def info(value) -> TensorInfo:

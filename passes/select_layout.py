@@ -14,13 +14,15 @@ Patterns (one op each, applied by MLIR's greedy driver):
 """
 from __future__ import annotations
 
-from mlir import ir, rewrite
+from dataclasses import dataclass
+
+from mlir import rewrite
 
 from ..dialect.dialect import opdef_of
 from ..dialect.primitive import FormatCast
 from ..dialect.types import FRACTAL_NZ
 from .pattern import defining_op, is_constant, operand_at
-from .registry import PassOption, register_pass
+from .registry import ModulePass, option, register_pass
 from .rewrite import Builder, info
 
 
@@ -52,12 +54,18 @@ def cancel_casts(op, rewriter):
     return True
 
 
-@register_pass("select-layout", "Choose storage formats: FRACTAL_NZ weights, no casts that cancel",
-               options=[PassOption("matmul-nz", bool, True, "read constant weights of unfused matmuls as FRACTAL_NZ")])
-def select_layout(module, matmul_nz: bool):
-    patterns = rewrite.RewritePatternSet()
-    patterns.add(FormatCast.name, cancel_casts)
-    if matmul_nz:
-        patterns.add("mla.matmul", weight_to_nz)
-        patterns.add("mla.quant_matmul", weight_to_nz)
-    rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+@register_pass
+@dataclass
+class SelectLayout(ModulePass):
+    name = "select-layout"
+    summary = "Choose storage formats: FRACTAL_NZ weights, no casts that cancel"
+    matmul_nz: bool = option(True, "read constant weights of unfused matmuls as FRACTAL_NZ")
+
+    def apply(self, module, inputs):
+        matmul_nz = self.matmul_nz
+        patterns = rewrite.RewritePatternSet()
+        patterns.add(FormatCast.name, cancel_casts)
+        if matmul_nz:
+            patterns.add("mla.matmul", weight_to_nz)
+            patterns.add("mla.quant_matmul", weight_to_nz)
+        rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())

@@ -80,11 +80,12 @@ def backend_instance(name=None):
     return backend
 
 
-def run_kernel(op_name: str, operands: dict, attributes: dict, result_types: dict | None = None):
-    """Execute one op's CPU kernel; returns its results as a tuple. A kernel that takes
-    `result_types` (name -> TensorInfo) gets the op's result types, for ops whose result
-    element type is a choice of the IR rather than a function of the operands."""
-    fn = get_kernel(op_name)
+def run_kernel(op, operands: dict, attributes: dict, result_types: dict | None = None):
+    """Execute one op's CPU kernel (`op`: its OpDef or name); returns its results as a tuple.
+    Attributes left out take the OpDef's defaults. A kernel that takes `result_types` (name ->
+    TensorInfo) gets the op's result types, for ops whose result element type is a choice of
+    the IR rather than a function of the operands."""
+    fn = get_kernel(op)
     extra = {"result_types": result_types} if result_types is not None and _wants_result_types(fn) else {}
     return fn(**operands, **attributes, **extra)
 
@@ -172,19 +173,20 @@ class CpuCall:
         self._buffers, self._checked, self._snapshots = buffers, checked, snapshots
         self.unread = unread          # outputs nothing reads later: they need not be computed
 
-    def run(self, op_name, operands, attributes, result_types=None):
-        if wants_check(self._checked, op_name):
-            opdef = mla_opdef(op_name)
+    def run(self, opdef, operands, attributes, result_types=None):
+        """Run the kernel of the mla op `opdef` (its OpDef), after its data rules in checked
+        mode; attributes left out take their defaults."""
+        if wants_check(self._checked, opdef.name):
             given = {k: v for k, v in attributes.items()
                      if opdef.attribute_by_name[k].required or v != opdef.attribute_by_name[k].default}
             _check_data(opdef, operands, given, self._snapshots)
-        return run_kernel(op_name, operands, attributes, result_types)
+        return run_kernel(opdef, operands, attributes, result_types)
 
-    def run_bound(self) -> dict:
-        """Run the call as Function.kernel's op through the binds (what calls without a CPU
-        implementation do); the outputs are stored: nothing is left to return."""
+    def run_bound(self, opdef) -> dict:
+        """Run the call as the mla op `opdef` through the binds (what calls of a Function with
+        a `kernel` do); the outputs are stored: nothing is left to return."""
         _run_bound_kernel(self.fn, [self._buffers[n] for n in _param_names(self.fn)], self.args, self.types,
-                          self._checked, None, self._snapshots)
+                          self._checked, None, self._snapshots, opdef)
         return {}
 
     def buffer(self, name: str):
@@ -303,10 +305,11 @@ def _store(buffer, value):
     buffer.value = value
 
 
-def _run_bound_kernel(fn, args, values, types, checked, variant=None, snapshots=None):
-    """Call fn.kernel with the arguments matched to the mla op's names through Param.binds;
-    `variant`: attributes of the op the function does not take (e.g. a rounding)."""
-    binding = _binding(fn)
+def _run_bound_kernel(fn, args, values, types, checked, variant=None, snapshots=None, opdef=None):
+    """Call the kernel of `opdef` (default: fn.kernel) with the arguments matched to the mla
+    op's names through Param.binds; `variant`: attributes of the op the function does not take
+    (e.g. a rounding)."""
+    binding = _binding(fn, opdef or fn.kernel)
     opdef = binding.opdef
     operands = dict(binding.operands)
     attributes = dict(binding.attributes)
@@ -332,9 +335,9 @@ def _run_bound_kernel(fn, args, values, types, checked, variant=None, snapshots=
             operands[p.binds] = value
     for name, value in (variant or {}).items():
         attributes[name] = given[name] = value
-    if wants_check(checked, fn.kernel):
+    if wants_check(checked, opdef.name):
         _check_data(opdef, operands, given, snapshots)
-    results = run_kernel(fn.kernel, operands, attributes, result_types)
+    results = run_kernel(opdef, operands, attributes, result_types)
     for name, value in zip(opdef.result_names, results):
         if name in outputs:
             _store(outputs[name], value)
@@ -345,9 +348,9 @@ class _Binding:
     role ("operand", "out", "host", "fixed": a host value the lowering fixes, such as alpha = 1,
     or None: a tensor that is always nullptr), the op's operand slots and attribute defaults."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, opdef):
         from ..dialect import aclnn as A
-        self.opdef = mla_opdef(fn.kernel)
+        self.opdef = opdef
         self.operands = {o.name: ([] if o.kind == "variadic" else None) for o in self.opdef.kernel_operands}
         self.attributes = {a.name: (None if a.required else a.default) for a in self.opdef.attributes}
         self.role = {}
@@ -363,8 +366,8 @@ class _Binding:
 
 
 @functools.lru_cache(maxsize=None)
-def _binding(fn) -> _Binding:
-    return _Binding(fn)
+def _binding(fn, opdef) -> _Binding:
+    return _Binding(fn, opdef)
 
 
 @functools.lru_cache(maxsize=None)

@@ -19,19 +19,29 @@ from typing import Callable
 import numpy as np
 
 from ..dialect.types import TensorInfo, numpy_dtype
+from ..dialect.aclnn_functions import (ABS, CAST, CAT, EMBEDDING, FIA_V4, INPLACE_COPY, INPLACE_ONE, LOGICAL_OR,
+                                       MATMUL, MATMUL_WEIGHT_NZ, MAXIMUM, MINIMUM, QUANT_MATMUL_V4,
+                                       QUANT_MATMUL_WEIGHT_NZ, RMS_NORM, ROTARY_POSITION_EMBEDDING, ROUND,
+                                       SCATTER_PA_KV_CACHE, TRIU)
+from ..dialect.fia import FusedInferAttentionScore
+from ..dialect.primitive import (Attention, Gather, HeadMatmul, Matmul, PagedAttention, QuantMatmul, RmsNorm, Rope,
+                                 ScatterCache)
 
-CPU_CALLS: dict[str, Callable] = {}
+CPU_CALLS: dict[str, Callable] = {}     # aclnn function name -> its CPU implementation
 
 
-def cpu_call(name: str, variants: tuple = ()):
-    """Register the CPU implementation of aclnn function `name`; `variants`: the keys of the
-    numerics variants (`mla.<key>` on the call) it implements, which it reads from
-    `call.variant`."""
+def cpu_call(function, variants: tuple = ()):
+    """Register the CPU implementation of the aclnn Function `function` (its declaration in
+    dialect/aclnn_functions.py); `variants`: the keys of the numerics variants (`mla.<key>` on
+    the call) it implements, which it reads from `call.variant`."""
+    if isinstance(function, str):
+        raise TypeError(f"cpu_call({function!r}): register by the Function, not its name")
+
     def register(fn):
-        if name in CPU_CALLS:
-            raise ValueError(f"a CPU implementation of {name} is already registered")
+        if function.name in CPU_CALLS:
+            raise ValueError(f"a CPU implementation of {function.name} is already registered")
         fn.variants = frozenset(variants)
-        CPU_CALLS[name] = fn
+        CPU_CALLS[function.name] = fn
         return fn
     return register
 
@@ -41,13 +51,13 @@ def _out(call, name):
     return {"y": call.types[name]}
 
 
-@cpu_call("aclnnRmsNorm")
+@cpu_call(RMS_NORM)
 def rms_norm(call):
     """y from the mla.rms_norm kernel; rstd = 1/sqrt(mean(x^2)+eps) in float32 (the kernel's
     own intermediate, which the op does not return; a scratch buffer nothing reads, as the
     lowering makes it, is left alone)."""
     x, eps = call.args["x"], call.args["epsilon"]
-    (y,) = call.run("mla.rms_norm", {"x": x, "gamma": call.args["gamma"]}, {"epsilon": eps},
+    (y,) = call.run(RmsNorm, {"x": x, "gamma": call.args["gamma"]}, {"epsilon": eps},
                     _out(call, "yOut"))
     if "rstdOut" in call.unread:
         return {"yOut": y}
@@ -62,46 +72,46 @@ def _matmul(call):
     a, w = call.args["self"], call.args["mat2"]
     out = call.types["out"]
     if len(w.shape) == 2:
-        (y,) = call.run("mla.matmul", {"x": a, "w": w}, {}, {"y": out})
+        (y,) = call.run(Matmul, {"x": a, "w": w}, {}, {"y": out})
         return {"out": y}
     if len(w.shape) == 3 and a.shape[-2] == 1 and a.shape[-3] == w.shape[0]:
         x = a.reshape(a.shape[:-2] + a.shape[-1:])
-        (y,) = call.run("mla.head_matmul", {"x": x, "w": w}, {},
+        (y,) = call.run(HeadMatmul, {"x": x, "w": w}, {},
                         {"y": TensorInfo(out.shape[:-2] + out.shape[-1:], out.dtype)})
         return {"out": y.reshape(out.shape)}
     raise NotImplementedError(f"{call.name}: self {a.shape} @ mat2 {w.shape} (the lowering emits "
                               "(T, K) @ (K, N) and (..., H, 1, K) @ (H, K, N))")
 
 
-cpu_call("aclnnMatmul")(_matmul)
-cpu_call("aclnnMatmulWeightNz")(_matmul)
+cpu_call(MATMUL)(_matmul)
+cpu_call(MATMUL_WEIGHT_NZ)(_matmul)
 
 
 def _quant_matmul(x_scale, w_scale):
     """The per-token x per-channel product, whichever names the function gives the scales."""
     def run(call):
         a = call.args
-        (y,) = call.run("mla.quant_matmul", {"x": a["x1"], "w": a["x2"], "x_scale": a[x_scale],
+        (y,) = call.run(QuantMatmul, {"x": a["x1"], "w": a["x2"], "x_scale": a[x_scale],
                                              "w_scale": a[w_scale]}, {}, _out(call, "out"))
         return {"out": y}
     return run
 
 
-cpu_call("aclnnQuantMatmulV4")(_quant_matmul("pertokenScaleOptional", "scale"))
-cpu_call("aclnnQuantMatmulWeightNz")(_quant_matmul("x1Scale", "x2Scale"))
+cpu_call(QUANT_MATMUL_V4)(_quant_matmul("pertokenScaleOptional", "scale"))
+cpu_call(QUANT_MATMUL_WEIGHT_NZ)(_quant_matmul("x1Scale", "x2Scale"))
 
 
-@cpu_call("aclnnRotaryPositionEmbedding")
+@cpu_call(ROTARY_POSITION_EMBEDDING)
 def rotary_position_embedding(call):
     a = call.args
     if a["mode"] != 0:
         raise NotImplementedError(f"{call.name}: mode {a['mode']} (the lowering emits mode 0, half)")
-    (y,) = call.run("mla.rope", {"x": a["x"], "cos": a["cos"], "sin": a["sin"]}, {"mode": "half"},
+    (y,) = call.run(Rope, {"x": a["x"], "cos": a["cos"], "sin": a["sin"]}, {"mode": "half"},
                     _out(call, "out"))
     return {"out": y}
 
 
-@cpu_call("aclnnScatterPaKvCache")
+@cpu_call(SCATTER_PA_KV_CACHE)
 def scatter_pa_kv_cache(call):
     """key (T, Nkv, H) into keyCacheRef: the (BlockNum, BlockSize, Nkv, H) cache ("Norm"), or
     the same bytes as (BlockNum, Nkv*H/C0, BlockSize, C0) ("PA_NZ"); value is 0-dimensional
@@ -115,56 +125,56 @@ def scatter_pa_kv_cache(call):
         cache = cache.reshape(blocks, block_size, *key.shape[1:])      # the same memory
         if not np.shares_memory(cache, a["keyCacheRef"]):
             raise ValueError(f"{call.name}: keyCacheRef must be contiguous")
-    call.run("mla.scatter_cache", {"cache": cache, "slot_mapping": a["slotMapping"], "update": key},
+    call.run(ScatterCache, {"cache": cache, "slot_mapping": a["slotMapping"], "update": key},
              {"cache_mode": "PA_NZ" if mode == "PA_NZ" else "PA_BSND"}, {"cache_out": call.types["keyCacheRef"]})
     return {}
 
 
-@cpu_call("aclnnEmbedding")
+@cpu_call(EMBEDDING)
 def embedding(call):
-    (out,) = call.run("mla.gather", {"table": call.args["weight"], "indices": call.args["indices"]}, {},
+    (out,) = call.run(Gather, {"table": call.args["weight"], "indices": call.args["indices"]}, {},
                       {"out": call.types["out"]})
     return {"out": out}
 
 
-@cpu_call("aclnnInplaceCopy")
+@cpu_call(INPLACE_COPY)
 def inplace_copy(call):
     src = call.args["src"]
     return {"selfRef": np.ascontiguousarray(src).reshape(call.types["selfRef"].shape)}
 
 
-@cpu_call("aclnnCast")
+@cpu_call(CAST)
 def cast(call):
     # Round to nearest even (as arith.truncf and the CPU step of the upstream op).
     return {"out": np.asarray(call.args["self"]).astype(numpy_dtype(call.args["dtype"]))}
 
 
-@cpu_call("aclnnCat")
+@cpu_call(CAT)
 def cat(call):
     out = call.types["out"]
     return {"out": np.concatenate(call.args["tensors"], axis=call.args["dim"]).astype(numpy_dtype(out.dtype))}
 
 
-@cpu_call("aclnnInplaceOne")
+@cpu_call(INPLACE_ONE)
 def inplace_one(call):
     t = call.types["selfRef"]
     return {"selfRef": np.ones(t.shape, numpy_dtype(t.dtype))}
 
 
-@cpu_call("aclnnTriu")
+@cpu_call(TRIU)
 def triu(call):
     out = call.types["out"]
     return {"out": np.triu(call.args["self"], call.args["diagonal"]).astype(numpy_dtype(out.dtype))}
 
 
-@cpu_call("aclnnLogicalOr")
+@cpu_call(LOGICAL_OR)
 def logical_or(call):
     out = call.types["out"]
     both = np.logical_or(np.asarray(call.args["self"]) != 0, np.asarray(call.args["other"]) != 0)
     return {"out": both.astype(numpy_dtype(out.dtype))}
 
 
-@cpu_call("aclnnFusedInferAttentionScoreV4", variants=("numerics",))
+@cpu_call(FIA_V4, variants=("numerics",))
 def fused_infer_attention_score_v4(call):
     """Two callers. mla.fused_infer_attention_score in its MLA full-quant mode (the documented
     dequantScaleQuery): run by the op's kernel. The attention primitives (lowering/attention.py
@@ -175,12 +185,12 @@ def fused_infer_attention_score_v4(call):
     if primitive not in (None, "mla.paged_attention"):         # the one variant value there is
         raise NotImplementedError(f"{call.name}: numerics variant {call.variant}")
     if a["dequantScaleQueryOptional"] is not None and primitive is None:
-        return call.run_bound()
+        return call.run_bound(FusedInferAttentionScore)
     out = {"attention_out": call.types["attentionOut"]}
     query, kv_heads = a["query"], a["numKeyValueHeads"]
     if a["blockTableOptional"] is None:
         mask, causal = a["attenMaskOptional"], a["sparseMode"] == 3
-        (y,) = call.run("mla.attention", {"query": query, "key": a["key"][0], "value": a["value"][0],
+        (y,) = call.run(Attention, {"query": query, "key": a["key"][0], "value": a["value"][0],
                                           "atten_mask": None if causal else mask},
                         {"scale_value": a["scaleValue"], "causal": causal}, out)
         return {"attentionOut": y}
@@ -201,7 +211,7 @@ def fused_infer_attention_score_v4(call):
     value = key if call.same("key", "value") else cache("value")
     nz = hasattr(a["key"][0], "to_nd")
     lengths = np.asarray(a["actualSeqLengthsKvOptional"], np.int64)
-    (y,) = call.run("mla.paged_attention", {
+    (y,) = call.run(PagedAttention, {
         "query": query, "key_cache": key, "value_cache": value, "block_table": a["blockTableOptional"],
         "seq_lengths": lengths, "query_rope": a["queryRopeOptional"],
         "key_rope_cache": cache("keyRopeOptional"), "dequant_scale_query": a["dequantScaleQueryOptional"],
@@ -219,10 +229,10 @@ def _elementwise(fn):
     return run
 
 
-cpu_call("aclnnAbs")(_elementwise(np.abs))
-cpu_call("aclnnRound")(_elementwise(np.rint))            # half to even, as torch.round
-cpu_call("aclnnMaximum")(_elementwise(np.maximum))       # NaN propagates, as torch.maximum
-cpu_call("aclnnMinimum")(_elementwise(np.minimum))
+cpu_call(ABS)(_elementwise(np.abs))
+cpu_call(ROUND)(_elementwise(np.rint))            # half to even, as torch.round
+cpu_call(MAXIMUM)(_elementwise(np.maximum))       # NaN propagates, as torch.maximum
+cpu_call(MINIMUM)(_elementwise(np.minimum))
 
 
 

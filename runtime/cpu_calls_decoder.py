@@ -3,11 +3,13 @@
 maps its C arguments back onto the mla op and runs that op's kernel (runtime/kernels/decoder.py)."""
 from __future__ import annotations
 
+from ..dialect.aclnn_functions import GROUPED_MATMUL_V4, MOE_GATING_TOP_K
+from ..dialect.decoder import GroupedMatmul, MoeGatingTopK
 from .backend import _store
 from .cpu_calls import cpu_call
 
 
-@cpu_call("aclnnMoeGatingTopK")
+@cpu_call(MOE_GATING_TOP_K)
 def moe_gating_top_k(call):
     """yOut and expertIdxOut from the mla.moe_gating_top_k kernel; outOut (outFlag false) is a
     scratch buffer nothing reads, left alone."""
@@ -18,12 +20,12 @@ def moe_gating_top_k(call):
                   "group_select_mode": a["groupSelectMode"], "renorm": a["renorm"],
                   "norm_type": a["normType"], "routed_scaling_factor": a["routedScalingFactor"],
                   "eps": a["eps"]}
-    y, idx = call.run("mla.moe_gating_top_k", {"x": a["x"], "bias": a["biasOptional"]}, attributes,
+    y, idx = call.run(MoeGatingTopK, {"x": a["x"], "bias": a["biasOptional"]}, attributes,
                       {"y": call.types["yOut"], "expert_idx": call.types["expertIdxOut"]})
     return {"yOut": y, "expertIdxOut": idx}
 
 
-@cpu_call("aclnnGroupedMatmulV4")
+@cpu_call(GROUPED_MATMUL_V4)
 def grouped_matmul_v4(call):
     """The form the lowering emits: one x, one weight (E, K, N), counts, one out (splitItem 3,
     groupType 0, groupListType 1, no activation, no quantization)."""
@@ -35,7 +37,7 @@ def grouped_matmul_v4(call):
             "antiquantOffsetOptional", "perTokenScaleOptional", "activationInputOptional")):
         raise NotImplementedError(f"aclnnGroupedMatmulV4: only the lowering's single-tensor form, got {form}")
     (out,) = call.buffer("out")
-    (y,) = call.run("mla.grouped_matmul", {"x": a["x"][0], "w": a["weight"][0], "group_list": a["groupListOptional"]},
+    (y,) = call.run(GroupedMatmul, {"x": a["x"][0], "w": a["weight"][0], "group_list": a["groupListOptional"]},
                     {}, {"y": out.info})
     _store(out, y)
     return {}

@@ -2,7 +2,7 @@
 values to its result values. An mla op runs its CPU kernel (operands by name, attributes with
 the OpDef's defaults); an upstream op (slices, casts, constant loads) its CPU step
 (kernels/upstream.py). fold-constants is handed this function by the API layer (passes do not
-import the runtime)."""
+import the runtime); the tests' op-by-op reference (test/python/kernel_walk.py) runs it too."""
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -20,8 +20,11 @@ def evaluate_op(op, operands: Sequence, weights: Mapping) -> tuple:
         return tuple(prepare(op, weights)(*operands))
     snapshot = opdef.snapshot(op)
     named = dict(zip([o.name for o in opdef.operands], _regroup(opdef, op, list(operands))))
-    return run_kernel(op.name, {o.name: named.get(o.name) for o in opdef.kernel_operands},
-                      snapshot.attributes, {r: getattr(snapshot, r) for r in opdef.result_names})
+    # a host operand (per-step lengths as an i64 tensor) gives its attribute's value
+    attributes = (snapshot.with_values(named).attributes
+                  if any(named.get(o) is not None for o in opdef.host_operands) else snapshot.attributes)
+    return run_kernel(opdef, {o.name: named.get(o.name) for o in opdef.kernel_operands},
+                      attributes, {r: getattr(snapshot, r) for r in opdef.result_names})
 
 
 def _regroup(opdef, op, flat):

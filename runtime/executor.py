@@ -22,8 +22,9 @@ from ..dialect import aclnn as A
 from ..dialect.errors import ExecutionError
 from ..dialect.opdef import KindError
 from ..dialect.types import TensorInfo
-from ..lowering.program import (NULL, Call, DecodedFunction, decode, dense_value,  # noqa: F401
-                                find_function, symbol_name)
+from ..lowering.program import (NULL, Alloc, Call, Constant, DecodedFunction, Host, Launch,  # noqa: F401
+                                PhaseOne, ReadIntArray, Synchronize, TensorList, View, Workspace, decode,
+                                dense_value, find_function, symbol_name)
 from .formats import NZTensor, describe_value
 
 
@@ -59,7 +60,7 @@ class LoweredFunction(DecodedFunction):
     # Values that cannot change between calls on one backend state (host values, buffers,
     # constants and views of them) are computed by the first call; later calls start from
     # them and run the rest (no ACL call is skipped: these make none after the first time).
-    _FIXABLE = ("host", "alloc", "constant_tensor", "view", "tensor_list")
+    _FIXABLE = (Host, Alloc, Constant, View, TensorList)
 
     def _phase_one(self, backend, env, sites, stats, size_slot, exec_slot, call):
         """Reuse the call site's executor unless an argument that can change did."""
@@ -79,8 +80,8 @@ class LoweredFunction(DecodedFunction):
 
     def _remember(self, cache, env):
         fixed = {i for i, inst in enumerate(self.instructions)
-                 if inst[0] in self._FIXABLE and inst[1] not in self._varying}
-        cache["template"] = [(self.instructions[i][1], env[self.instructions[i][1]]) for i in sorted(fixed)]
+                 if isinstance(inst, self._FIXABLE) and inst.slot not in self._varying}
+        cache["template"] = [(self.instructions[i].slot, env[self.instructions[i].slot]) for i in sorted(fixed)]
         cache["program"] = _fuse_calls([inst for i, inst in enumerate(self.instructions) if i not in fixed])
 
     def stats(self, backend=None) -> Stats:
@@ -105,37 +106,35 @@ class LoweredFunction(DecodedFunction):
             actual = info if static else _check_input(self.name, index, info, value)
             env[slot] = backend.argument(state, index, value, actual)
         for inst in program:
-            kind = inst[0]
-            if kind == "host":
-                env[inst[1]] = inst[2]
-            elif kind == "alloc":
-                env[inst[1]] = backend.alloc(state, inst[1], inst[2])
-            elif kind == "call":               # phase one, workspace and launch in a row
-                _, size_slot, exec_slot, call, workspace_slot = inst
-                self._phase_one(backend, env, sites, stats, size_slot, exec_slot, call)
-                env[workspace_slot] = backend.workspace(state, env[size_slot])
-                backend.launch(call.function.name, env[workspace_slot], env[size_slot], env[exec_slot],
-                               checked=checked)
-            elif kind == "phase_one":
-                self._phase_one(backend, env, sites, stats, *inst[1:])
-            elif kind == "workspace":
-                env[inst[1]] = backend.workspace(state, env[inst[2]])
-            elif kind == "launch":
-                backend.launch(inst[1], env[inst[2]], env[inst[3]], env[inst[4]], checked=checked)
-            elif kind == "view":
-                _, slot, base, info, offset, strides = inst
-                env[slot] = backend.view(env[base], info, offset, strides)
-            elif kind == "tensor_list":
-                env[inst[1]] = [env[s] for s in inst[2]]
-            elif kind == "read_int_array":
-                env[inst[1]] = tuple(int(v) for v in np.asarray(backend.host_value(env[inst[2]])).reshape(-1))
-            elif kind == "constant_tensor":
-                if inst[2] is None:
-                    raise ExecutionError(f"@{self.name}: no value is bound to the global @{inst[4]} "
-                                         "(compile the program with weights={...})")
-                env[inst[1]] = backend.constant(state, inst[1], inst[2], inst[3])
-            elif kind == "synchronize":
-                backend.synchronize()
+            match inst:
+                case Host(slot, value):
+                    env[slot] = value
+                case Alloc(slot, info):
+                    env[slot] = backend.alloc(state, slot, info)
+                case _Call(size_slot, exec_slot, call, workspace_slot):   # phase one, workspace, launch
+                    self._phase_one(backend, env, sites, stats, size_slot, exec_slot, call)
+                    env[workspace_slot] = backend.workspace(state, env[size_slot])
+                    backend.launch(call.function.name, env[workspace_slot], env[size_slot], env[exec_slot],
+                                   checked=checked)
+                case PhaseOne(size_slot, exec_slot, call):
+                    self._phase_one(backend, env, sites, stats, size_slot, exec_slot, call)
+                case Workspace(slot, size_slot):
+                    env[slot] = backend.workspace(state, env[size_slot])
+                case Launch(callee, workspace_slot, size_slot, exec_slot):
+                    backend.launch(callee, env[workspace_slot], env[size_slot], env[exec_slot], checked=checked)
+                case View(slot, base, info, offset, strides):
+                    env[slot] = backend.view(env[base], info, offset, strides)
+                case TensorList(slot, elements):
+                    env[slot] = [env[s] for s in elements]
+                case ReadIntArray(slot, source):
+                    env[slot] = tuple(int(v) for v in np.asarray(backend.host_value(env[source])).reshape(-1))
+                case Constant(slot, value, info, symbol):
+                    if value is None:
+                        raise ExecutionError(f"@{self.name}: no value is bound to the global @{symbol} "
+                                             "(compile the program with weights={...})")
+                    env[slot] = backend.constant(state, slot, value, info)
+                case Synchronize():
+                    backend.synchronize()
         if "program" not in cache:
             self._remember(cache, env)
         outputs = []
@@ -146,17 +145,26 @@ class LoweredFunction(DecodedFunction):
         return outputs
 
 
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """The executor's step for a phase one directly followed by its workspace and launch."""
+    size_slot: int
+    executor_slot: int
+    call: Call
+    workspace_slot: int
+
+
 def _fuse_calls(instructions):
-    """A phase one followed by its workspace and launch becomes one ("call", ...) step."""
+    """A phase one followed by its workspace and launch becomes one _Call step."""
     out, i = [], 0
     while i < len(instructions):
         inst = instructions[i]
-        if inst[0] == "phase_one" and i + 2 < len(instructions):
+        if isinstance(inst, PhaseOne) and i + 2 < len(instructions):
             ws, launch = instructions[i + 1], instructions[i + 2]
-            _, size_slot, exec_slot, call = inst
-            if ws[0] == "workspace" and ws[2] == size_slot and launch[0] == "launch" \
-                    and launch[2:] == (ws[1], size_slot, exec_slot) and launch[1] == call.function.name:
-                out.append(("call", size_slot, exec_slot, call, ws[1]))
+            if isinstance(ws, Workspace) and ws.size_slot == inst.size_slot and isinstance(launch, Launch) \
+                    and (launch.workspace_slot, launch.size_slot, launch.executor_slot) == \
+                    (ws.slot, inst.size_slot, inst.executor_slot) and launch.callee == inst.call.function.name:
+                out.append(_Call(inst.size_slot, inst.executor_slot, inst.call, ws.slot))
                 i += 3
                 continue
         out.append(inst)

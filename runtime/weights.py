@@ -1,13 +1,16 @@
-"""Binding values to a module's ml_program globals (what `ascend_mla.compile(weights=...)`
-does before the passes run): each value checked against its global's type."""
+"""Values of a module's ml_program globals: binding them (what `ascend_mla.compile(weights=...)`
+does before the passes run; each value checked against its global's type), and reading and
+writing them as initializers (what mla-opt does around fold-constants)."""
 from __future__ import annotations
 
 import numpy as np
 from mlir import ir
 
 from ..dialect.types import describe_type, numpy_dtype
+from ..lowering.program import dense_value
 from ..passes.weights import WeightTable, ops_of
 from .formats import NZTensor, describe_value
+
 
 def bind_globals(module, table: WeightTable) -> list[str]:
     """Bind the module's globals: extern ones from `table` (checked against their type), ones
@@ -40,3 +43,28 @@ def bind_globals(module, table: WeightTable) -> list[str]:
         if isinstance(value, NZTensor) != declared.is_nz or (actual.shape, actual.dtype) != (declared.shape, declared.dtype):
             problems.append(f"weight {name!r}: the global is {declared}, the value is {actual}")
     return problems
+
+
+def initial_values(module) -> WeightTable:
+    """The values of the module's globals that have a dense initializer, by name: the weights
+    mla-opt hands the passes when it runs on text (fold-constants evaluates with them)."""
+    table = WeightTable()
+    for op in ops_of(module.body):
+        if op.name == "ml_program.global" and "is_mutable" not in op.attributes \
+                and isinstance(op.attributes["value"], ir.DenseElementsAttr):
+            table.bind(op.attributes["sym_name"].value, dense_value(op.attributes["value"]))
+    return table
+
+
+def write_initial_values(module, table: WeightTable):
+    """Give each extern global whose value the table holds (a global fold-constants made) that
+    value as its initializer, so that the printed IR carries what was computed."""
+    for op in ops_of(module.body):
+        if op.name != "ml_program.global" or isinstance(op.attributes["value"], ir.DenseElementsAttr):
+            continue
+        name = op.attributes["sym_name"].value
+        if name not in table:
+            continue
+        value = table[name]
+        array = np.ascontiguousarray(value.to_nd() if isinstance(value, NZTensor) else value)
+        op.attributes["value"] = ir.DenseElementsAttr.get(array, type=op.attributes["type"].value)

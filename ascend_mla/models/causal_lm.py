@@ -1,4 +1,4 @@
-"""`deepseek.CausalLM`: a Hugging Face DeepSeek checkpoint as compiled programs, tokens out (API.md 9).
+"""`deepseek.CausalLM`: a Hugging Face DeepSeek checkpoint as compiled programs, tokens out (docs/api.md section 9).
 
     lm = deepseek.CausalLM.from_pretrained(path)
     tokens = lm.generate(input_ids, max_new_tokens=16)      # greedy, torch in -> torch out

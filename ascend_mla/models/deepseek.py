@@ -1,4 +1,4 @@
-"""DeepSeek-class MLA attention blocks as primitive-level mla graphs (API.md 5).
+"""DeepSeek-class MLA attention blocks as primitive-level mla graphs (docs/api.md 5).
 
     from ascend_mla.models import deepseek
     model = deepseek.build("deepseek-v3", tp=8, layers=2, batch=4, seq=1)

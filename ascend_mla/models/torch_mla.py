@@ -1,4 +1,4 @@
-"""TorchMLA: a DeepSeek-V3 MLA attention block as a bf16 PyTorch module (API.md 8); and
+"""TorchMLA: a DeepSeek-V3 MLA attention block as a bf16 PyTorch module (docs/api.md 8); and
 TorchMLANaive, the same block in Hugging Face's naive form (keys and values per head, a static
 K/V cache the module owns), which the compiler's absorb-kv pass turns into TorchMLA's form.
 

@@ -1,6 +1,6 @@
 """ascend-mla: the front door. `ascend-mla run` builds a DeepSeek-class MLA attention block,
 compiles it once, runs decode steps into paged caches, checks the result and says what the
-compiler did (API.md 7).
+compiler did (docs/api.md 7).
 
     ascend-mla run [--model NAME] [--tp N] [--layers L] [--batch B] [--seq S] [--steps K]
                    [--quant Q] [--cache-mode M] [--target T] [--dump-ir DIR]

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..compiler import parse_and_transform, runtime_inputs
+from ..compiler import runtime_inputs, transform
 from ..dialect.dialect import irdl_module_text, make_context
-from ..dialect.diagnostics import Diagnostic, DiagnosticCollector
+from ..dialect.diagnostics import Diagnostic, DiagnosticCollector, parse_module, record_mlir_error
 from ..passes import registry
+from ..runtime.weights import initial_values, write_initial_values
 from .verify_diagnostics import DiagnosticVerifier
 
 # Upstream passes offered as flags for convenience; any other upstream pass works in
@@ -117,9 +118,20 @@ def process_chunk(chunk: Chunk, args, steps, out) -> list[Diagnostic]:
     """Parse, verify, run the pipeline and print one chunk. Returns its diagnostics."""
     context = make_context()
     with context, ir.Location.unknown(), DiagnosticCollector(context) as diags:
-        # the runtime's op evaluator is fold-constants' input (PassInputs): mla-opt wires it in
-        module = parse_and_transform(chunk.padded(), steps, print_ir_after_all=args.mlir_print_ir_after_all,
-                                     inputs=runtime_inputs())
+        try:
+            module = parse_module(chunk.padded())
+        except ir.MLIRError as error:
+            record_mlir_error(error)
+            module = None
+        if module is not None:
+            # The passes' inputs: the globals' initial values as the weights and the runtime's op
+            # evaluator (fold-constants computes with them); what it folds is printed as the new
+            # globals' initial values.
+            weights = initial_values(module)
+            module = transform(module, steps, print_ir_after_all=args.mlir_print_ir_after_all,
+                               inputs=runtime_inputs(weights))
+            if module is not None:
+                write_initial_values(module, weights)
         if module is not None:
             out.append(module.operation.get_asm(print_generic_op_form=args.mlir_print_op_generic,
                                                 assume_verified=True) + "\n")

@@ -28,7 +28,7 @@ weights are upstream `ml_program` globals. Guide: docs/dialect.md ("Primitive op
     mla.nz_cache_view     (a PA_NZ cache seen as FRACTAL_NZ)     NZV-
 
 Float arithmetic is float32 and each op rounds once, to its declared result type: the result
-types of a graph are its rounding points (spec/numerics.md, "MLA prolog" 2 and 7).
+types of a graph are its rounding points (docs/numerics.md, "MLA prolog" 2 and 7).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Numeric helpers shared by the CPU kernels (spec/numerics.md)."""
+"""Numeric helpers shared by the CPU kernels (docs/numerics.md)."""
 from __future__ import annotations
 
 import functools
@@ -65,7 +65,7 @@ def round_to(x, dtype) -> np.ndarray:
     return np.asarray(x, dtype=np.float32).astype(dtype).astype(np.float32)
 
 
-# --- MLA helpers: RmsNorm, RoPE, rounding, paged caches (spec/numerics.md, "MLA prolog") ---
+# --- MLA helpers: RmsNorm, RoPE, rounding, paged caches (docs/numerics.md, "MLA prolog") ---
 
 def rms_norm(x, gamma, eps: float) -> np.ndarray:
     """x / sqrt(mean(x^2) + eps) * gamma over the last axis, in float32 (numerics 3)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, MoeInitRouting, SwiGlu
 from ...dialect.types import numpy_dtype
 from . import kernel
 from .common import bfloat16, f32
@@ -23,8 +24,8 @@ def _sigmoid(x):
     return np.float32(1) / (np.float32(1) + np.exp(-x))
 
 
-@kernel("mla.swiglu")
-def swiglu(x, dim=-1, result_types=None):
+@kernel(SwiGlu)
+def swiglu(x, dim, result_types=None):
     a, b = np.split(f32(x), 2, axis=dim)
     return ((a * _sigmoid(a) * b).astype(_out(result_types, "y", x.dtype)),)
 
@@ -34,9 +35,9 @@ def _top(values, count):
     return np.argsort(-values, axis=-1, kind="stable")[..., :count]
 
 
-@kernel("mla.moe_gating_top_k")
-def moe_gating_top_k(x, bias=None, k=1, k_group=1, group_count=1, group_select_mode=0, renorm=0,
-                     norm_type=0, routed_scaling_factor=1.0, eps=1e-20, result_types=None):
+@kernel(MoeGatingTopK)
+def moe_gating_top_k(x, bias, k, k_group, group_count, group_select_mode, renorm, norm_type,
+                     routed_scaling_factor, eps, result_types=None):
     logits = f32(x)
     if norm_type == 1:
         scores = _sigmoid(logits)
@@ -61,8 +62,8 @@ def moe_gating_top_k(x, bias=None, k=1, k_group=1, group_count=1, group_select_m
     return y.astype(_out(result_types, "y", x.dtype)), idx.astype(np.int32)
 
 
-@kernel("mla.moe_init_routing")
-def moe_init_routing(x, expert_idx, expert_num=1):
+@kernel(MoeInitRouting)
+def moe_init_routing(x, expert_idx, expert_num):
     k = expert_idx.shape[1]
     flat = np.asarray(expert_idx, np.int64).reshape(-1)
     order = np.argsort(flat, kind="stable")              # sortedRowIdx: pair index per position
@@ -72,7 +73,7 @@ def moe_init_routing(x, expert_idx, expert_num=1):
     return np.ascontiguousarray(x[order // k]), expanded_row_idx, counts
 
 
-@kernel("mla.grouped_matmul")
+@kernel(GroupedMatmul)
 def grouped_matmul(x, w, group_list, result_types=None):
     out = _out(result_types, "y", x.dtype)
     y = np.zeros((x.shape[0], w.shape[2]), out)
@@ -86,8 +87,8 @@ def grouped_matmul(x, w, group_list, result_types=None):
     return (y,)
 
 
-@kernel("mla.moe_finalize_routing")
-def moe_finalize_routing(expanded_x, expanded_row_idx, scales, x1=None, x2=None, result_types=None):
+@kernel(MoeFinalizeRouting)
+def moe_finalize_routing(expanded_x, expanded_row_idx, scales, x1, x2, result_types=None):
     tokens, k = scales.shape
     rows = f32(expanded_x)[np.asarray(expanded_row_idx, np.int64).reshape(tokens, k)]   # (T, k, H)
     acc = np.einsum("tk,tkh->th", f32(scales), rows, dtype=np.float32)

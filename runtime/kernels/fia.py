@@ -101,6 +101,7 @@ from . import kernel
 from .common import bfloat16, matmul_choice, torch_module
 from .fia_quant import FullQuant, KvDequant, MlaFullQuant, dequantize, post_quantize, unpack_int4
 from ..formats import NZTensor, c0_for
+from ...dialect.fia import FusedInferAttentionScore
 
 _BIG = 1 << 40  # pre/next_tokens beyond any sequence length (avoids int64 overflow)
 
@@ -109,19 +110,19 @@ _BIG = 1 << 40  # pre/next_tokens beyond any sequence length (avoids int64 overf
 # the kernel
 # --------------------------------------------------------------------------------------------
 
-@kernel("mla.fused_infer_attention_score")
+@kernel(FusedInferAttentionScore)
 def fused_infer_attention_score(
-        *, query, key, value, pse_shift=None, atten_mask=None, actual_seq_lengths=None,
-        actual_seq_lengths_kv=None, dequant_scale1=None, quant_scale1=None, dequant_scale2=None,
+        *, query, key, value, pse_shift=None, atten_mask=None, actual_seq_lengths,
+        actual_seq_lengths_kv, dequant_scale1=None, quant_scale1=None, dequant_scale2=None,
         quant_scale2=None, quant_offset2=None, antiquant_scale=None, antiquant_offset=None,
         block_table=None, query_padding_size=None, kv_padding_size=None,
         key_antiquant_scale=None, key_antiquant_offset=None, value_antiquant_scale=None,
         value_antiquant_offset=None, key_shared_prefix=None, value_shared_prefix=None,
-        actual_shared_prefix_len=None, query_rope=None, key_rope=None, dequant_scale_query=None,
-        num_heads=1, scale_value=1.0, pre_tokens=2147483647, next_tokens=2147483647,
-        input_layout="BSH", num_key_value_heads=0, sparse_mode=0, inner_precise=0, block_size=0,
-        antiquant_mode=0, softmax_lse_flag=False, key_antiquant_mode=0, value_antiquant_mode=0,
-        query_quant_mode=0):
+        actual_shared_prefix_len, query_rope=None, key_rope=None, dequant_scale_query=None,
+        num_heads, scale_value, pre_tokens, next_tokens,
+        input_layout, num_key_value_heads, sparse_mode, inner_precise, block_size,
+        antiquant_mode, softmax_lse_flag, key_antiquant_mode, value_antiquant_mode,
+        query_quant_mode):
     layout = input_layout
     n_heads = int(num_heads)
     kv_heads = int(num_key_value_heads) or n_heads

@@ -12,8 +12,8 @@ and query head h, over the L compressed keys of the batch (seed formulas):
     P_slc'    = sum over the G query heads h of one kv head of P_slc^h
     topk      = indices of the K largest P_slc'
 
-Choices where the seed is silent (spec/mla_prolog_and_nsa.md B3.3 and B8; "device" means the
-public Ascend kernel, NON-SEED EVIDENCE, which spec/numerics.md asks us to follow):
+Choices where the seed is silent (the prolog/NSA constraint catalog; rules in docs/rules.md B3.3 and B8; "device" means the
+public Ascend kernel, NON-SEED EVIDENCE, which docs/numerics.md asks us to follow):
 
 - Symbols (B8 N1): l, l', d as above. GQA (N7): query head h uses kv head h // G. The key and
   value last axis (N2*D) is head-major (N8).
@@ -68,13 +68,14 @@ import numpy as np
 from . import kernel
 from ...dialect.types import numpy_dtype
 from .common import f32, round_to
+from ...dialect.nsa import NsaCompressAttentionInfer
 
 MASKED_SCORE = np.float32(-3e38)  # the device writes this score into a masked position
 FORCED_SCORE = np.float32(np.inf)  # the device forces the initial and local blocks with +inf
 UNUSED_INDEX = -1
 
 
-@kernel("mla.nsa_compress_attention_infer")
+@kernel(NsaCompressAttentionInfer)
 def nsa_compress_attention_infer(*, query, key, value, atten_mask, block_table, topk_mask,
                                  scale_value, head_num, key_value_head_num, select_block_size,
                                  select_block_count, page_block_size, compress_block_size,

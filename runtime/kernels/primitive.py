@@ -13,6 +13,9 @@ from . import kernel
 from .common import (bfloat16, f32, last_writers, rms_norm as rms_norm_f32, rope_deinterleaved,
                      round_half_away, saturate_int8, scatter_paged_cache)
 from .gemm import float_matmul, head_matmul as head_matmul_f32, int8_matmul
+from ...dialect.primitive import (Add, Amax, Attention, CausalMask, Div, DynamicQuant, FormatCast, Gather,
+                                 HeadMatmul, Matmul, Mean, Mul, NzCacheView, PagedAttention, QuantMatmul,
+                                 Quantize, RmsNorm, Rope, Rsqrt, ScatterCache, Transpose)
 
 
 def _out(result_types, name, fallback):
@@ -20,15 +23,15 @@ def _out(result_types, name, fallback):
     return numpy_dtype(result_types[name].dtype) if result_types else np.dtype(fallback)
 
 
-@kernel("mla.rms_norm")
-def rms_norm(x, gamma, epsilon=1e-5, result_types=None):
+@kernel(RmsNorm)
+def rms_norm(x, gamma, epsilon, result_types=None):
     nz = isinstance(x, NZTensor)
     xs = x.to_nd() if nz else x
     y = rms_norm_f32(xs, gamma, epsilon).astype(_out(result_types, "y", xs.dtype))
     return (format_cast(y, FRACTAL_NZ) if nz else y,)
 
 
-@kernel("mla.matmul")
+@kernel(Matmul)
 def matmul(x, w, result_types=None):
     out = _out(result_types, "y", x.dtype)
     if x.dtype == np.int32:                 # torch.matmul of int32: exact, wrapping modulo 2^32
@@ -39,7 +42,7 @@ def matmul(x, w, result_types=None):
     return (y.astype(out).reshape(*x.shape[:-1], w.shape[1]),)
 
 
-@kernel("mla.head_matmul")
+@kernel(HeadMatmul)
 def head_matmul(x, w, result_types=None):
     out = _out(result_types, "y", x.dtype)
     rows = x.reshape(-1, *x.shape[-2:])
@@ -47,7 +50,7 @@ def head_matmul(x, w, result_types=None):
     return (y.astype(out).reshape(*x.shape[:-1], w.shape[2]),)
 
 
-@kernel("mla.quant_matmul")
+@kernel(QuantMatmul)
 def quant_matmul(x, w, x_scale, w_scale, result_types=None):
     """float(acc_int32) * x_scale[t] * w_scale[n], in that order (numerics.md 7)."""
     rows = x.reshape(-1, x.shape[-1])
@@ -55,8 +58,8 @@ def quant_matmul(x, w, x_scale, w_scale, result_types=None):
     return (y.astype(_out(result_types, "y", np.float32)).reshape(*x.shape[:-1], w.shape[1]),)
 
 
-@kernel("mla.rope")
-def rope(x, cos, sin, mode="interleave", result_types=None):
+@kernel(Rope)
+def rope(x, cos, sin, mode, result_types=None):
     if mode == "interleave":
         y = rope_deinterleaved(x, cos, sin)
     else:                                   # rotate-half
@@ -65,8 +68,8 @@ def rope(x, cos, sin, mode="interleave", result_types=None):
     return (y.astype(_out(result_types, "y", x.dtype)),)
 
 
-@kernel("mla.dynamic_quant")
-def dynamic_quant(x, smooth_scales=None, rounding="half_even"):
+@kernel(DynamicQuant)
+def dynamic_quant(x, smooth_scales=None, *, rounding):
     """Per row: scale = max|z| / 127 with z = x * smooth; a zero row gives scale 0 and zeros."""
     z = f32(x) if smooth_scales is None else f32(x) * f32(smooth_scales).reshape(-1)
     row_max = np.max(np.abs(z), axis=-1, keepdims=True, initial=0)    # empty rows: 0
@@ -80,40 +83,40 @@ def dynamic_quant(x, smooth_scales=None, rounding="half_even"):
     return y, scale[..., 0].astype(np.float32)
 
 
-@kernel("mla.quantize")
+@kernel(Quantize)
 def quantize(x, scale):
     return (saturate_int8(f32(x) * f32(scale)),)
 
 
-def _elementwise(name, fn):
-    @kernel(name)
+def _elementwise(opdef, fn):
+    @kernel(opdef)
     def run(x, y, result_types=None):
         return (fn(f32(x), f32(y)).astype(_out(result_types, "z", x.dtype)),)
     return run
 
 
-_elementwise("mla.add", np.add)
-_elementwise("mla.mul", np.multiply)
-_elementwise("mla.div", np.divide)
+_elementwise(Add, np.add)
+_elementwise(Mul, np.multiply)
+_elementwise(Div, np.divide)
 
 
-@kernel("mla.mean")
+@kernel(Mean)
 def mean(x, result_types=None):
     return (np.mean(f32(x), axis=-1, keepdims=True, dtype=np.float32).astype(_out(result_types, "y", x.dtype)),)
 
 
-@kernel("mla.amax")
+@kernel(Amax)
 def amax(x, result_types=None):
     return (np.max(x, axis=-1, keepdims=True).astype(_out(result_types, "y", x.dtype)),)
 
 
-@kernel("mla.rsqrt")
+@kernel(Rsqrt)
 def rsqrt(x, result_types=None):
     return ((np.float32(1) / np.sqrt(f32(x))).astype(_out(result_types, "y", x.dtype)),)
 
 
-@kernel("mla.scatter_cache")
-def scatter_cache(cache, slot_mapping, update, cache_mode="PA_BSND"):
+@kernel(ScatterCache)
+def scatter_cache(cache, slot_mapping, update, cache_mode):
     """In place; of duplicate slots the last row wins, negative slots are skipped."""
     slots = np.asarray(slot_mapping, np.int64).reshape(-1)
     rows = update.reshape(slots.size, cache.shape[2] * cache.shape[3])
@@ -122,30 +125,30 @@ def scatter_cache(cache, slot_mapping, update, cache_mode="PA_BSND"):
     return (cache,)
 
 
-@kernel("mla.gather")
+@kernel(Gather)
 def gather(table, indices):
     return (np.take(table, np.asarray(indices, np.int64), axis=0),)
 
 
-@kernel("mla.format_cast")
+@kernel(FormatCast)
 def format_cast_kernel(x, result_types=None):
     nz = result_types is not None and result_types["y"].format == "FRACTAL_NZ"
     return (format_cast(x, 29 if nz else 2),)
 
 
-@kernel("mla.transpose")
+@kernel(Transpose)
 def transpose(x, permutation):
     return (np.transpose(x, permutation),)
 
 
-@kernel("mla.causal_mask")
+@kernel(CausalMask)
 def causal_mask(result_types=None):
     info = result_types["mask"]
     size = info.shape[0]
     return (np.triu(np.ones((size, size), numpy_dtype(info.dtype)), 1),)
 
 
-@kernel("mla.nz_cache_view")
+@kernel(NzCacheView)
 def nz_cache_view_kernel(cache):
     return (nz_cache_view(cache),)
 
@@ -199,10 +202,10 @@ def _cache_rows(cache, blocks, cache_mode):
     return cache[blocks].reshape(-1, nkv, h)
 
 
-@kernel("mla.paged_attention")
+@kernel(PagedAttention)
 def paged_attention(query, key_cache, value_cache, block_table, seq_lengths, query_rope=None,
-                    key_rope_cache=None, dequant_scale_query=None, key_dequant_scale=None,
-                    scale_value=1.0, cache_mode="PA_BSND", result_types=None):
+                    key_rope_cache=None, dequant_scale_query=None, key_dequant_scale=None, *,
+                    scale_value, cache_mode, result_types=None):
     batch, s_len, n, _ = query.shape
     block_size = key_cache.shape[1]
     out_dtype = _out(result_types, "attention_out", query.dtype)
@@ -225,8 +228,8 @@ def paged_attention(query, key_cache, value_cache, block_table, seq_lengths, que
     return (out.astype(out_dtype),)
 
 
-@kernel("mla.attention")
-def attention(query, key, value, atten_mask=None, scale_value=1.0, causal=False, result_types=None):
+@kernel(Attention)
+def attention(query, key, value, atten_mask=None, *, scale_value, causal, result_types=None):
     s_len, length = query.shape[1], key.shape[1]
     masked = None
     if atten_mask is not None:

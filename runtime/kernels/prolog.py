@@ -6,7 +6,7 @@ torch_npu.npu_mla_prolog_v2): the MLA pre-processing of one layer, per token t a
     key path    [c_kv | k_r] = x @ W_dkv_kr;  kv = RmsNorm(c_kv);  k_rope = RoPE(k_r)
                 kv, k_rope -> paged caches at slot cache_index[t] (in place)
 
-with the rounding points of spec/numerics.md ("MLA prolog", points 1-9), which the code follows
+with the rounding points of docs/numerics.md ("MLA prolog", points 1-9), which the code follows
 line by line. The quant scenario comes from the dtypes (spec A5.6): token_x int8 = full quant
 (FQ), weight_uq_qr int8 = partial quant (PQ, or FQ), kv_cache int8 = quantized kv cache (KVQ).
 The kernel assumes the verifier accepted the call; it only rejects a cache_index beyond the
@@ -39,6 +39,7 @@ from . import kernel
 from .common import (bf16, bfloat16, f32, last_writers, rms_norm, rope_deinterleaved,
                      round_half_away, saturate_int8, write_paged_caches)
 from .gemm import float_matmul, head_matmul, int8_matmul
+from ...dialect.prolog import Prolog, PrologV2
 
 HCQ, HCKV, D, DR = 1536, 512, 128, 64
 
@@ -64,13 +65,13 @@ def _scenario(token_x, weight_uq_qr, kv_cache, kr_cache) -> _Scenario:
                      kv_int8=kv_cache.dtype == np.int8, kr_int8=kr_cache.dtype == np.int8)
 
 
-@kernel("mla.prolog_v2")
+@kernel(PrologV2)
 def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr, rmsnorm_gamma_cq,
                   rmsnorm_gamma_ckv, rope_sin, rope_cos, cache_index, kv_cache, kr_cache,
                   dequant_scale_x=None, dequant_scale_w_dq=None, dequant_scale_w_uq_qr=None,
                   dequant_scale_w_dkv_kr=None, quant_scale_ckv=None, quant_scale_ckr=None,
-                  smooth_scales_cq=None, rmsnorm_epsilon_cq=1e-5, rmsnorm_epsilon_ckv=1e-5,
-                  cache_mode="PA_BSND", result_types=None):
+                  smooth_scales_cq=None, rmsnorm_epsilon_cq, rmsnorm_epsilon_ckv,
+                  cache_mode, result_types=None):
     """Returns (query, query_rope, kv_cache, kr_cache, dequant_scale_q_nope); the caches are
     the operands, updated in place. `result_types` (the IR's, when given) only matters for
     dequant_scale_q_nope outside FQ-KVQ: zeros of shape (1,), or (T_eff, N, 1) when the IR
@@ -124,7 +125,7 @@ def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr,
             kv_cache, kr_cache, dequant_scale_q_nope)
 
 
-@kernel("mla.prolog")
+@kernel(Prolog)
 def mla_prolog_v1(**operands):
     """V1: no full-quant scenarios and no dequant_scale_q_nope result."""
     return mla_prolog_v2(**operands)[:4]

@@ -1,4 +1,4 @@
-"""`ascend-mla run` (API.md 7) as a new user meets it: what it prints, and every way a command
+"""`ascend-mla run` (docs/api.md 7) as a new user meets it: what it prints, and every way a command
 line can go wrong ending in one line on stderr with exit status 2 (the command line) or 1
 (compiling, running, a check), never a traceback unless --debug.
 

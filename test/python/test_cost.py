@@ -1,5 +1,5 @@
 """The roofline (ascend_mla/cost.py): bytes and FLOPs per kernel call, counted here by hand from
-the shapes, and the DeepSeek-V3 prolog bound the performance model quotes (DESIGN.md: 122.6 MB
+the shapes, and the DeepSeek-V3 prolog bound the performance model quotes (docs/architecture.md: 122.6 MB
 of bf16 weights at N = 128, about 77 us at 1.6 TB/s)."""
 from pathlib import Path
 
@@ -64,7 +64,7 @@ def test_rms_norm_reads_x_and_gamma_and_writes_y_and_its_scratch_rstd():
 
 
 def test_deepseek_v3_prolog_at_128_heads_is_122_6_mb_of_weights_and_77_us_on_an_a2():
-    """DESIGN.md's figure, from the compiler's own IR: DeepSeek-V3 at tp 1 (N = 128), one
+    """docs/architecture.md's figure, from the compiler's own IR: DeepSeek-V3 at tp 1 (N = 128), one
     decode token. The weights: W_dq (7168, 1536), W_uq_qr (1536, 128 * 192), W_uk (128, 128, 512),
     W_dkv_kr (7168, 576) in bf16, and the two RmsNorm gammas."""
     model = deepseek.build("deepseek-v3", tp=1, layers=1, batch=1)

@@ -1,6 +1,6 @@
 """The eager npu_fused_infer_attention_score of ascend_mla.ops (FIA V2 and its MLA mode).
 
-What is checked here: the API (API.md's signature, key/value as an array or a list, value given
+What is checked here: the API (docs/api.md's signature, key/value as an array or a list, value given
 as the very key array, the `scale` alias, torch in -> torch out), that a call computes exactly
 what the kernel computes when called directly and returns the types the verifier inferred, the
 MLA chain end to end (mla.prolog_v2's outputs as FIA's query and caches, PA_BSND and PA_NZ)

@@ -5,7 +5,7 @@ and value rows each query head sees, which pairs are masked) and runs the plain 
 attention below on it; the operator's inputs (layouts, paged caches, padding, quantized
 tensors) are then derived from that problem. The reference shares no code with the kernel.
 
-Rounding points (spec/numerics.md; runtime/kernels/fia.py docstring): scores and softmax in
+Rounding points (docs/numerics.md; runtime/kernels/fia.py docstring): scores and softmax in
 float32, exp(s - max) rounded to the 16-bit query dtype before P.V, output rounded once. The
 reference applies the same points, so kernel and reference differ only by float32 summation
 order. That can move a pre-rounding value across a rounding boundary of P or of the output:

@@ -1,11 +1,11 @@
 """ascend_mla.ops.npu_nsa_compress_attention_infer: the eager call of
-mla.nsa_compress_attention_infer (API.md section 2; verifier dialect/nsa.py).
+mla.nsa_compress_attention_infer (docs/api.md section 2; verifier dialect/nsa.py).
 
 The static rules have one lit split each (test/lit/dialect/nsa-invalid.mlir); here are the rules
 only an eager call can break (None for a required tensor, host arrays that are not INT64 lists,
 non-contiguous arrays, block_table entries), a few static rules seen through the eager call, and
 the plumbing: results equal the kernel called directly, torch in -> torch out, the signature of
-API.md.
+docs/api.md.
 """
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def call(case: dict):
 
 
 def kernel_results(case: dict):
-    """The registered CPU kernel, called directly with every API.md name (defaults applied)."""
+    """The registered CPU kernel, called directly with every docs/api.md name (defaults applied)."""
     full = dict(atten_mask=None, block_table=None, topk_mask=None, actual_seq_qlen=None,
                 actual_cmp_seq_kvlen=None, actual_sel_seq_kvlen=None, layout="TND",
                 sparse_mode=0)

@@ -1,7 +1,7 @@
 """mla.nsa_compress_attention_infer against an independent NumPy reference.
 
 The reference (`reference` below) follows the seed's formulas literally, one query token and
-one query head at a time (spec/mla_prolog_and_nsa.md B3, spec/numerics.md
+one query head at a time (the prolog/NSA constraint catalog; rules in docs/rules.md B3, docs/numerics.md
 "NsaCompressAttentionInfer"); it shares no code with the kernel. The points the seed leaves
 open are taken as the kernel documents them (runtime/kernels/nsa.py): slot s holds the
 formula's P_slc[s + 1], nSel = ceil(((L-1)d + l) / l'), slots 0, nSel-2, nSel-1 forced, ties to

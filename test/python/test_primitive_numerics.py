@@ -3,7 +3,7 @@
 Each test writes a one-op program with GraphWriter (operands as function arguments), compiles
 it with the verifier only and runs it: the op is checked by its rules and run by the
 interpreter, as in an unfused model. The references below are written from the formulas in
-dialect/primitive.py and spec/numerics.md, in float64, and share no code with the kernels.
+dialect/primitive.py and docs/numerics.md, in float64, and share no code with the kernels.
 
 Tolerances: a kernel computes in float32 and rounds once to its result type, so against a
 float64 reference rounded to the same type it agrees exactly except where float32 noise (about

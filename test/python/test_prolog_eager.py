@@ -180,7 +180,7 @@ def test_torch_in_torch_out_and_caches_in_place(weights):
 
 
 def test_pa_nz_caches_hold_the_pa_bsnd_rows_in_fractal_order(weights):
-    """API.md: a PA_NZ cache keeps its logical shape; each block's memory is [H/C0, BlockSize, C0]."""
+    """docs/api.md: a PA_NZ cache keeps its logical shape; each block's memory is [H/C0, BlockSize, C0]."""
     args = make_args(weights, "PQ-KVQ", tokens=(6,))          # int8 caches: C0 = 32
     nz_args = {**args, **cache_copies(args), "cache_mode": "PA_NZ"}
     bsnd = run("v2", args)

@@ -1,6 +1,6 @@
 """mla.prolog / mla.prolog_v2 CPU kernels against an independent NumPy reference.
 
-The reference below re-derives spec/numerics.md ("MLA prolog", points 1-9) from the formulas and
+The reference below re-derives docs/numerics.md ("MLA prolog", points 1-9) from the formulas and
 shares no code with the kernels: float32 throughout with the same bf16 / int8 rounding points,
 bf16 products as float32 matmuls, int8 products exactly (float64). Every test goes through
 `run_prolog`, the one entry point.

@@ -1,6 +1,6 @@
 // RUN: mla-opt %s --split-input-file --verify-diagnostics
 // mla.fused_infer_attention_score, one split per static rule of the catalog's
-// section 6 (spec/fused_infer_attention_score_v2.md) or of the MLA mode:
+// section 6 (the FIA constraint catalog; rules in docs/rules.md) or of the MLA mode:
 // presence, dtypes and formats (6.A), layout and heads (6.B), tensor lists (6.C),
 // size limits (6.D), actual lengths (6.E), softmax_lse (6.P), inner_precise and scale_value.
 // Each split changes one thing of a valid op; the runtime and eager-only rules are in

@@ -1,6 +1,6 @@
 // RUN: mla-opt %s --split-input-file --verify-diagnostics
 // mla.fused_infer_attention_score, one split per static rule of the catalog's
-// section 6 (spec/fused_infer_attention_score_v2.md) or of the MLA mode:
+// section 6 (the FIA constraint catalog; rules in docs/rules.md) or of the MLA mode:
 // pse_shift (6.F), atten_mask (6.G), sparse_mode and the INT8-output
 // interception rules (6.H).
 // Each split changes one thing of a valid op; the runtime and eager-only rules are in

@@ -1,7 +1,7 @@
 // RUN: mla-opt %s --split-input-file --verify-diagnostics
 // mla.fused_infer_attention_score, one split per static rule of the catalog's
-// section 6 (spec/fused_infer_attention_score_v2.md) or of the MLA mode:
-// the MLA mode (query_rope/key_rope; spec/numerics.md "FIA in MLA mode").
+// section 6 (the FIA constraint catalog; rules in docs/rules.md) or of the MLA mode:
+// the MLA mode (query_rope/key_rope; docs/numerics.md "FIA in MLA mode").
 // Each split changes one thing of a valid op; the runtime and eager-only rules are in
 // test/python/test_fia_eager.py.
 

@@ -1,6 +1,6 @@
 // RUN: mla-opt %s --split-input-file --verify-diagnostics
 // mla.fused_infer_attention_score, one split per static rule of the catalog's
-// section 6 (spec/fused_infer_attention_score_v2.md) or of the MLA mode:
+// section 6 (the FIA constraint catalog; rules in docs/rules.md) or of the MLA mode:
 // full quant, post-quant and the output dtype (6.J), combined antiquant (6.K),
 // separate key/value antiquant (6.L), INT4 keys with left padding (6.N).
 // Each split changes one thing of a valid op; the runtime and eager-only rules are in

@@ -1,5 +1,5 @@
 // RUN: mla-opt %s --split-input-file --verify-diagnostics
-// One split per static rule of checklist D2 (spec/mla_prolog_and_nsa.md); each mutates one
+// One split per static rule of checklist D2 (the prolog/NSA constraint catalog; rules in docs/rules.md); each mutates one
 // thing of a valid TND op (B = 2, N1 = 8, N2 = 2, D1 = 32, D2 = 16, 8 blocks of 16,
 // l = 32, d = 16, l' = 32, K = 4, L = [40, 50]). The eager-only rules (NSA-001..003,
 // NSA-016, NSA-019, NSA-059) are in test/python/test_nsa_eager.py.

@@ -1,6 +1,6 @@
 // RUN: mla-opt %s --split-input-file --verify-diagnostics
 // mla.prolog_v2 (aclnnMlaPrologV2WeightNz): one split per static rule of checklist D1 that the V2
-// profile checks (spec/mla_prolog_and_nsa.md Part D). Each op is a valid baseline with one defect:
+// profile checks (the prolog/NSA constraint catalog; rules in docs/rules.md Part D). Each op is a valid baseline with one defect:
 // C1's shapes (B=8, S=1, He=7168, N=32, BlockNum=16, BlockSize=128) in the scenario the split names.
 // Eager-only rules (PT, V1E) and the runtime rules are in test/python/test_prolog_eager.py.
 

@@ -342,7 +342,7 @@ func.func @c_q_rounded_to_bf16(
   %rms_norm_1 = "mla.rms_norm"(%slice_2, %gamma_ckv) : (tensor<2x512xbf16>, tensor<512xbf16>) -> (tensor<2x512xbf16>)
   %rope_1 = "mla.rope"(%slice_3, %cos, %sin) : (tensor<2x64xbf16>, tensor<2x64xbf16>, tensor<2x64xbf16>) -> (tensor<2x64xbf16>)
   %view_3 = tensor.expand_shape %rms_norm_1 [[0], [1, 2]] output_shape [2, 1, 512] : tensor<2x512xbf16> into tensor<2x1x512xbf16>
-  // expected-remark @+1 {{not fused: the graph rounds norm_cq to bf16 where mla.prolog_v2 (PQ-KVNQ) keeps f32 (spec/numerics.md, MLA prolog 2, 7, 8) [FUSE-001]}}
+  // expected-remark @+1 {{not fused: the graph rounds norm_cq to bf16 where mla.prolog_v2 (PQ-KVNQ) keeps f32 (docs/numerics.md, MLA prolog 2, 7, 8) [FUSE-001]}}
   %scatter_cache = "mla.scatter_cache"(%kv_cache, %slots, %view_3) {cache_mode = "PA_BSND"} : (tensor<4x16x1x512xbf16>, tensor<2xi64>, tensor<2x1x512xbf16>) -> (tensor<4x16x1x512xbf16>)
   %view_4 = tensor.expand_shape %rope_1 [[0], [1, 2]] output_shape [2, 1, 64] : tensor<2x64xbf16> into tensor<2x1x64xbf16>
   %scatter_cache_1 = "mla.scatter_cache"(%kr_cache, %slots, %view_4) {cache_mode = "PA_BSND"} : (tensor<4x16x1x64xbf16>, tensor<2xi64>, tensor<2x1x64xbf16>) -> (tensor<4x16x1x64xbf16>)
