@@ -6,12 +6,12 @@ same checkpoint, in one run: prefill and decode apart, greedy, runs of the two i
 Without --checkpoint it writes a small DeepSeek-V3 checkpoint with transformers (the tests'
 test/python/hf_checkpoints.SMALL: the MLA prolog's dims, 8 heads, a dense and a MoE layer,
 vocab 512; random init) to a temporary directory. Both sides run the checkpoint in bf16.
-transformers: `model(prompt)` then one `model(token, past_key_values=...)` per new token with
-its DynamicCache (what its greedy `generate` does, taken apart to time prefill and decode; one
-`generate` call is timed too). ascend-mla: `lm(prompt)` then `lm(token)` per new token (what
-`CausalLM.generate` does), both programs compiled before timing. Prints the CPU flags, torch's
-thread count, the median times, tokens/s and the ratios ascend-mla / transformers (> 1: faster),
-and whether both gave the same tokens.
+transformers: `model(prompt)` then one `model(token, cache=...)` per new token with its
+DynamicCache (what its greedy `generate` does, taken apart to time prefill and decode); the
+`generate` calls of both are timed too, in the same interleaved runs. ascend-mla: `lm(prompt)` then `lm(token)` per new token (what
+`CausalLM.generate` does), compiled by a first call before timing. Prints the CPU flags, torch's
+thread count, the median times, tokens/s and the speed-up of ascend-mla over transformers
+(their time / ours: > 1 is faster), and whether both gave the same tokens.
 """
 from __future__ import annotations
 
@@ -110,35 +110,37 @@ def main(argv=None):
         print(f"checkpoint: {os.path.basename(os.path.normpath(path))}: {c.num_hidden_layers} layers, hidden "
               f"{c.hidden_size}, {c.num_attention_heads} heads, vocab {c.vocab_size}, bf16; batch {args.batch}, "
               f"prompt {prompt_len}, {new} new tokens, median of {repeat} interleaved runs")
-        print(f"load: ascend-mla {load_ours:.1f} s (read + compile the decode program), transformers {load_theirs:.1f} s")
+        print(f"load: ascend-mla {load_ours:.1f} s, transformers {load_theirs:.1f} s")
         start = time.perf_counter()
-        ours(lm, prompt, 2)                          # compiles the prefill program (first use)
-        print(f"first prompt: ascend-mla compiles its prefill program in {time.perf_counter() - start:.1f} s")
+        ours(lm, prompt, 2)                          # compiles what is not compiled yet
+        print(f"first call: ascend-mla compiles its programs: {time.perf_counter() - start:.1f} s (with one run)")
         theirs(model, prompt, 2)                     # warm-up
         runs = {"ascend-mla": [], "transformers": []}
+        generate_times = {"ascend-mla": [], "transformers": []}
+        ids = torch.from_numpy(prompt)
         for _ in range(repeat):
             runs["ascend-mla"].append(ours(lm, prompt, new))
             runs["transformers"].append(theirs(model, prompt, new))
-        with torch.no_grad():
             start = time.perf_counter()
-            generated = model.generate(torch.from_numpy(prompt), max_new_tokens=new, min_new_tokens=new,
-                                       do_sample=False, pad_token_id=0)
-            hf_generate = time.perf_counter() - start
-        start = time.perf_counter()
-        lm_generated = np.asarray(lm.generate(prompt, max_new_tokens=new))
-        lm_generate = time.perf_counter() - start
+            lm_generated = np.asarray(lm.generate(prompt, max_new_tokens=new))
+            generate_times["ascend-mla"].append(time.perf_counter() - start)
+            with torch.no_grad():
+                start = time.perf_counter()
+                generated = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=new,
+                                           min_new_tokens=new, do_sample=False, pad_token_id=0)
+                generate_times["transformers"].append(time.perf_counter() - start)
+        lm_generate, hf_generate = (statistics.median(generate_times[k]) for k in ("ascend-mla", "transformers"))
 
     rows = args.batch
     median = {k: (statistics.median(r[1] for r in v), statistics.median(r[2] for r in v)) for k, v in runs.items()}
-    print(f"{'':<34}{'ascend-mla':>12}{'transformers':>14}{'ratio':>8}")
+    print(f"{'':<12}{'ascend-mla':>26}{'transformers':>26}{'speed-up':>10}")
 
-    def row(what, a, b):
-        print(f"{what:<34}{a:>12.4g}{b:>14.4g}{a / b:>8.2f}")
-    row("prefill time (s)", median["ascend-mla"][0], median["transformers"][0])
-    row("decode time (s)", median["ascend-mla"][1], median["transformers"][1])
-    row("prefill tokens/s", rows * prompt_len / median["ascend-mla"][0], rows * prompt_len / median["transformers"][0])
-    row("decode tokens/s", rows * (new - 1) / median["ascend-mla"][1], rows * (new - 1) / median["transformers"][1])
-    row("generate() tokens/s (new / total)", rows * new / lm_generate, rows * new / hf_generate)
+    def row(what, tokens, ours_s, theirs_s):
+        cell = lambda t: f"{t:.3f} s {tokens / t:8.2f} tok/s"          # noqa: E731
+        print(f"{what:<12}{cell(ours_s):>26}{cell(theirs_s):>26}{theirs_s / ours_s:>10.2f}")
+    row("prefill", rows * prompt_len, median["ascend-mla"][0], median["transformers"][0])
+    row("decode", rows * (new - 1), median["ascend-mla"][1], median["transformers"][1])
+    row("generate()", rows * new, lm_generate, hf_generate)
     same = all(np.array_equal(runs["ascend-mla"][0][0], r[0]) for r in runs["transformers"])
     same_generate = np.array_equal(lm_generated[:, prompt_len:], generated[:, prompt_len:].numpy())
     first = int(np.argmax(runs["ascend-mla"][0][0] != runs["transformers"][0][0], axis=1).min()) if not same else new

@@ -1,4 +1,4 @@
-"""Hugging Face checkpoints of the DeepSeek MLA family as they are shipped (API.md 9).
+"""Hugging Face checkpoints of the DeepSeek MLA family as they are shipped (docs/api.md).
 
     from ascend_mla.models import checkpoint
     config = checkpoint.read_config(path)              # a frozen ModelConfig

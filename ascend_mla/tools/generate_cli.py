@@ -4,7 +4,7 @@
                         [--batch B] [--quant Q] [--cache-mode M] [--target T] [--tp N] [--report]
 
 Greedy generation through deepseek.CausalLM: the checkpoint is read and its programs compiled
-(a progress bar on a TTY), the prompt runs as one prefill step, then one decode step per new
+(progress bars on a TTY), the prompt runs as one prefill step, then one decode step per new
 token. stdout: what was loaded, the prefill and decode speeds (tokens/s), with --prompt the
 text, and last the generated token ids, space separated (all rows' new tokens, row after row).
 The prompt is the same for every row of --batch. Without --prompt-ids or --prompt it is the
@@ -109,7 +109,7 @@ class Generate:
 
     def load(self, config):
         """CausalLM.from_pretrained with a progress bar over the bytes of tensors read (the
-        checkpoint module reports them), then the decode program's compile."""
+        checkpoint module reports them)."""
         from ..models import checkpoint, deepseek
         a = self.args
         with self.progress(None, "B") as bar:
@@ -120,8 +120,6 @@ class Generate:
                     bar.total = total
                 bar.n = done
                 bar.refresh()
-                if done == total:
-                    bar.set_description_str("compiling")
             with checkpoint.reporting(read):
                 try:
                     return deepseek.CausalLM.from_pretrained(
@@ -159,8 +157,13 @@ class Generate:
         self.say(f"ascend-mla generate: {os.path.basename(os.path.normpath(a.checkpoint))} ({config.model_type}, "
                  f"{config.num_hidden_layers} layers, {heads} heads{f' (tp {a.tp})' if a.tp > 1 else ''}, "
                  f"vocab {config.vocab_size}), {a.quant or 'bf16'}, {a.cache_mode} caches, batch {a.batch}")
-        self.say(f"loaded and compiled in {load_seconds:.1f} s")
+        self.say(f"loaded in {load_seconds:.1f} s")
+        if a.tp > 1 and os.environ.get("WORLD_SIZE") != str(a.tp):
+            self.say(f"note: --tp {a.tp} outside torchrun is rank 0 alone (its collectives are the identity): "
+                     f"its tokens are not the model's; run it under torchrun --nproc-per-node {a.tp}")
         new, prefill, decode = self.generate(lm, ids)
+        if self.compile_seconds:
+            self.say(f"compiled on the first call: {self.compile_seconds:.1f} s (compile + one run of the prompt)")
         rows = a.batch
         self.say(f"prefill: {ids.shape[1]} tokens x {rows} row{'s' * (rows > 1)} in {prefill:.3f} s "
                  f"({ids.size / prefill:.1f} tokens/s)")
@@ -179,18 +182,20 @@ class Generate:
     def generate(self, lm, ids):
         """Greedy tokens (rows, max_new_tokens), the prefill and the decode seconds. The same
         steps as lm.generate (reset, the prompt, then argmax tokens one step at a time), taken
-        one by one to time prefill and decode apart and to show progress; the prefill program
-        is compiled by a first run of the prompt, outside the timing."""
+        one by one to time prefill and decode apart and to show progress; the programs are
+        compiled by a first run of the prompt, outside the timing."""
         a = self.args
         new = np.zeros((ids.shape[0], a.max_new_tokens), np.int64)
-        prefill = decode = 0.0
+        prefill = decode = self.compile_seconds = 0.0
         if not a.max_new_tokens:
             return new, 1e-9, 0.0
         with self.progress(a.max_new_tokens, "token") as bar:
-            if "prefill" not in lm.programs and ids.shape[1] > 1:
-                bar.set_description_str("compiling the prefill program")
+            if not lm.programs:                      # CausalLM compiles at its first call
+                bar.set_description_str("compiling")
+                start = time.perf_counter()
                 lm.reset()
                 lm(ids)
+                self.compile_seconds = time.perf_counter() - start
             bar.set_description_str("prefill")
             lm.reset()
             start = time.perf_counter()

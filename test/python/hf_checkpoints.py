@@ -2,48 +2,22 @@
 independent reference), and the copies a user meets on the hub: fp32, sharded, a transformers
 4.x config, block FP8. Used through the fixtures in conftest.py (`hf_checkpoint`, `hf_model`).
 
-The dims are the MLA prolog's (hidden 7168, q_lora_rank 1536, kv_lora_rank 512, rope 64, nope
-128, v 128: what the fused operators accept), everything else small: 8 heads, 2 layers (layer 0
-dense, layer 1 MoE with 8 routed experts in 2 groups, 2 per token, 1 shared), vocab 512.
-Random init by transformers, then the norms' gammas, the router's correction bias and the
-lm_head scale are perturbed so that every one of them matters to the result."""
+The model is examples/write_checkpoint.py's (SMALL): the MLA prolog's dims (hidden 7168,
+q_lora_rank 1536, kv_lora_rank 512, rope 64, nope 128, v 128: what the fused operators accept),
+everything else small: 8 heads, 2 layers (layer 0 dense, layer 1 MoE with 8 routed experts in 2
+groups, 2 per token, 1 shared), vocab 512. Random init by transformers, then the norms' gammas,
+the router's correction bias and the lm_head scale perturbed so that each matters."""
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import sys
 
 import numpy as np
 
-YARN = dict(rope_type="yarn", rope_theta=10000.0, factor=40.0, original_max_position_embeddings=4096,
-            beta_fast=32, beta_slow=1, mscale=1.0, mscale_all_dim=1.0)
-SMALL = dict(vocab_size=512, hidden_size=7168, intermediate_size=256, moe_intermediate_size=64,
-             num_hidden_layers=2, num_attention_heads=8, num_key_value_heads=8, q_lora_rank=1536,
-             kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128,
-             n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2, n_group=2, topk_group=1,
-             first_k_dense_replace=1, routed_scaling_factor=2.5, norm_topk_prob=True,
-             max_position_embeddings=4096, rms_norm_eps=1e-6, rope_parameters=YARN, rope_interleave=True,
-             tie_word_embeddings=False, bos_token_id=0, eos_token_id=1)
-
-
-def write_transformers_checkpoint(path, *, seed=0, lm_head_scale=8.0, **overrides) -> str:
-    """A DeepseekV3ForCausalLM of SMALL (+ overrides) in bf16, random init, save_pretrained."""
-    import torch
-    from transformers import DeepseekV3Config, DeepseekV3ForCausalLM
-    config = DeepseekV3Config(**dict(SMALL, **overrides))
-    torch.manual_seed(seed)
-    model = DeepseekV3ForCausalLM(config)
-    generator = torch.Generator().manual_seed(seed + 1)
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if name.endswith("norm.weight"):         # gammas of ones would hide a wrong norm
-                p.copy_(torch.empty_like(p).uniform_(0.7, 1.3, generator=generator))
-        for name, b in model.named_buffers():
-            if name.endswith("e_score_correction_bias"):
-                b.copy_(torch.randn(b.shape, generator=generator) * 0.05)
-        model.lm_head.weight.mul_(lm_head_scale)    # clear top-1 margins for greedy comparisons
-    model.to(torch.bfloat16).save_pretrained(path)
-    return str(path)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples"))
+from write_checkpoint import SMALL, YARN, write_checkpoint as write_transformers_checkpoint   # noqa: E402,F401
 
 
 def _tensors(path) -> dict:

@@ -239,6 +239,21 @@ def test_tp_slices_split_heads_and_mlp(hf_checkpoint, tmp_path):
         checkpoint.load_tensors(tmp_path, tp=4)
 
 
+def test_load_progress_is_reported_in_bytes(hf_checkpoint):
+    """checkpoint.reporting: the callback sees the bytes read grow to the total of the tensors
+    asked for (what the generate command's loading bar shows)."""
+    path = hf_checkpoint("sharded")
+    names = checkpoint.attention_names(checkpoint.read_config(path), [1])
+    seen = []
+    with checkpoint.reporting(lambda done, total: seen.append((done, total))):
+        loaded = checkpoint.load_tensors(path, names=names, ignore=lambda n: True)
+    total = sum(v.nbytes for v in loaded.values())                     # bf16 in, bf16 out
+    assert seen[0] == (0, total) and seen[-1] == (total, total) and len(seen) == len(names) + 1
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
+    checkpoint.load_tensors(path, names=names, ignore=lambda n: True)
+    assert len(seen) == len(names) + 1                                 # only inside the block
+
+
 def _copy(src, dst):
     shutil.copytree(src, dst)
     return str(dst)

@@ -145,7 +145,7 @@ def help_of(command: str, where: str) -> str:
 SHELL = [
     (r"python3 -m venv \.venv && .*", install_line),
     (r"\.venv/bin/python test/run\.py", in_ci),                     # the whole suite
-    (r"(\.venv/bin/)?ascend-mla run.*", run_command),
+    (r"(\.venv/bin/)?ascend-mla (run|generate).*", run_command),
     (r"(\.venv/bin/)?mla-(opt|run|translate) .*", run_command),
     (r"(\.venv/bin/)?lit -v test/lit/\S+( test/lit/\S+)*", run_command),
     (r"\.venv/bin/python -m ascend_mla\.tools\.rule_coverage", run_command),

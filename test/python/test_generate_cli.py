@@ -28,8 +28,9 @@ def clear_prompt(fp32_model, bf16_model, new, length=5, vocab=512):
     for seed in range(50):
         prompt = np.random.default_rng(seed).integers(2, vocab, length).tolist()
         with torch.no_grad():
-            sequence = fp32_model.generate(torch.tensor([prompt]), max_new_tokens=new, min_new_tokens=new,
-                                           do_sample=False, pad_token_id=0)
+            ids = torch.tensor([prompt])
+            sequence = fp32_model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=new,
+                                           min_new_tokens=new, do_sample=False, pad_token_id=0)
             exact = fp32_model(sequence).logits[0, length - 1:-1].float()
             rounded = bf16_model(sequence).logits[0, length - 1:-1].float()
         noise = float((exact - rounded).abs().max())
