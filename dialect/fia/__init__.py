@@ -4,14 +4,14 @@
 
 Branches (seed L11): Q_S == 1 is the incre (IncreFlashAttention) branch, every other Q_S the
 prompt (PromptFlashAttention) branch. MLA mode (query_rope / key_rope given; the later FIA API's
-extension, spec/numerics.md "FIA in MLA mode") adds q_rope . k_rope^T to the scores.
+extension, docs/numerics.md "FusedInferAttentionScore in MLA mode") adds q_rope . k_rope^T to the scores.
 
-Operands, in aclnn V2 order (API.md section 2): query, key (variadic: the aclTensorList), value
+Operands, in aclnn V2 order (docs/api.md, the eager ops): query, key (variadic: the aclTensorList), value
 (variadic), the 18 optional tensors, then query_rope, key_rope. The host arrays
 actual_seq_lengths, actual_seq_lengths_kv and actual_shared_prefix_len are optional
 `array<i64>` attributes, so their "(H)" rules are static. Results: attention_out, softmax_lse.
 
-Rule IDs. The catalog (spec/fused_infer_attention_score_v2.md, section 6) numbers its checklist
+Rule IDs. The constraint catalog (docs/rules.md lists every rule generated from here) numbers its checklist
 1..234 globally across 6.A-6.R; checklist item n is `FIA-<n>` with three digits (FIA-001 ..
 FIA-234). Items that are not checks (IGNORED parameters, FALLBACKs, SEMANTIC statements the
 kernel implements, pure advisories, a null output pointer SSA cannot express) are `waive`d in

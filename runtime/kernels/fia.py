@@ -19,8 +19,7 @@ NZ key/value sources, the gathers), fia_masks.py (sparse modes, masks, pse_shift
 (the NumPy / torch array operations, buffers kept between calls), fia_quant.py (antiquant,
 full quant, the MLA full-quant mode, post-quant).
 
-Spec: shared/spec/fused_infer_attention_score_v2.md (section 1.22 is the interpreter this follows)
-and spec/numerics.md ("FIA in MLA mode"). The kernel assumes the verifier has accepted the call.
+Numerics: docs/attention.md and docs/numerics.md ("FusedInferAttentionScore in MLA mode"). The kernel assumes the verifier has accepted the call.
 
 Layouts: BSH, BSND, BNSD, BNSD_BSND, and the TND layouts (TND, TND_NTD, NTD_TND; S2), computed
 as a packing of BNSD (fia_layouts.Tnd): batch b's tokens padded into a (B, N, Q_S, D) query, a
