@@ -256,8 +256,9 @@ def _check_build_arguments(name, config, *, max_positions, seed, **sizes):
             raise ValueError(f"{arg}: expected an integer in [1, {_LIMITS[arg]}], got {value!r}")
     if not _is_int(seed) or seed < 0:
         raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
-    most = config.get("max_position_embeddings", 1 << 20)
-    most = min(most, 1 << 20) if _is_int(most) and most > 0 else 1 << 20
+    # a bound on the caches' size, not the model's max_position_embeddings: a cache may hold a
+    # padded prefill chunk past it (CausalLM rounds its capacity up to whole chunks and blocks)
+    most = 1 << 20
     if max_positions is not None and (not _is_int(max_positions) or not sizes["seq"] <= max_positions <= most):
         raise ValueError(f"max_positions: expected an integer in [seq = {sizes['seq']}, {most}], got {max_positions!r}")
 
