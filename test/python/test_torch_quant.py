@@ -2,6 +2,8 @@
 raise-quant (passes/raise_quant.py): the written-out dynamic quant and int8 products become
 mla.dynamic_quant / mla.quant_matmul, the graph fuses as deepseek.build's w8a8 graph does, and
 the numbers are the module's (bit for bit where only the quant is raised)."""
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -36,7 +38,9 @@ def test_w8a8_module_fuses_as_the_built_w8a8_graph(w8a8):
     raised = counts(program.stages["raise-quant"])
     assert raised["dynamic_quant"] == 3 and raised["quant_matmul"] == 4 and "amax" not in raised
     built = ascend_mla.compile(model)
-    assert counts(program.ir) == counts(built.ir)
+    # the built tp-16 slice ends in its o_proj all-reduce (the identity in a world of one); the
+    # module is one rank's slice without it
+    assert counts(program.ir) == counts(built.ir) - Counter({"all_reduce": 1})
     # the same ops on the same weights: the same bits as the hand-built graph's program
     caches = zero_caches(model)
     got = program(*frontend.torch_inputs(model, 0, caches))
