@@ -17,10 +17,12 @@ import datetime
 import os
 from dataclasses import dataclass
 
+from ..dialect.errors import ExecutionError
+
 DEFAULT_TIMEOUT_S = 120.0       # a collective (or the rendezvous) waits this long for its peers
 
 
-class CollectiveError(RuntimeError):
+class CollectiveError(ExecutionError):
     """A collective cannot run or failed: the program's world size is not the job's, or a peer
     rank ended or timed out. The message names the op, the group and the ranks."""
 
