@@ -197,7 +197,7 @@ def _cached_constant(array: np.ndarray, key: str, build):
                  array.dtype.str, key)
     entry = _CONSTANTS.get(entry_key)
     if entry is None or entry[0]() is not root:
-        ref = weakref.ref(root, lambda _, k=entry_key: _CONSTANTS.pop(k, None))
+        ref = weakref.ref(root, lambda _, k=entry_key, table=_CONSTANTS: table.pop(k, None))   # the table bound now: at exit the module global is None
         entry = _CONSTANTS[entry_key] = (ref, build(array))
     return entry[1]
 
