@@ -75,3 +75,14 @@ def hf_model():
             cache[(path, dtype)] = hf.load_transformers(path, dtype)
         return cache[(path, dtype)]
     return get
+
+
+@pytest.fixture(scope="session")
+def toolchain():
+    """(CANN's include folder, the recording ACL/HCCL double) for the C++ tests. The headers come
+    from the torch-npu wheel, fetched once with pip: without network these tests skip, saying why."""
+    import acl_double
+    include, why = acl_double.headers()
+    if include is None:
+        pytest.skip(f"the CANN headers (torch-npu wheel) cannot be obtained here: {why}")
+    return include, acl_double.build(include)

@@ -20,14 +20,6 @@ from ascend_mla.lowering.collective import HCCL_API, declarations  # noqa: E402
 from ascend_mla.models import deepseek  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def toolchain():
-    include, why = acl_double.headers()
-    if include is None:
-        pytest.skip(f"the CANN headers (torch-npu wheel) cannot be obtained here: {why}")
-    return include, acl_double.build(include)
-
-
 def test_the_hccl_declarations_are_canns(toolchain, tmp_path):
     """Redeclaring a function with another prototype is an error in C++: the five prototypes,
     after CANN's own header, compile only if they are the same."""

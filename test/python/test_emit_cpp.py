@@ -26,14 +26,6 @@ from ascend_mla.runtime import npu  # noqa: E402
 UNFUSED = "builtin.module(verify)"
 
 
-@pytest.fixture(scope="module")
-def toolchain():
-    include, why = acl_double.headers()
-    if include is None:
-        pytest.skip(f"the CANN headers (torch-npu wheel) cannot be obtained here: {why}")
-    return include, acl_double.build(include)
-
-
 def model(quant="bf16"):
     return deepseek.build("deepseek-v3", tp=16, layers=1, batch=2, block_size=16, quant=quant)
 
