@@ -38,7 +38,7 @@ from typing import Optional, Sequence
 
 from mlir import ir
 from mlir.dialects import irdl
-from .dialect import register_python_namespace
+from .dialect import register_python_namespace, symbol_text
 
 # --- the ACL enums a call describes its tensors with
 
@@ -356,10 +356,10 @@ def verify_calls(root) -> bool:
         if op.name in ACLNN.phase_one_ops:
             fn = ACLNN.phase_one_ops[op.name]
             problem = check_call(fn, [v.type for v in op.operands])
-            if problem is None and op.attributes["callee"].value != fn.phase_one:
+            if problem is None and symbol_text(op.attributes["callee"]) != fn.phase_one:
                 problem = f"callee: expected \"{fn.phase_one}\", got {op.attributes['callee']}"
         elif op.name == "aclnn.launch":
-            callee = op.attributes["callee"].value
+            callee = symbol_text(op.attributes["callee"])
             producer = op.operands[2].owner
             fn = ACLNN.phase_one_ops.get(getattr(producer, "name", ""))
             if fn is None or fn.name != callee:

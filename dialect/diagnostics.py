@@ -153,15 +153,22 @@ class RefusedInput(ir.MLIRError):
 #   - nesting deeper than the parser's recursion survives (a few thousand brackets or regions
 #     overflow the stack): refused past MAX_NESTING;
 #   - a static shape of 2^63 elements or more (an assertion in ShapedType::getNumElements when
-#     a dense attribute of that type is built).
+#     a dense attribute of that type is built);
+#   - a reshape's reassociation index that is negative or huge (`tensor.expand_shape %x [[-1],
+#     ...]`, custom or generic form, on the op's line): an assertion in AffineMap::get.
 MAX_NESTING = 512
 _COMMENT_OR_STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"|//[^\n]*')
 _GENERIC_OP = re.compile(rb'(?:^|[=({;])[ \t]*"((?:[^"\\\n]|\\.)*)"[ \t]*\(', re.M)
 _SHAPE = re.compile(rb"(?:tensor|memref|vector)<((?:(?:\d+|\?)[ \t]*x[ \t]*)+)")
 _ESCAPE = re.compile(rb"\\([0-9a-fA-F]{2}|.)")
+_RESHAPE = re.compile(rb"(?:expand|collapse)_shape\b")
+_NESTED_LIST = re.compile(rb"\[(?:\s*\[[^\[\]]*\]\s*,?)+\s*\]")    # [[0], [1, 2]]
+_INDEX = re.compile(rb"(?<![\w.])-?\d+")
+_ESCAPE_STR = re.compile(r"\\([89a-fA-F][0-9a-fA-F]|.)")
 
 
-def _unescape(name: bytes) -> bytes:
+def unescape(name: bytes) -> bytes:
+    """The bytes an MLIR string literal's body stands for (\\XX, \\n, \\t, \\\\, \\")."""
     named = {b"n": b"\n", b"t": b"\t", b"\\": b"\\", b'"': b'"'}
     return _ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]) if len(m.group(1)) == 2
                        else named.get(m.group(1), m.group(1)), name)
@@ -175,7 +182,7 @@ def refuse_aborting_input(source) -> Diagnostic | None:
         code = _COMMENT_OR_STRING.sub(lambda m: b" " * len(m.group()) if m.group().startswith(b"//")
                                       else m.group(), data)
         for m in _GENERIC_OP.finditer(code):
-            name = _unescape(m.group(1))
+            name = unescape(m.group(1))
             if not name.partition(b".")[2]:
                 line, col = _line_col(data, m.start(1) - 1)
                 return Diagnostic("error", f"'{name.decode('utf-8', 'replace')}' is not an op name "
@@ -190,6 +197,15 @@ def refuse_aborting_input(source) -> Diagnostic | None:
                 line, col = _line_col(data, m.start())
                 return Diagnostic("error", "a shape of more than 2^63 - 1 elements (MLIR's element "
                                   "count would overflow)", line, col)
+    if b"_shape" in data:
+        for m in _RESHAPE.finditer(data):
+            line_end = data.find(b"\n", m.end())
+            lists = _NESTED_LIST.search(data, m.end(), len(data) if line_end < 0 else line_end)
+            for index in _INDEX.finditer(lists.group() if lists else b""):
+                if not 0 <= int(index.group()) < 1 << 31:
+                    line, col = _line_col(data, lists.start() + index.start())
+                    return Diagnostic("error", f"reassociation index {int(index.group())} is outside "
+                                      "[0, 2^31) (MLIR would abort on it)", line, col)
     if data.count(b"(") + data.count(b"[") + data.count(b"{") > MAX_NESTING:
         blank = np.frombuffer(_COMMENT_OR_STRING.sub(lambda m: b" " * len(m.group()), data), np.uint8)
         step = np.zeros(256, np.int8)
@@ -217,9 +233,11 @@ def parse_module(source) -> ir.Module:
     try:
         return ir.Module.parse(source)
     except RuntimeError as error:
-        if not isinstance(source, bytes) or "conversion error" not in str(error):
+        if "conversion error" not in str(error):
             raise
-    text = source.decode("utf-8", "surrogateescape")
+    text = source.decode("utf-8", "surrogateescape") if isinstance(source, bytes) else source
     cleaned = "".join("?" if "\udc80" <= c <= "\udcff" else c for c in text)
+    # and such bytes escaped in a string (@"\FF"), which some messages quote unescaped
+    cleaned = _ESCAPE_STR.sub(lambda m: "\\3F" if len(m.group(1)) == 2 else m.group(), cleaned)
     ir.Module.parse(cleaned)            # MLIRError with the diagnostics, as a rule
     raise ir.MLIRError("the input has bytes that are not UTF-8 where MLIR quotes them", [])

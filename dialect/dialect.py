@@ -6,7 +6,7 @@ from typing import Optional
 from mlir import ir
 from mlir.dialects import irdl
 
-from .diagnostics import emit
+from .diagnostics import emit, unescape
 from .opdef import OpDef, Verdict
 
 
@@ -150,6 +150,20 @@ def verify_ops(root, *, profile: Optional[str] = None) -> bool:
 def attributes_of(op) -> dict:
     """An mla op's attributes, the declared defaults applied."""
     return opdef_of(op).snapshot(op).attributes
+
+
+# --- symbols -------------------------------------------------------------------------------------
+
+def symbol_text(attr) -> str:
+    """The name a `sym_name` (or any StringAttr) or a symbol reference (FlatSymbolRefAttr) holds,
+    with bytes that are not UTF-8 as U+FFFD: @"\\FF" is legal IR, but the bindings' `.value` cannot
+    convert it (nanobind's "conversion error")."""
+    if isinstance(attr, ir.StringAttr):
+        return bytes(attr.value_bytes).decode("utf-8", "replace")
+    try:
+        return attr.value
+    except RuntimeError:        # no value_bytes here: its printed form, @"..." with \\XX escapes
+        return unescape(str(attr)[2:-1].encode()).decode("utf-8", "replace")
 
 
 # --- function arguments: the project's argument attributes (mla.name, mla.state, mla.buffer) -----

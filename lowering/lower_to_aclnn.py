@@ -34,7 +34,8 @@ from mlir import ir
 from mlir.dialects import arith
 
 from ..dialect.dialect import opdef_of
-from ..dialect.types import TensorInfo, describe_type, tensor_type
+from ..dialect.rules import DynamicDim
+from ..dialect.types import TensorInfo, TypeDescriptionError, describe_type, tensor_type
 from ..passes.registry import ModulePass, PassFailure, register_pass
 from ..dialect.layout import contiguous_strides
 from ..dialect import aclnn as A
@@ -380,12 +381,7 @@ def lower_function(fn) -> bool:
     for op in list(block.operations):
         op = op.operation
         name = op.name
-        if name == "func.return":
-            _contiguous_results(op, stream)
-            ir.Operation.create("aclnn.synchronize", operands=[stream], loc=op.location,
-                                ip=ir.InsertionPoint(op))
-            continue
-        convert = LOWERINGS.get(name)
+        convert = _return if name == "func.return" else LOWERINGS.get(name)
         if convert is None:
             if not (name in KEPT or name.startswith("aclnn.")):
                 op.location.emit_error(f"'{name}' op has no lowering to aclnn calls")
@@ -393,8 +389,15 @@ def lower_function(fn) -> bool:
             continue
         try:
             replacements = convert(op, CallBuilder(op, stream))
-        except LoweringError as e:
+            if replacements is None:
+                continue
+        except (LoweringError, TypeDescriptionError) as e:
             op.location.emit_error(f"'{name}' op cannot be lowered to aclnn calls: {e}")
+            ok = False
+            continue
+        except DynamicDim:          # a conversion needs a size the type leaves dynamic (`?`)
+            op.location.emit_error(f"'{name}' op cannot be lowered to aclnn calls: a dynamic shape "
+                                   "where the call needs a static size")
             ok = False
             continue
         opdef = opdef_of(op)
@@ -415,12 +418,14 @@ def _erase_unused_views(block):
             op.erase()
 
 
-def _contiguous_results(ret, stream):
-    """Results leave the device as contiguous buffers: a strided view is copied first."""
-    b = CallBuilder(ret, stream)
+def _return(ret, b):
+    """Results leave the device as contiguous buffers (a strided view is copied first), after
+    the stream is synchronized. The op stays: None."""
     for i, value in enumerate(ret.operands):
         if isinstance(value.type, ir.RankedTensorType) and not layout(value).contiguous:
             ret.operands[i] = b.copy(value)
+    ir.Operation.create("aclnn.synchronize", operands=[b.stream], loc=ret.location,
+                        ip=ir.InsertionPoint(ret))
 
 
 @register_pass

@@ -18,14 +18,14 @@ from mlir import ir
 
 from ..dialect import aclnn as A
 from ..dialect.aclnn import ACLNN, Function
-from ..dialect.dialect import argument_name
+from ..dialect.dialect import argument_name, symbol_text
 from ..dialect.errors import ExecutionError
 from ..dialect.types import NUMPY_DTYPES, TensorInfo, TypeDescriptionError, describe_type, numpy_dtype
 
 
 def symbol_name(fn) -> str:
     """A function's name (bytes that are not UTF-8 as U+FFFD)."""
-    return bytes(fn.attributes["sym_name"].value_bytes).decode("utf-8", "replace")
+    return symbol_text(fn.attributes["sym_name"])
 
 
 NULL = None   # the value of an `aclnn.null` (nullptr)
@@ -257,7 +257,7 @@ class DecodedFunction:
         elif name == "aclnn.null":
             emit(Host(res[0], NULL))
         elif name == "aclnn.string":
-            emit(Host(res[0], op.attributes["value"].value))
+            emit(Host(res[0], symbol_text(op.attributes["value"])))
         elif name == "aclnn.create_int_array":
             emit(Host(res[0], tuple(op.attributes["value"])))
         elif name == "aclnn.create_scalar":
@@ -268,7 +268,7 @@ class DecodedFunction:
             emit(Host(res[0], str(ir.TypeAttr(op.attributes["type"]).value)))
         elif name == "ml_program.global_load_const":
             # A weight: its value comes with the function (None: unbound, an error when run).
-            symbol = op.attributes["global"].value
+            symbol = symbol_text(op.attributes["global"])
             emit(Constant(res[0], self._constants.get(symbol), describe_type(op.results[0].type), symbol))
         elif name == "aclnn.read_int_array":
             self._varying.add(res[0])
@@ -299,13 +299,13 @@ class DecodedFunction:
         elif name == "aclnn.workspace":
             emit(Workspace(res[0], src[0]))
         elif name == "aclnn.launch":
-            emit(Launch(op.attributes["callee"].value, src[0], src[1], src[2]))
+            emit(Launch(symbol_text(op.attributes["callee"]), src[0], src[1], src[2]))
         elif name == "aclnn.hccl_communicator":
             emit(Communicator(res[0], op.attributes["group"].value, int(op.attributes["world_size"].value)))
         elif name == "aclnn.hccl_reduce_op":
             emit(Host(res[0], op.attributes["op"].value))
         elif name in ("aclnn.hccl_all_reduce", "aclnn.hccl_all_gather"):
-            emit(Collective(op.attributes["callee"].value, tuple(src[:-1])))
+            emit(Collective(symbol_text(op.attributes["callee"]), tuple(src[:-1])))
         elif name == "aclnn.current_stream":
             emit(Host(res[0], "stream"))
         elif name == "aclnn.synchronize":

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from ..dialect.dialect import symbol_text
 from .pattern import side_effect_free
 from .registry import ModulePass, UNCHANGED, register_pass
 from .weights import bodies, ops_of
@@ -18,7 +19,7 @@ def _referenced_symbols(module) -> set:
         for name in op.attributes:
             attr = op.attributes[name]
             if isinstance(attr, ir.FlatSymbolRefAttr):
-                names.add(attr.value)
+                names.add(symbol_text(attr))
         return ir.WalkResult.ADVANCE
     module.walk(visit)
     return names
@@ -48,12 +49,12 @@ class Cleanup(ModulePass):
         used = _referenced_symbols(module)
         table = inputs.weights
         for op in ops_of(body):
-            if op.name != "ml_program.global" or op.attributes["sym_name"].value in used:
+            if op.name != "ml_program.global" or symbol_text(op.attributes["sym_name"]) in used:
                 continue
             if "sym_visibility" not in op.attributes or op.attributes["sym_visibility"].value != "private":
                 continue                        # public: someone outside may use it
             if table is not None:
-                table.pop(op.attributes["sym_name"].value, None)
+                table.pop(symbol_text(op.attributes["sym_name"]), None)
             op.erase()
             erased += 1
         return None if erased else UNCHANGED

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from ..dialect.dialect import symbol_text
 from .pattern import defining_op, is_constant, side_effect_free
 from .registry import ModulePass, UNCHANGED, register_pass
 from .weights import bodies, declare_global, ops_of, symbols
@@ -48,7 +49,7 @@ def _structure(value, memo) -> tuple:
     if value not in memo:
         op = defining_op(value)
         if op.name == "ml_program.global_load_const":
-            key = ("global", op.attributes["global"].value)
+            key = ("global", symbol_text(op.attributes["global"]))
         else:
             attributes = tuple(sorted((name, str(op.attributes[name])) for name in op.attributes))
             key = (op.name, attributes, str(value.type), value.result_number,
@@ -70,7 +71,7 @@ def _name(value) -> str:
             break
         # prefer the operand that leads to a weight
         op = next((defining_op(v) for v in loads if _reaches_global(v)), defining_op(loads[0]))
-    base = op.attributes["global"].value if op.name == "ml_program.global_load_const" else op.name
+    base = symbol_text(op.attributes["global"]) if op.name == "ml_program.global_load_const" else op.name
     return ".".join([base, *reversed(parts)])
 
 
@@ -102,7 +103,7 @@ def _has_values(value, table, memo) -> bool:
     if value not in memo:
         op = defining_op(value)
         if op.name == "ml_program.global_load_const":
-            memo[value] = op.attributes["global"].value in table
+            memo[value] = symbol_text(op.attributes["global"]) in table
         else:
             memo[value] = all(_has_values(v, table, memo) for v in op.operands)
     return memo[value]

@@ -234,7 +234,8 @@ def parse_options(text: str) -> dict[str, str]:
 UNCHANGED = "unchanged"
 
 
-def _python_pass(info: PassInfo, options: dict[str, Any], verify_each: bool, inputs: PassInputs):
+def _python_pass(info: PassInfo, options: dict[str, Any], verify_each: bool, inputs: PassInputs,
+                 escaped: list):
     instance = info.make({name.replace("-", "_"): value for name, value in options.items()})
 
     def run(op, pass_):
@@ -243,20 +244,46 @@ def _python_pass(info: PassInfo, options: dict[str, Any], verify_each: bool, inp
         except PassFailure:
             pass_.signal_pass_failure()
             return
+        except BaseException as e:      # noqa: BLE001 - handed to PipelineRunner.run's caller
+            escaped.append(e)
+            pass_.signal_pass_failure()
+            return
         if verify_each and result is not UNCHANGED and not verify_ops(op):
             pass_.signal_pass_failure()
     run.__name__ = _pass_class_name(info.argument)
     return run
 
 
+class PipelineRunner:
+    """An MLIR PassManager (its other methods pass through) whose Python passes hand an
+    exception they did not mean to raise to the caller of `run`: raised through MLIR's pass
+    manager after a pass emitted an error, it aborted the process (the bindings assert that
+    every error they captured was handled)."""
+
+    def __init__(self, pm: passmanager.PassManager):
+        self.pm, self.escaped = pm, []
+
+    def run(self, op):
+        try:
+            self.pm.run(op)
+        except ir.MLIRError:
+            if not self.escaped:
+                raise
+        if self.escaped:
+            raise self.escaped[0]
+
+    def __getattr__(self, name):
+        return getattr(self.pm, name)
+
+
 def build_pass_manager(pipeline: str | Sequence[tuple[str, str | None]], *, verify_each: bool = True,
-                       print_ir_after_all: bool = False, inputs: PassInputs | None = None) -> passmanager.PassManager:
+                       print_ir_after_all: bool = False, inputs: PassInputs | None = None) -> PipelineRunner:
     """A PassManager for `pipeline` (text, or the parsed element list); needs an active context.
     `inputs`: what the passes are handed besides the IR (PassInputs; default: none but a fresh
     fusion log)."""
     inputs = inputs if inputs is not None else PassInputs()
     elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else pipeline
-    pm = passmanager.PassManager("builtin.module")
+    pm = PipelineRunner(passmanager.PassManager("builtin.module"))
     pm.enable_verifier(verify_each)
     for name, option_text in elements:
         if option_text is None:
@@ -264,7 +291,7 @@ def build_pass_manager(pipeline: str | Sequence[tuple[str, str | None]], *, veri
             continue
         info = PASSES[name]
         options = info.resolve_options(parse_options(option_text))
-        pm.add(_python_pass(info, options, verify_each, inputs), name=_pass_class_name(name), argument=name,
+        pm.add(_python_pass(info, options, verify_each, inputs, pm.escaped), name=_pass_class_name(name), argument=name,
                description=info.description)
     if print_ir_after_all:
         pm.enable_ir_printing(print_after_all=True)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
+from ..dialect.dialect import symbol_text
+
 
 class WeightTable(dict):
     """name -> array (NumPy, or NZTensor for a FRACTAL_NZ global): the values of a program's
@@ -49,7 +51,5 @@ def declare_global(module, name: str, t: ir.Type):
 
 def symbols(module) -> set:
     """Every symbol name defined at the top of the module (globals, functions)."""
-    # value_bytes: a name need not be UTF-8 (@"\FF")
-    return {bytes(op.attributes["sym_name"].value_bytes).decode("utf-8", "replace")
-            for op in ops_of(module.regions[0].blocks[0])
+    return {symbol_text(op.attributes["sym_name"]) for op in ops_of(module.regions[0].blocks[0])
             if "sym_name" in op.attributes}

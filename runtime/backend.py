@@ -179,7 +179,7 @@ class CpuCall:
         if wants_check(self._checked, opdef.name):
             given = {k: v for k, v in attributes.items()
                      if opdef.attribute_by_name[k].required or v != opdef.attribute_by_name[k].default}
-            _check_data(opdef, operands, given, self._snapshots)
+            _check_data(opdef, operands, given, self._snapshots, static=self._checked is True)
         return run_kernel(opdef, operands, attributes, result_types)
 
     def run_bound(self, opdef) -> dict:
@@ -344,7 +344,7 @@ def _run_bound_kernel(fn, args, values, types, checked, variant=None, snapshots=
     for name, value in (variant or {}).items():
         attributes[name] = given[name] = value
     if wants_check(checked, opdef.name):
-        _check_data(opdef, operands, given, snapshots)
+        _check_data(opdef, operands, given, snapshots, static=checked is True)
     results = run_kernel(opdef, operands, attributes, result_types)
     for name, value in zip(opdef.result_names, results):
         if name in outputs:
@@ -397,16 +397,19 @@ def mla_opdef(name):
 
 
 def wants_check(checked, op_name) -> bool:
-    """`checked`: True (every op), False (none) or the names of the ops whose data rules run
-    before their kernels (the ops a program could not check before its first kernel)."""
+    """`checked`: True (every op, static rules too: a program given lowered), False (none) or
+    the names of the ops whose data rules run before their kernels (the ops a program could
+    not check before its first kernel)."""
     return checked is True or bool(checked) and op_name in checked
 
 
-def _check_data(opdef, operands, given, snapshots=None):
+def _check_data(opdef, operands, given, snapshots=None, static=False):
     """The op's data rules on the actual values (checked mode); nothing to do for an op
-    without any. The snapshot of the op's types and attributes is built once per signature
-    (`snapshots`: the call site's own cache, checked first)."""
-    if not _has_data_rules(opdef):
+    without any. `static`: its static rules too (a program given lowered: no verifier saw its
+    mla ops, and the aclnn calls are checked against their prototypes' kinds only). The snapshot
+    of the op's types and attributes is built once per signature (`snapshots`: the call site's
+    own cache, checked first)."""
+    if not static and not _has_data_rules(opdef):
         return
     snapshot = snapshots.get(opdef.name) if snapshots is not None else None
     if snapshot is None:
@@ -426,7 +429,7 @@ def _check_data(opdef, operands, given, snapshots=None):
             _SNAPSHOTS[key] = snapshot
         if snapshots is not None:
             snapshots[opdef.name] = snapshot
-    verdict = opdef.check(snapshot.with_values(operands), phase="runtime")
+    verdict = opdef.check(snapshot.with_values(operands), phase="all" if static else "runtime")
     if not verdict.ok:
         raise VerificationError("\n".join(f.text(opdef.name) for f in verdict.errors), verdict.errors)
 

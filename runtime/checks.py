@@ -19,7 +19,7 @@ from typing import Mapping, Sequence
 
 from mlir import ir
 
-from ..dialect.dialect import opdef_of
+from ..dialect.dialect import opdef_of, symbol_text
 from ..dialect.opdef import VARIADIC, KindError, StructuralError
 from ..dialect.rules import RUNTIME, DynamicDim
 from ..dialect.types import TensorInfo, describe_type
@@ -173,6 +173,6 @@ class DataChecks:
 
 def _constant_value(op, constants):
     if op.name == "ml_program.global_load_const":
-        return constants.get(op.attributes["global"].value)
+        return constants.get(symbol_text(op.attributes["global"]))
     attr = op.attributes["value"]
     return dense_value(attr) if isinstance(attr, ir.DenseElementsAttr) else None

@@ -15,6 +15,8 @@ from __future__ import annotations
 import atexit
 import ctypes
 import os
+import re
+import struct
 import weakref
 from pathlib import Path
 
@@ -415,6 +417,33 @@ def unavailable_reason() -> str | None:
     return reason
 
 
+def _truncated(path: str) -> str | None:
+    """Why a shared library is shorter than its ELF headers say (None: it is not, or it is no
+    64-bit ELF, which dlopen refuses with an OSError). dlopen maps each loadable segment from
+    the file: past the end of a cut-short file (an interrupted copy) the first touch is a
+    SIGBUS that kills the process instead of an error."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            header = f.read(64)
+            if len(header) < 64 or header[:4] != b"\x7fELF" or header[4] != 2:
+                return None
+            order = "<" if header[5] == 1 else ">"
+            phoff, shoff = struct.unpack_from(order + "QQ", header, 32)
+            phentsize, phnum, shentsize, shnum = struct.unpack_from(order + "HHHH", header, 54)
+            needed = max(phoff + phnum * phentsize, shoff + shnum * shentsize)
+            if phentsize >= 56 and phoff + phnum * phentsize <= size:
+                f.seek(phoff)
+                table = f.read(phnum * phentsize)
+                for i in range(phnum):
+                    kind, _, offset, _, _, filesz = struct.unpack_from(order + "IIQQQQ", table, i * phentsize)
+                    if kind in (1, 2):             # PT_LOAD, PT_DYNAMIC: mapped and read
+                        needed = max(needed, offset + filesz)
+    except OSError:
+        return None                                # unreadable: dlopen says why
+    return f"is truncated: {size} bytes, its ELF headers need {needed}" if needed > size else None
+
+
 def _open_backend() -> NpuBackend:
     found = find_libraries()
     missing = [n for n in LIBRARIES if n not in found]
@@ -425,9 +454,14 @@ def _open_backend() -> NpuBackend:
         raise BackendUnavailable(f"backend 'npu': the CANN runtime is missing ({', '.join(missing)} not "
                                  f"{where}); install the CANN toolkit and source its set_env.sh")
     device = os.environ.get("ASCEND_MLA_DEVICE", "0")
-    if not device.strip().isdigit():
+    if not re.fullmatch(r"[0-9]+", device.strip()):        # not isdigit(): '²' is a digit to it
         raise BackendUnavailable(f"backend 'npu': ASCEND_MLA_DEVICE must be a device number "
                                  f"(0, 1, ...), got {_shorten(repr(device))}")
+    for name in LIBRARIES:
+        problem = _truncated(found[name])
+        if problem is not None:
+            raise BackendUnavailable(f"backend 'npu': the CANN runtime does not load ({name} {problem}); "
+                                     f"reinstall the CANN toolkit")
     try:
         return NpuBackend(found, int(device))
     except OSError as e:        # a library that is not one (empty, not ELF, another machine's)

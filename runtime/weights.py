@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
+from ..dialect.dialect import symbol_text
 from ..dialect.types import TypeDescriptionError, describe_type, numpy_dtype
 from ..lowering.program import dense_value
 from ..passes.weights import WeightTable, ops_of
@@ -17,7 +18,7 @@ def bind_globals(module, table: WeightTable, given=()) -> list[str]:
     with a splat initializer from it. Returns the problems (a global without a value, a value
     whose type is not the global's, a name in `given` that is no global of the module); empty
     when every global is bound."""
-    names = {bytes(op.attributes["sym_name"].value_bytes).decode("utf-8", "replace")
+    names = {symbol_text(op.attributes["sym_name"])
              for op in ops_of(module.body) if op.name == "ml_program.global"}
     problems = [f"weight {name!r}: the module has no global of this name"
                 + (f" (its globals: {', '.join(sorted(names)[:6])}{' ...' if len(names) > 6 else ''})"
@@ -26,7 +27,7 @@ def bind_globals(module, table: WeightTable, given=()) -> list[str]:
     for op in ops_of(module.body):
         if op.name != "ml_program.global":
             continue
-        name = bytes(op.attributes["sym_name"].value_bytes).decode("utf-8", "replace")
+        name = symbol_text(op.attributes["sym_name"])
         try:
             declared = describe_type(op.attributes["type"].value)
         except TypeDescriptionError as e:           # an unranked or foreign-encoded global
@@ -62,7 +63,7 @@ def initial_values(module) -> WeightTable:
     for op in ops_of(module.body):
         if op.name == "ml_program.global" and "is_mutable" not in op.attributes \
                 and isinstance(op.attributes["value"], ir.DenseElementsAttr):
-            table.bind(op.attributes["sym_name"].value, dense_value(op.attributes["value"]))
+            table.bind(symbol_text(op.attributes["sym_name"]), dense_value(op.attributes["value"]))
     return table
 
 
@@ -72,7 +73,7 @@ def write_initial_values(module, table: WeightTable):
     for op in ops_of(module.body):
         if op.name != "ml_program.global" or isinstance(op.attributes["value"], ir.DenseElementsAttr):
             continue
-        name = op.attributes["sym_name"].value
+        name = symbol_text(op.attributes["sym_name"])
         if name not in table:
             continue
         value = table[name]

@@ -14,6 +14,7 @@ from typing import Callable, Mapping
 import numpy as np
 from mlir import ir
 
+from ...dialect.dialect import symbol_text
 from ...dialect.types import describe_type, numpy_dtype
 
 PREPARERS: dict[str, Callable] = {}
@@ -124,7 +125,7 @@ def constant(op, globals_):
 
 @upstream("ml_program.global_load_const")
 def global_load_const(op, globals_):
-    name = op.attributes["global"].value
+    name = symbol_text(op.attributes["global"])
     if name not in globals_:
         raise UnsupportedOp(f"ml_program.global_load_const @{name}: no value is bound to this "
                             "global (compile the program with weights={...})")

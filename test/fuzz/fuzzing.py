@@ -343,7 +343,8 @@ def run_cases(cases: int, one_case, isolated: bool):
                 problem = str(e)
             if problem:
                 failures.append(f"case {case}: {problem}")
-                print(f"FAILED case {case}: {problem.strip().splitlines()[-1][:300]}")
+                # in full: the assertion shows the first failure only
+                print(f"=== FAILED case {case}:\n{problem.strip()}\n===", flush=True)
     finally:
         if worker is not None:
             worker.close()

@@ -159,6 +159,8 @@ BROKEN = {
     "over-long ASCEND_HOME_PATH": lambda tmp: {"ASCEND_HOME_PATH": "/" + "a" * 5000},
     "ASCEND_MLA_DEVICE=abc": lambda tmp: {"ASCEND_HOME_PATH": _libraries(tmp, b""), "ASCEND_MLA_DEVICE": "abc"},
     "NUL in ASCEND_TOOLKIT_HOME": lambda tmp: {"ASCEND_TOOLKIT_HOME": "/opt\x00x"},
+    # str.isdigit() says yes, int() says no
+    "ASCEND_MLA_DEVICE=\u00b2": lambda tmp: {"ASCEND_HOME_PATH": _libraries(tmp, b""), "ASCEND_MLA_DEVICE": "\u00b2"},
 }
 
 
@@ -197,6 +199,36 @@ def test_a_broken_cann_install(case, clean_npu, tmp_path, caplog):
     np.testing.assert_allclose(out, np.ones((2, 16)), rtol=1e-5)
     announced = [r for r in caplog.records if "backend 'auto'" in r.getMessage()]
     assert len(announced) == 1, [r.getMessage() for r in caplog.records]
+
+
+def test_truncated_libraries_are_refused_before_they_are_loaded(tmp_path):
+    """A library cut short (an interrupted copy) maps segments past its end: dlopen's first
+    touch of them was a SIGBUS that killed the caller (the loader fuzzer's 5 deaths of 120,
+    all truncated copies of a real library). Its ELF headers say how long it must be: shorter
+    is a reason, and `auto` runs on the CPU. In a child: before the fix it died."""
+    import ctypes.util
+    real = next(p for p in (os.path.join(d, ctypes.util.find_library("m") or "libm.so.6")
+                            for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+                                      "/usr/lib64", "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu"))
+                if os.path.isfile(p))
+    data = open(real, "rb").read()
+    root = _libraries(tmp_path, data[:len(data) // 2])
+    result = run_child("""
+import json, numpy as np, ascend_mla
+from ascend_mla import BackendUnavailable
+from ascend_mla.runtime import backend
+try:
+    backend.set_backend("npu")
+    message = None
+except BackendUnavailable as e:
+    message = str(e)
+backend.set_backend("auto")
+out = ascend_mla.ops.rms_norm(np.ones((2, 8), np.float32), np.ones(8, np.float32), epsilon=1e-6)
+print(json.dumps({"message": message, "backend": ascend_mla.get_backend(), "ok": bool(np.allclose(out, 1, rtol=1e-5))}))
+""", env={"ASCEND_HOME_PATH": root})
+    assert result["message"].startswith("backend 'npu': the CANN runtime does not load (") \
+        and "is truncated" in result["message"], result
+    assert result["backend"] == "cpu" and result["ok"], result
 
 
 def test_mla_run_on_npu_with_a_broken_install(clean_npu, tmp_path, capsys):
@@ -271,6 +303,72 @@ def test_functions_with_odd_names_compile_and_run(name):
     np.testing.assert_allclose(program(x, np.ones(16, np.float32))[0], x, rtol=1e-5)
 
 
+def test_an_error_quoting_a_name_that_is_not_utf8_is_a_diagnostic(tmp_path, capsys):
+    """MLIR quotes a function's name unescaped in some messages ("... in function @\\xFF"):
+    the bindings failed to make the error's text (RuntimeError "conversion error" from
+    compile() and a traceback from mla-opt; the compile() fuzzer's case 199)."""
+    from ascend_mla.tools import mla_opt
+    source = RMS.replace("NAME", '"\\FF"').replace("return %y : tensor<4x16xf32>", "return %x : tensor<4x16xf32>") \
+        .replace("-> tensor<4x16xf32> {", "-> tensor<4x8xf32> {")
+    message = r"type of return operand 0 \('tensor<4x16xf32>'\) doesn't match function result type \('tensor<4x8xf32>'\) in function @\?"
+    with pytest.raises(ascend_mla.CompileError, match=r"<source>:3:3: error: " + message):
+        ascend_mla.compile(source)
+    path = tmp_path / "f.mlir"
+    path.write_text(source)
+    assert mla_opt.main([str(path)]) == 1
+    assert re.match(re.escape(str(path)) + r":3:3: error: " + message, capsys.readouterr().err)
+
+
+def test_an_exception_in_a_pass_after_an_error_reaches_the_caller():
+    """A Python exception raised through MLIR's pass manager after the pass emitted an error
+    aborted the process (the bindings assert "unhandled captured errors"): the lowering of a
+    return of a foreign-encoded slice did that. The pass manager hands the exception to the
+    caller instead. In a child: before the fix it died."""
+    result = run_child("""
+import json, ascend_mla
+from ascend_mla.passes import registry
+def apply(self, module, inputs):
+    module.operation.location.emit_error("first an error")
+    raise KeyError("then a bug")
+registry.PASSES["cleanup"].cls.apply = apply
+try:
+    ascend_mla.compile("func.func @f() {\\n  return\\n}", pipeline="builtin.module(cleanup)")
+    raised = None
+except KeyError as e:
+    raised = str(e)
+print(json.dumps({"raised": raised}))
+""")
+    assert result["raised"] == "'then a bug'", result
+
+
+# Conversions that read a size or a layout a type does not give (the compile() fuzzer's cases
+# 38 and 1033): a DynamicDim or a TypeDescriptionError escaped from the lowering.
+UNLOWERABLE = {
+    "dynamic quantize scale": ("""func.func @f(%x: tensor<4x64xbf16>, %scale: tensor<?x64xf32>) -> tensor<4x64xi8> {
+  %z = arith.extf %x : tensor<4x64xbf16> to tensor<4x64xf32>
+  %s = "mla.mul"(%z, %scale) : (tensor<4x64xf32>, tensor<?x64xf32>) -> tensor<4x64xf32>
+  %r = math.roundeven %s : tensor<4x64xf32>
+  %lo = arith.constant dense<-128.0> : tensor<4x64xf32>
+  %hi = arith.constant dense<127.0> : tensor<4x64xf32>
+  %c1 = arith.maximumf %r, %lo : tensor<4x64xf32>
+  %c2 = arith.minimumf %c1, %hi : tensor<4x64xf32>
+  %y = arith.fptosi %c2 : tensor<4x64xf32> to tensor<4x64xi8>
+  return %y : tensor<4x64xi8>
+}""", r"'mla.quantize' op cannot be lowered to aclnn calls: a dynamic shape where the call needs a static size"),
+    "foreign encoding": ("""func.func @f(%x: tensor<2x8x192xbf16>) -> tensor<2x8x128xbf16, "FRACTAL_NZ"> {
+  %s = tensor.extract_slice %x[0, 0, 0] [2, 8, 128] [1, 1, 1] : tensor<2x8x192xbf16> to tensor<2x8x128xbf16, "FRACTAL_NZ">
+  return %s : tensor<2x8x128xbf16, "FRACTAL_NZ">
+}""", r"<source>:2:8: error: 'tensor.extract_slice' op cannot be lowered to aclnn calls: unsupported tensor encoding"),
+}
+
+
+@pytest.mark.parametrize("case", UNLOWERABLE)
+def test_what_a_conversion_cannot_read_is_a_lowering_diagnostic(case):
+    source, message = UNLOWERABLE[case]
+    with pytest.raises(ascend_mla.CompileError, match=message):
+        ascend_mla.compile(source)
+
+
 DYNAMIC = {
     "matmul": """func.func @f(%x: tensor<?x16xbf16>, %w: tensor<16x32xbf16>) -> tensor<?x32xbf16> {
   %0 = "mla.matmul"(%x, %w) : (tensor<?x16xbf16>, tensor<16x32xbf16>) -> tensor<?x32xbf16>
@@ -312,6 +410,77 @@ def test_a_bf16_constant_in_a_lowered_program_runs():
     x = np.ones((8, 16), ml_dtypes.bfloat16)
     out = program(x)[0].astype(np.float32)
     np.testing.assert_allclose(out[0], [1, 2] + [1] * 13 + [0.5], rtol=1e-2)   # bf16 rounding
+
+
+# A weight read through a transpose: fold-constants evaluates w.T at compile time and declares a
+# global for it, after reading every symbol name of the module.
+FOLDED = """ml_program.global private @W(dense<2.0> : tensor<2x3xf32>) : tensor<2x3xf32>
+func.func @F(%x: tensor<4x3xf32>) -> tensor<4x2xf32> {
+  %w = ml_program.global_load_const @W : tensor<2x3xf32>
+  %wt = "mla.transpose"(%w) {permutation = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %y = "mla.matmul"(%x, %wt) : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("function,weight", [('"\\FF"', "w"), ("f", '"\\FF"')], ids=["function", "global"])
+def test_a_symbol_that_is_not_utf8_through_compile_and_mla_run(function, weight, tmp_path, capsys):
+    """@"\\FF" names the byte 0xFF, which the bindings' `.value` cannot convert: a function so
+    named broke fold-constants' symbol table ("conversion error" from nanobind), a global so
+    named broke its load. Names are read as bytes (U+FFFD for what is not UTF-8)."""
+    from ascend_mla.tools import mla_run
+    source = FOLDED.replace("@F", "@" + function).replace("@W", "@" + weight)
+    program = ascend_mla.compile(source)
+    assert "mla.transpose" not in program.lowered_ir          # folded at compile time
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    np.testing.assert_array_equal(program(x)[0], x @ np.full((3, 2), 2, np.float32))   # exact: small integers
+    path = tmp_path / "f.mlir"
+    path.write_text(source)
+    assert mla_run.main([str(path), "-o", str(tmp_path / "out.npz")]) == 0, capsys.readouterr().err
+    assert np.load(tmp_path / "out.npz")["out0"].shape == (4, 2)
+
+
+# A paged FIA program (test/lit/dialect/fia.mlir): 6 cache blocks of 16, a block table per batch.
+PAGED_FIA = """func.func @paged(%query: tensor<2x1x256xbf16>, %key: tensor<6x16x128xbf16>, %value: tensor<6x16x128xbf16>, %block_table: tensor<2x3xi32>) -> tensor<2x1x256xbf16> {
+  %out, %lse = "mla.fused_infer_attention_score"(%query, %key, %value, %block_table) {actual_seq_lengths_kv = array<i64: 40, 7>, num_heads = 4 : i64, num_key_value_heads = 2 : i64, block_size = 16 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x1x256xbf16>, tensor<6x16x128xbf16>, tensor<6x16x128xbf16>, tensor<2x3xi32>) -> (tensor<2x1x256xbf16>, tensor<1xf32>)
+  return %out : tensor<2x1x256xbf16>
+}
+"""
+
+
+def _paged_fia_inputs(table=((0, 1, 2), (3, 4, 5))):
+    import ml_dtypes
+    return [np.ones((2, 1, 256), ml_dtypes.bfloat16), np.ones((6, 16, 128), ml_dtypes.bfloat16),
+            np.ones((6, 16, 128), ml_dtypes.bfloat16), np.array(table, np.int32)]
+
+
+def test_a_lowered_fia_program_checks_its_data_before_the_kernel():
+    """A program given lowered has no mla-level IR whose checks run before the first kernel:
+    each op's data rules run before its kernel. They did not: a block id outside the cache
+    reached the kernel's index_select (IndexError)."""
+    program = ascend_mla.compile(ascend_mla.compile(PAGED_FIA).lowered_ir)
+    with pytest.raises(ascend_mla.VerificationError, match=r"block id 99 is outside the cache's 6 blocks \[FIA-180\]"):
+        program(*_paged_fia_inputs([[0, 1, 99], [3, 4, 5]]))
+    program(*_paged_fia_inputs())
+
+
+@pytest.mark.parametrize("edit,message", [
+    # the key retyped everywhere: a 1-D f64 tensor reached the kernel (IndexError in fia_kv.py)
+    (("tensor<6x16x128xbf16>", "tensor<1xf64>"), r"key: expected element type .*, got f64 \[FIA-006\]"),
+    # a kv length past the 3 blocks of 16 the table holds: the kernel ran on it
+    (("array<i64: 40, 7>", "array<i64: 4000, 7>"), r"maxBlockNumPerSeq = ceil\(4000/16\) = 250, got tensor<2x3xi32> \[FIA-164\]"),
+], ids=["retyped key", "kv length"])
+def test_a_mutated_lowered_fia_program_is_refused_before_its_kernel(edit, message):
+    """The lowered IR's aclnn calls are checked against their prototypes only (kinds: tensor,
+    list, i64...); what the fused op's static rules say about those values (ranks, dtypes,
+    lengths) is checked before its kernel in a program given lowered."""
+    program = ascend_mla.compile(ascend_mla.compile(PAGED_FIA).lowered_ir.replace(*edit))
+    inputs = _paged_fia_inputs()
+    if edit[1] == "tensor<1xf64>":
+        inputs[1] = inputs[2] = np.ones(1)
+    with pytest.raises(ascend_mla.VerificationError, match=message):
+        program(*inputs)
 
 
 TRANSLATE = {
@@ -526,6 +695,11 @@ def test_frontend_modules_returning_none_or_adding_to_int64():
 
 # --- MLIR's own aborts: refused before the bindings see the input ----------------------------------
 
+EXPAND = """func.func @f(%x: tensor<2x4x8xbf16>) -> tensor<2x4x4x2xbf16> {
+  %0 = tensor.expand_shape %x REASSOCIATION output_shape [2, 4, 4, 2] : tensor<2x4x8xbf16> into tensor<2x4x4x2xbf16>
+  return %0 : tensor<2x4x4x2xbf16>
+}"""
+
 ABORTING = {
     "bare dialect op name": ('"func"() : () -> ()', "'func' is not an op name"),
     "dialect name and a dot": ('func.func @f() {\n  %0 = "arith."() : () -> (i32)\n  return\n}', "'arith.' is not an op name"),
@@ -537,6 +711,14 @@ ABORTING = {
                             "nesting deeper than 512"),
     "10^4 nested arrays": ("func.func @f() attributes {a = " + "[" * 10000 + "]" * 10000 + "} { return }",
                            "nesting deeper than 512"),
+    # the compile() fuzzer's case 1339 (an assertion in AffineMap::get)
+    "negative reassociation index": (EXPAND.replace("REASSOCIATION", "[[-1], [1], [2, 3]]"),
+                                     "reassociation index -1 is outside [0, 2^31)"),
+    "2^63-1 reassociation index": (EXPAND.replace("REASSOCIATION", "[[0], [1], [2, 9223372036854775807]]"),
+                                   "reassociation index 9223372036854775807 is outside [0, 2^31)"),
+    "generic form": ('func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {\n  %0 = "tensor.collapse_shape"(%x) '
+                     '<{reassociation = [[-1 : i64]]}> : (tensor<8xf32>) -> tensor<8xf32>\n  return %0 : tensor<8xf32>\n}',
+                     "reassociation index -1 is outside [0, 2^31)"),
 }
 
 
