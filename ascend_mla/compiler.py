@@ -182,9 +182,9 @@ class Program:
             inputs = [states[i] if i in states else next(given) for i in range(len(all_names))]
         # read inputs viewed with negative strides go to the kernels as contiguous copies
         arrays, back = interop.to_numpy_arguments(dict(enumerate(inputs)),
-                                                  in_place=set(lowered.inplace.values()) | set(states))
+                                                  in_place=set(lowered.written) | set(states))
         values = [arrays[i] for i in range(len(inputs))]
-        for i in sorted(set(lowered.inplace.values())):      # a cache the program updates in place
+        for i in sorted(lowered.written):      # a cache the program updates in place (returned or not)
             if isinstance(values[i], np.ndarray) and not values[i].flags.writeable:
                 raise InputError(f"@{lowered.name}: input {i} ({all_names[i]}) is updated in place, "
                                  "but the array is read-only")
@@ -196,7 +196,7 @@ class Program:
             late = checks.late
         # Checked as given; run on C-contiguous copies of the read inputs: BLAS sums a
         # Fortran-order matrix in another order, so the layout would change the result's bits.
-        written = set(lowered.inplace.values()) | set(states)
+        written = set(lowered.written) | set(states)
         values = [np.ascontiguousarray(v) if isinstance(v, np.ndarray) and i not in written
                   and not v.flags.c_contiguous else v for i, v in enumerate(values)]
         with self.context:

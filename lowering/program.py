@@ -215,7 +215,22 @@ class DecodedFunction:
         # results that are arguments: in-place buffers (caches) handed back to the caller
         self.inplace = {i: self.arg_slots.index(s) for i, s in enumerate(self.result_slots)
                         if s in self.arg_slots}
+        self.written = self._written_arguments()
         self._find_unread_outputs()
+
+    def _written_arguments(self) -> frozenset:
+        """The arguments some call writes (an out or in-place parameter given the argument, a
+        view of it or a list holding it): the caches, returned or not."""
+        base = {}
+        for inst in self.instructions:
+            if isinstance(inst, View):
+                base[inst.slot] = base.get(inst.base, inst.base)
+        written = set()
+        for call in self.calls:
+            for p, slot in zip(call.function.params, call.args):
+                if p.kind in (A.OUT, A.OPT_OUT, A.REF, A.OUT_TENSOR_LIST):
+                    written.update(base.get(s, s) for s in self._lists.get(slot, (slot,)))
+        return frozenset(i for i, s in enumerate(self.arg_slots) if s in written)
 
     def _find_unread_outputs(self):
         reads: dict = {}

@@ -325,8 +325,10 @@ def run_cases(cases: int, one_case, isolated: bool):
     text. Returns the failures."""
     import importlib
     worker = Worker() if isolated else None
+    last = []
 
     def call(target, *args):
+        last[:] = [target, args]
         if worker is None:
             module, name = target.split(":")
             return getattr(importlib.import_module(module), name)(*args)
@@ -339,8 +341,8 @@ def run_cases(cases: int, one_case, isolated: bool):
         for case in range(cases):
             try:
                 problem = one_case(case, call)
-            except ChildFailure as e:
-                problem = str(e)
+            except ChildFailure as e:       # the child died or hung: what it was running
+                problem = f"{e}\n--- the call\n{last[0]}{last[1]!r:.6000}"
             if problem:
                 failures.append(f"case {case}: {problem}")
                 # in full: the assertion shows the first failure only

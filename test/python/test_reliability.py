@@ -765,3 +765,29 @@ def test_a_read_only_cache_of_a_program_is_refused_before_any_write():
     with pytest.raises(ascend_mla.runtime.checks.InputError, match=r"input 0 \(arg0\) is updated in place, but the array is read-only"):
         program(cache, np.array([[1], [5]], np.int64), np.ones((2, 1, 1, 64), ml_dtypes.bfloat16))
     assert not cache.any()
+
+
+@pytest.mark.parametrize("layout", ["read-only", "fortran"])
+def test_a_cache_the_program_writes_but_does_not_return(layout):
+    """The compile() fuzzer's case (seed 1, case 1254): a scatter_cache whose result the
+    function does not return still writes the caller's cache. Read-only, it was NumPy's
+    'assignment destination is read-only' from inside the kernel; in Fortran order, the program
+    ran on a C-contiguous copy and the caller's cache was left unchanged (silently)."""
+    import ml_dtypes
+    program = ascend_mla.compile("""func.func @f(%cache: tensor<4x16x1x64xbf16>, %slots: tensor<2x1xi64>, %rows: tensor<2x1x1x64xbf16>) {
+  %0 = "mla.scatter_cache"(%cache, %slots, %rows) : (tensor<4x16x1x64xbf16>, tensor<2x1xi64>, tensor<2x1x1x64xbf16>) -> tensor<4x16x1x64xbf16>
+  return
+}""", target="cpu")
+    slots, rows = np.array([[1], [5]], np.int64), np.ones((2, 1, 1, 64), ml_dtypes.bfloat16)
+    cache = np.zeros((4, 16, 1, 64), ml_dtypes.bfloat16)
+    if layout == "read-only":
+        cache.setflags(write=False)
+        with pytest.raises(ascend_mla.runtime.checks.InputError, match=r"input 0 \(arg0\) is updated in place, but the array is read-only"):
+            program(cache, slots, rows)
+        assert not cache.any()
+    else:
+        cache = np.asfortranarray(cache)
+        program(cache, slots, rows)
+        expected = np.zeros((4, 16, 1, 64), np.float32)
+        expected[0, 1] = expected[0, 5] = 1            # slots 1 and 5: block 0, rows 1 and 5
+        np.testing.assert_array_equal(cache.astype(np.float32), expected)
