@@ -155,7 +155,9 @@ class RefusedInput(ir.MLIRError):
 #   - a static shape of 2^63 elements or more (an assertion in ShapedType::getNumElements when
 #     a dense attribute of that type is built);
 #   - a reshape's reassociation index that is negative or huge (`tensor.expand_shape %x [[-1],
-#     ...]`, custom or generic form, on the op's line): an assertion in AffineMap::get.
+#     ...]`, custom or generic form, on the op's line): an assertion in AffineMap::get;
+#   - an arith cast op (extf, truncf, sitofp...) with an unranked tensor on the op's line
+#     (directly or through a type alias): an assertion in llvm::cast<RankedTensorType>.
 MAX_NESTING = 512
 _COMMENT_OR_STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"|//[^\n]*')
 _GENERIC_OP = re.compile(rb'(?:^|[=({;])[ \t]*"((?:[^"\\\n]|\\.)*)"[ \t]*\(', re.M)
@@ -164,6 +166,9 @@ _ESCAPE = re.compile(rb"\\([0-9a-fA-F]{2}|.)")
 _RESHAPE = re.compile(rb"(?:expand|collapse)_shape\b")
 _NESTED_LIST = re.compile(rb"\[(?:\s*\[[^\[\]]*\]\s*,?)+\s*\]")    # [[0], [1, 2]]
 _INDEX = re.compile(rb"(?<![\w.])-?\d+")
+_ARITH_CAST = re.compile(rb"arith\.(?:extf|truncf|extsi|extui|trunci|sitofp|uitofp|fptosi|fptoui|index_castui|"
+                         rb"index_cast|bitcast|scaling_extf|scaling_truncf)\b")
+_UNRANKED_ALIAS = re.compile(rb"^[ \t]*(![\w.$-]+)[ \t]*=[ \t]*tensor<[ \t]*\*", re.M)
 _ESCAPE_STR = re.compile(r"\\([89a-fA-F][0-9a-fA-F]|.)")
 
 
@@ -206,6 +211,15 @@ def refuse_aborting_input(source) -> Diagnostic | None:
                     line, col = _line_col(data, lists.start() + index.start())
                     return Diagnostic("error", f"reassociation index {int(index.group())} is outside "
                                       "[0, 2^31) (MLIR would abort on it)", line, col)
+    if b"arith." in data and b"*" in data:
+        names = [rb"tensor<[ \t]*\*"] + [re.escape(a) + rb"(?![\w.$-])" for a in _UNRANKED_ALIAS.findall(data)]
+        unranked = re.compile(b"|".join(names))
+        for m in _ARITH_CAST.finditer(data):
+            line_end = data.find(b"\n", m.end())
+            if unranked.search(data, m.end(), len(data) if line_end < 0 else line_end):
+                line, col = _line_col(data, m.start())
+                return Diagnostic("error", f"'{m.group().decode()}' on an unranked tensor (MLIR would "
+                                  "abort on it)", line, col)
     if data.count(b"(") + data.count(b"[") + data.count(b"{") > MAX_NESTING:
         blank = np.frombuffer(_COMMENT_OR_STRING.sub(lambda m: b" " * len(m.group()), data), np.uint8)
         step = np.zeros(256, np.int8)

@@ -716,6 +716,12 @@ ABORTING = {
                                      "reassociation index -1 is outside [0, 2^31)"),
     "2^63-1 reassociation index": (EXPAND.replace("REASSOCIATION", "[[0], [1], [2, 9223372036854775807]]"),
                                    "reassociation index 9223372036854775807 is outside [0, 2^31)"),
+    # the compile() fuzzer's case 4863 of seed 1 (an assertion in llvm::cast<RankedTensorType>)
+    "arith cast to an unranked tensor": ("func.func @f(%y: tensor<2xf32>) -> tensor<*xf16> {\n  %0 = arith.truncf %y : "
+                                         "tensor<2xf32> to tensor<*xf16>\n  return %0 : tensor<*xf16>\n}",
+                                         "'arith.truncf' on an unranked tensor"),
+    "through an alias": ("!u = tensor<*xi32>\nfunc.func @f(%y: !u) -> tensor<2xf32> {\n  %0 = \"arith.sitofp\"(%y) : "
+                         "(!u) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}", "'arith.sitofp' on an unranked tensor"),
     "generic form": ('func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {\n  %0 = "tensor.collapse_shape"(%x) '
                      '<{reassociation = [[-1 : i64]]}> : (tensor<8xf32>) -> tensor<8xf32>\n  return %0 : tensor<8xf32>\n}',
                      "reassociation index -1 is outside [0, 2^31)"),
