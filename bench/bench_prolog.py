@@ -7,7 +7,8 @@ its weights converted once (NZ weights in their kernel_cache, weight_uk read-onl
 against, measured in the same run, interleaved (medians; the spread column says how noisy):
   before     the kernel before the speed work (test/python/kernels_before, the tests' oracle);
   torch      a PyTorch eager bf16 implementation of the same formulas (when torch is installed);
-  f32 mm     the four matmul products alone in NumPy float32 (the floor of the numpy backend);
+  f32 mm     the four matmul products alone in NumPy float32 (the floor of the numpy backend;
+             timed in a group of its own: OpenBLAS's spinning workers would slow the others);
   read       reading the bf16 weights once at the memory bandwidth measured here (np.copyto,
              read + write bytes per second): the weight-read floor;
   peak       the products' FLOPs at this machine's float32 GEMM peak (a 2048^3 sgemm).
@@ -170,8 +171,11 @@ def main():
                 candidates["before"] = kernel_call(layer, get_before)
             if have_torch:
                 candidates["torch"] = torch_eager(layer)
-            candidates["f32 mm"] = f32_matmuls(layer)
+            # timed apart (as in bench_fia): NumPy's OpenBLAS workers spin for a while after
+            # each call and take the cores from the torch-backed run that follows (measured:
+            # the kernel 2.3x slower after an interleaved float32 product on 2 cores)
             t = median_times(candidates, repeats)
+            t.update(median_times({"f32 mm": f32_matmuls(layer)}, repeats))
             ms = {k: v[0] * 1e3 for k, v in t.items()}
             read, compute = weight_bytes / bandwidth * 1e3, flops / peak * 1e3
             nan = float("nan")
