@@ -46,13 +46,49 @@ def _as_numpy_ids(input_ids, batch):
     return ids.astype(np.int64), torch_in
 
 
+CHECKPOINT = object()        # generate()'s default: the checkpoint's generation tokens
+
+
+def eos_ids(value, vocab_size: int) -> tuple:
+    """End-of-sequence ids as a tuple: None or () for none, one id, or a list of ids."""
+    if value is None:
+        return ()
+    ids = tuple(value) if isinstance(value, (list, tuple)) else (value,)
+    for e in ids:
+        if not isinstance(e, (int, np.integer)) or isinstance(e, bool) or not 0 <= e < vocab_size:
+            raise ValueError(f"eos_token_id: expected token ids in [0, {vocab_size}) (or None), got {value!r}")
+    return tuple(int(e) for e in ids)
+
+
+class GreedyStop:
+    """Greedy tokens with transformers' end-of-sequence rule: a row is finished once it has
+    produced one of `eos`; a finished row's later tokens are `pad`; generation is done when every
+    row is finished. With no EOS ids it is never done early."""
+
+    def __init__(self, eos: tuple, pad: int, rows: int):
+        self.eos, self.pad = np.asarray(eos, np.int64), pad
+        self.finished = np.zeros(rows, bool)
+
+    @property
+    def done(self) -> bool:
+        return bool(self.eos.size) and bool(self.finished.all())
+
+    def next(self, logits) -> np.ndarray:
+        """(rows, 1) int64 tokens from the last position's logits (rows, vocab)."""
+        token = np.asarray(logits).argmax(-1).astype(np.int64)
+        if self.eos.size:
+            token = np.where(self.finished, self.pad, token)
+            self.finished |= np.isin(token, self.eos)
+        return token[:, None]
+
+
 class CausalLM:
     """A compiled DeepSeek-family causal LM; see the module doc. Build with `from_pretrained`."""
 
     def __init__(self, config: dict, weights: dict, *, name: str, batch: int = 1, max_positions: int | None = None,
                  quant: str | None = None, cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1,
                  layers: int | None = None, target: str = "auto", rope: str = "interleave", rank: int = 0,
-                 sharded: bool = False):
+                 sharded: bool = False, eos_token_id=(), pad_token_id: int | None = None):
         total = config["num_hidden_layers"]
         layers = total if layers is None else layers
         if not isinstance(layers, int) or not 1 <= layers <= total:
@@ -70,6 +106,8 @@ class CausalLM:
         self._build_args = dict(tp=tp, layers=layers, batch=batch, quant=quant or "bf16", cache_mode=cache_mode,
                                 block_size=block_size, rope=rope, rank=rank, sharded=sharded)
         self.vocab_size = config["vocab_size"]
+        # generate()'s defaults, as transformers' generation config gives them
+        self.eos_token_id, self.pad_token_id = eos_ids(eos_token_id, self.vocab_size), pad_token_id
         # Room for one padded prefill chunk past the last real position (its rows write no slot,
         # but the kv length of the chunk's call counts them).
         self._capacity = block_size * -(-(max_positions + PREFILL_CHUNK) // block_size)
@@ -100,9 +138,10 @@ class CausalLM:
             ignore=_beyond(len(built)), quant=quant, int8=_attention_int8(checkpoint), tp=tp, rank=rank)
         weights = stack_experts(weights, config, built)
         name = os.path.basename(os.path.normpath(os.fspath(path)))
+        eos, pad = checkpoint.generation_tokens(path)
         return cls(c, weights, name=name, batch=batch, max_positions=max_positions, quant=quant, cache_mode=cache_mode,
                    block_size=block_size, tp=tp, layers=layers, target=target, rope=config.rope, rank=rank,
-                   sharded=True)
+                   sharded=True, eos_token_id=eos, pad_token_id=pad)
 
     def _model(self, seq: int):
         return deepseek.build(self.name, config=self.config, weights=self.weights, seq=seq,
@@ -153,12 +192,17 @@ class CausalLM:
             return torch.from_numpy(logits)
         return logits
 
-    def generate(self, input_ids, max_new_tokens: int = 16):
-        """Greedy generation from empty caches: the prompt, then `max_new_tokens` tokens per row
-        (argmax of each step's logits; no early stop at an end-of-sequence token). Returns
-        (batch, prompt + new) int64; torch in, torch out."""
+    def generate(self, input_ids, max_new_tokens: int = 16, *, eos_token_id=CHECKPOINT, pad_token_id=CHECKPOINT):
+        """Greedy generation from empty caches: the prompt, then up to `max_new_tokens` tokens
+        per row (argmax of each step's logits). As transformers' generate: a row that has
+        produced an end-of-sequence token is finished, its later tokens are `pad_token_id`, and
+        generation stops when every row is finished. Both default to the checkpoint's
+        (generation_config.json, else config.json; the pad to the first EOS id when it has
+        none); `eos_token_id=None` never stops early. Returns (batch, prompt + new) int64,
+        new <= max_new_tokens; torch in, torch out."""
         if not isinstance(max_new_tokens, int) or max_new_tokens < 0:
             raise ValueError(f"max_new_tokens: expected an integer >= 0, got {max_new_tokens!r}")
+        stop = self.stopping(eos_token_id, pad_token_id)
         ids, torch_in = _as_numpy_ids(input_ids, self.batch)
         if ids.shape[1] < 1:
             raise ValueError("input_ids: expected at least one prompt token per row")
@@ -167,17 +211,26 @@ class CausalLM:
                              f"max_positions {self.max_positions}")
         self.reset()
         out = [ids]
-        if max_new_tokens:
-            token = self._step(ids)[:, -1].argmax(-1)[:, None].astype(np.int64)
+        step_input = ids
+        while len(out) <= max_new_tokens and not stop.done:
+            token = stop.next(self._step(step_input)[:, -1])
             out.append(token)
-            for _ in range(max_new_tokens - 1):
-                token = self._step(token)[:, -1].argmax(-1)[:, None].astype(np.int64)
-                out.append(token)
+            step_input = token
         tokens = np.concatenate(out, axis=1)
         if torch_in:
             import torch
             return torch.from_numpy(tokens)
         return tokens
+
+    def stopping(self, eos_token_id=CHECKPOINT, pad_token_id=CHECKPOINT) -> "GreedyStop":
+        """The end-of-sequence rule of one generation (generate's arguments, checked)."""
+        eos = self.eos_token_id if eos_token_id is CHECKPOINT else eos_ids(eos_token_id, self.vocab_size)
+        pad = self.pad_token_id if pad_token_id is CHECKPOINT else pad_token_id
+        if pad is None:
+            pad = eos[0] if eos else 0
+        if not isinstance(pad, (int, np.integer)) or isinstance(pad, bool) or not 0 <= pad < self.vocab_size:
+            raise ValueError(f"pad_token_id: expected a token id in [0, {self.vocab_size}), got {pad!r}")
+        return GreedyStop(eos, int(pad), self.batch)
 
     # -- one step ---------------------------------------------------------------------------------
     def _step(self, ids: np.ndarray) -> np.ndarray:

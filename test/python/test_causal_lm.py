@@ -94,10 +94,50 @@ def test_greedy_tokens_equal_transformers_generate(v3, lm):
     bound = 2 * (theirs - fp32).abs().max(dim=-1).values
     clear = next((i for i in range(new) if margins[i] <= bound[i]), new)
     assert clear >= 4, f"near-ties within 4 steps (margins {margins.tolist()}, bounds {bound.tolist()})"
-    ours = lm.generate(ids, max_new_tokens=new)
+    ours = lm.generate(ids, max_new_tokens=new, eos_token_id=None)
     assert isinstance(ours, torch.Tensor) and ours.dtype == torch.int64 and ours.shape == (1, 8 + new)
     assert ours[0, :8 + clear].tolist() == ref.sequences[0, :8 + clear].tolist(), (ours, ref.sequences, clear)
-    assert lm.generate(ids, max_new_tokens=2).tolist() == ours[:, :10].tolist()     # generate starts afresh
+    assert lm.generate(ids, max_new_tokens=2, eos_token_id=None).tolist() == ours[:, :10].tolist()   # afresh
+
+
+def test_generate_stops_at_the_end_of_sequence_token_as_transformers(v3, lm):
+    """With the third greedy token declared the end of sequence, generation ends there, in ours
+    and in transformers' generate (the first steps of GREEDY_PROMPT are clear, see above); the
+    default EOS is the checkpoint's, as transformers reads it."""
+    _, model = v3
+    ids = torch.tensor(GREEDY_PROMPT)
+    full = lm.generate(ids, max_new_tokens=8, eos_token_id=None)
+    eos = int(full[0, 8 + 2])
+    stop = 8 + [int(t) for t in full[0, 8:]].index(eos) + 1         # its first occurrence
+    ours = lm.generate(ids, max_new_tokens=8, eos_token_id=[eos, 511 if eos != 511 else 510])
+    assert ours.tolist() == full[:, :stop].tolist()
+    with torch.no_grad():
+        theirs = model.generate(ids, max_new_tokens=8, do_sample=False, eos_token_id=eos, pad_token_id=0)
+    assert theirs.tolist() == ours.tolist()
+    assert lm.eos_token_id == (model.generation_config.eos_token_id,) and lm.pad_token_id is None
+    with pytest.raises(ValueError, match=r"eos_token_id: expected token ids in \[0, 512\)"):
+        lm.generate(ids, eos_token_id=512)
+    with pytest.raises(ValueError, match="pad_token_id: expected a token id"):
+        lm.generate(ids, eos_token_id=3, pad_token_id="0")
+
+
+def test_greedy_stop_pads_finished_rows_and_ends_with_the_last():
+    """transformers' rule on a batch: a row that produced an EOS id is finished, its later
+    tokens are the pad; done when every row is; without EOS ids never done early."""
+    from ascend_mla.models.causal_lm import GreedyStop
+
+    def logits(*tokens):
+        out = np.zeros((len(tokens), 8), np.float32)
+        out[np.arange(len(tokens)), tokens] = 1
+        return out
+    stop = GreedyStop((2, 3), pad=0, rows=2)
+    assert stop.next(logits(5, 2)).tolist() == [[5], [2]] and not stop.done
+    assert stop.next(logits(6, 7)).tolist() == [[6], [0]] and not stop.done     # row 1 padded
+    assert stop.next(logits(3, 4)).tolist() == [[3], [0]] and stop.done
+    never = GreedyStop((), pad=0, rows=1)
+    for _ in range(3):
+        never.next(logits(2))
+    assert not never.done
 
 
 @pytest.mark.slow       # a second model (~15 s); the attention's rope modes are also in test_checkpoint.py
