@@ -121,6 +121,53 @@ def test_generate_stops_at_the_end_of_sequence_token_as_transformers(v3, lm):
         lm.generate(ids, eos_token_id=3, pad_token_id="0")
 
 
+def clear_steps(model, prompt, new) -> tuple[list, int]:
+    """transformers' greedy continuation of one unpadded prompt and how many of its first steps
+    are clear (top-2 margin above twice its own bf16-vs-fp32 logit difference, as above)."""
+    ids = torch.tensor([prompt])
+    with torch.no_grad():
+        ref = model.generate(ids, max_new_tokens=new, do_sample=False, pad_token_id=0, output_logits=True,
+                             return_dict_in_generate=True, min_new_tokens=new)
+        fp32 = copy.deepcopy(model).float()(ref.sequences[:, :-1]).logits[0, len(prompt) - 1:]
+    theirs = torch.stack([step[0].float() for step in ref.logits])
+    margins = torch.topk(theirs, 2).values.diff().abs()[:, 0]
+    bound = 2 * (theirs - fp32).abs().max(dim=-1).values
+    return ref.sequences[0, len(prompt):].tolist(), next((i for i in range(new) if margins[i] <= bound[i]), new)
+
+
+def test_prompts_of_different_lengths_with_an_attention_mask(v3):
+    """Two prompts (8 and 5 tokens) left-padded with transformers' attention mask: each row's
+    greedy tokens are transformers' for that prompt alone wherever its steps are clear, and
+    the padded batch gives transformers' padded generate; a right-padded mask the same tokens;
+    lm(ids, attention_mask) gives the logits of the real tokens and zeros for the padding."""
+    path, model = v3
+    lm2 = deepseek.CausalLM.from_pretrained(path, batch=2, block_size=16, max_positions=64, target="cpu")
+    long, short = GREEDY_PROMPT[0], GREEDY_PROMPT[0][3:]
+    ids = torch.tensor([long, [0] * 3 + short])
+    mask = torch.tensor([[1] * 8, [0] * 3 + [1] * 5])
+    ours = lm2.generate(ids, max_new_tokens=6, attention_mask=mask, eos_token_id=None)
+    assert ours.shape == (2, 8 + 6) and ours[:, :8].tolist() == ids.tolist()
+    for row, prompt in enumerate((long, short)):
+        alone, clear = clear_steps(model, prompt, 6)
+        assert clear >= 3, (row, clear)
+        assert ours[row, 8:8 + clear].tolist() == alone[:clear], (row, ours[row], alone, clear)
+    with torch.no_grad():
+        theirs = model.generate(ids, attention_mask=mask, max_new_tokens=6, min_new_tokens=6, do_sample=False,
+                                pad_token_id=0)
+    assert theirs[:, 8:11].tolist() == ours[:, 8:11].tolist()
+    right = lm2.generate(torch.tensor([long, short + [0] * 3]), max_new_tokens=6, eos_token_id=None,
+                         attention_mask=torch.tensor([[1] * 8, [1] * 5 + [0] * 3]))
+    assert right[:, 8:].tolist() == ours[:, 8:].tolist()
+    lm2.reset()
+    logits = lm2(ids, attention_mask=mask)
+    assert lm2.positions.tolist() == [8, 5] and lm2.position == 8
+    assert float(logits[1, :3].abs().max()) == 0 and float(logits[1, 3:].abs().min()) > 0
+    with pytest.raises(ValueError, match="attention_mask: row 0 has padding between real tokens"):
+        lm2.generate(ids, attention_mask=torch.tensor([[1, 0] * 4, [1] * 8]))
+    with pytest.raises(ValueError, match="input_ids: expected at least one prompt token per row"):
+        lm2.generate(ids, attention_mask=torch.tensor([[1] * 8, [0] * 8]))
+
+
 def test_greedy_stop_pads_finished_rows_and_ends_with_the_last():
     """transformers' rule on a batch: a row that produced an EOS id is finished, its later
     tokens are the pad; done when every row is; without EOS ids never done early."""
