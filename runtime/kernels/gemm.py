@@ -122,17 +122,20 @@ def head_matmul(x, weight, *, rounds_to_bf16: bool) -> np.ndarray:
 def head_matmul_bf16(x, weight) -> np.ndarray:
     """head_matmul rounded once to bf16: a contiguous bfloat16 (T, H, N) array; x holds bf16
     values."""
-    if _torch_heads(weight):
-        torch = torch_module()
-        heads = torch_bf16_input(torch, np.swapaxes(x, 0, 1))        # (H, T, K)
-        # the weight as it is, strided or not: torch reads a transposed view in place (the same
-        # bits as from a contiguous copy, which costs more than the product at decode) and
-        # copies it itself only when its strides do not fit
-        out = numpy_bf16(torch.matmul(heads, torch_bf16(torch, weight, strided=True)))
-    else:
+    if not _torch_heads(weight):
         heads = np.ascontiguousarray(np.swapaxes(x, 0, 1))
         out = np.matmul(f32(heads), weight_f32(weight)).astype(bfloat16)
-    return np.ascontiguousarray(np.swapaxes(out, 0, 1))
+        return np.ascontiguousarray(np.swapaxes(out, 0, 1))
+    torch = torch_module()
+    # Operands and result as they lie: x read through its (H, T, K) view, the weight strided or
+    # not, the product written through the (H, T, N) view of a (T, H, N) array. torch copies
+    # only what its GEMM needs; the bits are those of contiguous operands (test_kernels_bit_exact
+    # checks T = 1..300), and the two transposing NumPy copies this replaces cost more than the
+    # product at decode.
+    heads = torch_bf16(torch, x, strided=True) if x.dtype == bfloat16 else torch_bf16_input(torch, x)
+    out = torch.empty((x.shape[0], x.shape[1], weight.shape[-1]), dtype=torch.bfloat16)
+    torch.matmul(heads.transpose(0, 1), torch_bf16(torch, weight, strided=True), out=out.transpose(0, 1))
+    return numpy_bf16(out)
 
 
 def _torch_heads(weight) -> bool:
