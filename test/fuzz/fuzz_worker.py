@@ -5,6 +5,7 @@ import importlib
 import json
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
@@ -16,6 +17,8 @@ sys.stdout = sys.stderr
 import ascend_mla  # noqa: E402,F401  (the imports before "ready": the parent times cases only)
 import fuzzing  # noqa: E402,F401
 
+# a slow start, for the harness's own test (test_fuzz_harness.py)
+time.sleep(float(os.environ.get("ASCEND_MLA_FUZZ_WORKER_DELAY", "0")))
 answers.write("ready\n")
 answers.flush()
 

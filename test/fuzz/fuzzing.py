@@ -350,6 +350,7 @@ def run_cases(cases: int, one_case, isolated: bool):
     finally:
         if worker is not None:
             worker.close()
+            print(f"{worker.started} child interpreter(s) started (one more after each death or hang)")
     return failures
 
 
