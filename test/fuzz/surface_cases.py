@@ -36,12 +36,12 @@ def _inputs(program, rng):
     from ascend_mla.tools.mla_run import UsageError, argument_infos, nz_input, random_value
     try:
         infos = argument_infos(program, None)
-    except UsageError:          # arguments mla-run cannot make (not tensors...): compile only
+        if any(None in i.shape for i in infos) or sum(i.numel for i in infos) > MAX_ELEMENTS:
+            return None
+        values = [random_value(i, rng) for i in infos]
+        return [nz_input(v, i) if i.is_nz else v for v, i in zip(values, infos)]
+    except UsageError:          # arguments mla-run cannot make (not tensors, a rank-1 NZ...): compile only
         return None
-    if any(None in i.shape for i in infos) or sum(i.numel for i in infos) > MAX_ELEMENTS:
-        return None
-    values = [random_value(i, rng) for i in infos]
-    return [nz_input(v, i) if i.is_nz else v for v, i in zip(values, infos)]
 
 
 def _odd(value, rng):
