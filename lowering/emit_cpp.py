@@ -24,11 +24,12 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
+from mlir import ir
 
 from ..dialect import aclnn as A
 from ..dialect.aclnn import DTYPE_NAMES, FORMAT_NAMES, load_functions
 from ..dialect.layout import contiguous_strides, nbytes as _nbytes, storage_shape
-from ..dialect.types import NUMPY_DTYPES
+from ..dialect.types import NUMPY_DTYPES, describe_type
 from .program import (Alloc, Collective, Communicator, Constant, Host, Launch, PhaseOne, ReadIntArray, Synchronize, TensorList, View,
                       Workspace, decode, find_function, symbol_name)
 
@@ -564,6 +565,13 @@ def emitc_module(lowered, argument_names) -> str:
         if None in info.shape:
             raise EmitError(f"@{lowered.name}: argument #{index} has the dynamic type {info}: the host "
                             "program's buffers have static sizes")
+    for op in lowered.ops:           # the program's own buffers and constants: the same
+        op = op.operation
+        for index, result in enumerate(op.results):
+            if isinstance(result.type, ir.RankedTensorType) and \
+                    (dtype := describe_type(result.type).dtype) not in NUMPY_DTYPES:
+                raise EmitError(f"@{lowered.name}: '{op.name}' result #{index} has element type {dtype}, "
+                                f"which has no aclDataType here (element types: {', '.join(NUMPY_DTYPES)})")
     try:
         body = _Emitter(lowered, argument_names).run()
     except ValueError as e:      # the memory plan: no static plan for dynamic shapes

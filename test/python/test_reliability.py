@@ -496,6 +496,12 @@ TRANSLATE = {
                     "argument #1 has element type f8E4M3FN"),
     "tf32 argument": (LOWERED.replace("%arg0: tensor<8x16xbf16>)", "%arg0: tensor<8x16xbf16>, %z: tensor<2xtf32>)"),
                       "argument #1 has element type tf32"),
+    # the mla-translate fuzzer's large budget: a buffer of the program (here the rstd output)
+    # of a type with no host dtype was a KeyError in the memory plan
+    "si8 buffer": (LOWERED.replace("tensor<8x1xf32>", "tensor<8x1xsi8>"),
+                   "'aclnn.alloc' result #0 has element type si8, which has no aclDataType here"),
+    "complex buffer": (LOWERED.replace("tensor<8x1xf32>", "tensor<8x1xcomplex<f32>>"),
+                       "'aclnn.alloc' result #0 has element type complex<f32>"),
 }
 
 
