@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from .dialect.opdef import KindError
 from .errors import VerificationError, VerificationWarning
 from .eager import call, workspace_size
 from .runtime.formats import NZTensor, c0_for
@@ -147,7 +148,10 @@ def _nz_cache_views(operands: dict, block_size):
     def view(x):
         if id(x) in seen:
             return seen[id(x)]
-        arr = torch_to_numpy(x) if is_torch(x) else x
+        try:
+            arr = torch_to_numpy(x) if is_torch(x) else x
+        except KindError:        # not a tensor the op takes: the argument rules name it (ARG-002)
+            arr = None
         out = x
         if isinstance(arr, np.ndarray) and arr.ndim == 5 and arr.flags.c_contiguous:
             blocks, kv_n, d1, bs, c0 = arr.shape

@@ -73,6 +73,20 @@ def test_torch_tensors_numpy_cannot_view(make, reason):
     assert reason in message and message.startswith("'mla.rms_norm' op x: ") and message.endswith("[ARG-002]")
 
 
+@needs_torch
+@pytest.mark.parametrize("make,reason", [
+    (lambda: torch.ones(1, 2, 512, 128, device="meta"), "expected a CPU tensor, got one on meta"),
+    (lambda: torch.ones(1, 2, 512, 128, dtype=torch.complex64), "got torch.complex64"),
+])
+def test_an_fia_key_numpy_cannot_view_is_named(make, reason):
+    """The eager fuzzer's large budget: FIA looks at its key and value for the 5-D PA_NZ form
+    before the argument rules ran, and the interop's KindError (a TypeError without the
+    parameter or the rule) escaped from there."""
+    message = fia(key=[make()])
+    assert reason in message and message.startswith("'mla.fused_infer_attention_score' op key")
+    assert message.endswith("[ARG-002]"), message
+
+
 @pytest.mark.parametrize("changes,expected", [
     (dict(pre_tokens=2**64), "pre_tokens: expected a 64-bit integer, got 18446744073709551616 (out of range) [ARG-003]"),
     (dict(num_heads=True), "num_heads: expected an integer, got True [ARG-003]"),
