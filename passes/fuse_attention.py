@@ -89,10 +89,15 @@ def _given(value):
     return lambda build: value
 
 
+def _dynamic(m, *names) -> bool:
+    """Whether a tensor the call is made of (those of `names` the match has) has a dynamic dim."""
+    return any(m.value(n) is not None and None in info(m.value(n)).shape for n in names)
+
+
 def _paged_call(m) -> tuple[Call | None, Refusal | None]:
     op = m.op("attention")
     q, k = info(m.value("query")), info(m.value("key_cache"))
-    if None in q.shape or None in k.shape:
+    if _dynamic(m, "query", "key_cache", "value_cache", "query_rope", "key_rope_cache"):
         return None, Refusal(STATIC, "dynamic shapes: FIA takes static ones")
     batch, s_len, heads, _ = q.shape
     blocks, block_size, kv_heads, _ = k.shape
@@ -150,7 +155,7 @@ def _full_quant(call, query_scale, kv_scale):
 def _dense_call(m) -> tuple[Call | None, Refusal | None]:
     op = m.op("attention")
     q, k = info(m.value("query")), info(m.value("key"))
-    if None in q.shape or None in k.shape:
+    if _dynamic(m, "query", "key", "value"):
         return None, Refusal(STATIC, "dynamic shapes: FIA takes static ones")
     attributes = attributes_of(op)
     call = Call({"num_heads": q.shape[2], "num_key_value_heads": k.shape[2],

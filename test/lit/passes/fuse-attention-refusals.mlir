@@ -112,3 +112,21 @@ func.func @int8_without_rope(
   %paged_attention = "mla.paged_attention"(%q, %kv_cache, %kv_cache, %block_table, %seq_lengths, %q_scale, %kv_scale) {scale_value = 0.1 : f64, cache_mode = "PA_NZ", operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1>} : (tensor<2x1x8x512xi8>, tensor<4x128x1x512xi8>, tensor<4x128x1x512xi8>, tensor<2x2xi32>, tensor<2xi64>, tensor<2x1x8x1xf32>, tensor<1xf32>) -> (tensor<2x1x8x512xbf16>)
   return %paged_attention : tensor<2x1x8x512xbf16>
 }
+
+// -----
+
+// A dynamic dimension in the rope cache (the compile() fuzzer: a TypeError from flattening it).
+// CHECK-LABEL: func.func @dynamic_rope_cache
+// CHECK: "mla.paged_attention"
+func.func @dynamic_rope_cache(
+    %q: tensor<2x1x8x512xbf16> {mla.name = "q"},
+    %kv_cache: tensor<6x16x1x512xbf16> {mla.name = "kv_cache"},
+    %block_table: tensor<2x3xi32> {mla.name = "block_table"},
+    %seq_lengths: tensor<2xi64> {mla.name = "seq_lengths"},
+    %q_rope: tensor<2x1x8x64xbf16> {mla.name = "q_rope"},
+    %kr_cache: tensor<6x16x1x?xbf16> {mla.name = "kr_cache"})
+    -> (tensor<2x1x8x512xbf16>) {
+  // expected-remark @+1 {{dynamic shapes: FIA takes static ones}}
+  %paged_attention = "mla.paged_attention"(%q, %kv_cache, %kv_cache, %block_table, %seq_lengths, %q_rope, %kr_cache) {scale_value = 0.1 : f64, cache_mode = "PA_NZ", operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>} : (tensor<2x1x8x512xbf16>, tensor<6x16x1x512xbf16>, tensor<6x16x1x512xbf16>, tensor<2x3xi32>, tensor<2xi64>, tensor<2x1x8x64xbf16>, tensor<6x16x1x?xbf16>) -> (tensor<2x1x8x512xbf16>)
+  return %paged_attention : tensor<2x1x8x512xbf16>
+}
