@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..dialect.types import FRACTAL_NZ, TensorInfo
 from ..dialect import aclnn as A
-from .lower_to_aclnn import info, lowers
+from .lower_to_aclnn import LoweringError, info, lowers
 from ..dialect.aclnn_functions import FIA_V2, FIA_V3, FIA_V4, NSA
 from ..dialect.fia import FusedInferAttentionScore
 from ..dialect.nsa import NsaCompressAttentionInfer
@@ -105,6 +105,8 @@ def paged_attention(op, b):
 
     def cache(value):
         t = info(value)
+        if None in t.shape:
+            raise LoweringError(f"{t}: a dynamic shape has no (BlockNum, BlockSize, N*D) view")
         flat = (t.shape[0], t.shape[1], t.shape[2] * t.shape[3])
         if nz:
             return b.view(value, TensorInfo(flat, t.dtype, FRACTAL_NZ))

@@ -359,6 +359,11 @@ UNLOWERABLE = {
   %s = tensor.extract_slice %x[0, 0, 0] [2, 8, 128] [1, 1, 1] : tensor<2x8x192xbf16> to tensor<2x8x128xbf16, "FRACTAL_NZ">
   return %s : tensor<2x8x128xbf16, "FRACTAL_NZ">
 }""", r"<source>:2:8: error: 'tensor.extract_slice' op cannot be lowered to aclnn calls: unsupported tensor encoding"),
+    # seed 3, case 2729: a TypeError flattening the rope cache (fuse-attention refuses it: FUSE-004)
+    "dynamic rope cache": ("""func.func @f(%q: tensor<2x1x8x512xbf16>, %kv: tensor<5x16x1x512xbf16>, %table: tensor<2x2xi32>, %lengths: tensor<2xi64>, %qr: tensor<2x1x8x64xbf16>, %kr: tensor<5x16x1x?xbf16>) -> tensor<2x1x8x512xbf16> {
+  %o = "mla.paged_attention"(%q, %kv, %kv, %table, %lengths, %qr, %kr) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>, scale_value = 0.125 : f64} : (tensor<2x1x8x512xbf16>, tensor<5x16x1x512xbf16>, tensor<5x16x1x512xbf16>, tensor<2x2xi32>, tensor<2xi64>, tensor<2x1x8x64xbf16>, tensor<5x16x1x?xbf16>) -> tensor<2x1x8x512xbf16>
+  return %o : tensor<2x1x8x512xbf16>
+}""", r"<source>:2:8: error: 'mla.paged_attention' op cannot be lowered to aclnn calls: .*dynamic shape"),
 }
 
 
