@@ -161,7 +161,8 @@ class Generate:
         self.say(f"ascend-mla generate: {os.path.basename(os.path.normpath(a.checkpoint))} ({config.model_type}, "
                  f"{config.num_hidden_layers} layers, {heads} heads{f' (tp {a.tp})' if a.tp > 1 else ''}, "
                  f"vocab {config.vocab_size}), {a.quant or 'bf16'}, {a.cache_mode} caches, batch {a.batch}")
-        self.say(f"loaded in {load_seconds:.1f} s")
+        weight_bytes = sum(np.asarray(v).nbytes for v in lm.weights.values())
+        self.say(f"loaded in {load_seconds:.1f} s ({weight_bytes / 2**20:.1f} MiB of weights)")
         if a.tp > 1 and os.environ.get("WORLD_SIZE") != str(a.tp):
             self.say(f"note: --tp {a.tp} outside torchrun is rank 0 alone (its collectives are the identity): "
                      f"its tokens are not the model's; run it under torchrun --nproc-per-node {a.tp}")
