@@ -117,6 +117,28 @@ def test_int8_grouped_matmul_lowers_to_the_quantized_aclnn_call(tmp_path):
     assert built.returncode == 0, built.stderr[-3000:]
 
 
+def test_the_int8_arguments_are_torch_npus_and_in_the_prototypes_order():
+    """torch_npu's npu_grouped_matmul schema (the torch-npu 2.14 wheel's
+    npu_native_functions_by_codegen.yaml) takes `scale` and `per_token_scale` as optional tensor
+    lists, in the order of aclnnGroupedMatmulV4's scaleOptional and perTokenScaleOptional among
+    the quantization lists (bias, scale, offset, antiquant scale and offset, per-token scale)."""
+    import zipfile
+    import acl_double
+    from ascend_mla.dialect.aclnn_functions import GROUPED_MATMUL_V4
+    include, why = acl_double.headers()             # fetches the wheel once
+    if include is None:
+        pytest.skip(f"the torch-npu wheel cannot be obtained here: {why}")
+    wheel = next((acl_double.BUILD / "wheel").glob("torch_npu-*.whl"))
+    with zipfile.ZipFile(wheel) as z:
+        schema = z.read("torch_npu/csrc/aten/npu_native_functions_by_codegen.yaml").decode()
+    func = next(line for line in schema.splitlines() if "func: npu_grouped_matmul(" in line)
+    lists = re.findall(r"Tensor\[\]\? (\w+)=None", func)
+    assert lists[:6] == ["bias", "scale", "offset", "antiquant_scale", "antiquant_offset", "per_token_scale"], func
+    c_names = [p.c_name for p in GROUPED_MATMUL_V4.params]
+    assert c_names[2:8] == ["biasOptional", "scaleOptional", "offsetOptional", "antiquantScaleOptional",
+                            "antiquantOffsetOptional", "perTokenScaleOptional"]
+
+
 def tiny(**overrides):
     return {**deepseek.CONFIGS["deepseek-v3"], **dict(
         num_attention_heads=8, num_hidden_layers=2, vocab_size=256, intermediate_size=256, moe_intermediate_size=128,
