@@ -168,6 +168,18 @@ def test_w8a8_weights_per_layer_are_about_half():
     assert models["w8a8"].weights["model.layers.1.mlp.gate.weight"].dtype == np.float32
 
 
+def test_fused_and_unfused_w8a8_decoders_agree_bit_for_bit():
+    """The int8 MLP and experts are the same ops with or without the fusion passes (no fusion
+    touches them); the attention's fused kernels keep the unfused rounding points: one prefill
+    of 4 tokens through the whole w8a8 decoder gives the same logits bits either way."""
+    m = deepseek.build("tiny", config=tiny(), layers=2, seq=4, block_size=16, decoder=True, quant="w8a8")
+    fused = ascend_mla.compile(m, target="cpu")
+    unfused = ascend_mla.compile(m, pipeline="builtin.module(verify)", target="cpu")
+    assert len(fused.report()["fused"]) == 4 and unfused.report()["fused"] == []
+    a, b = fused(**m.inputs(0))[0], unfused(**m.inputs(0))[0]
+    assert np.isfinite(a).all() and np.array_equal(a, b)
+
+
 def _stacked_checkpoint(src, dst):
     """The session checkpoint's layer-1 experts (alone) stacked as transformers 5 holds them
     (experts.gate_up_proj (E, 2I, He), experts.down_proj (E, He, I))."""
@@ -206,6 +218,18 @@ def test_stacked_and_per_expert_checkpoints_quantize_alike(hf_checkpoint, tmp_pa
     original = load_file(os.path.join(stacked, "model.safetensors"))["model.layers.1.mlp.experts.gate_up_proj"]
     # half a step, and float32 rounding of q * scale (test_checkpoint.py: the same bound)
     assert np.all(np.abs(q * scale - original.astype(np.float32)) <= scale / 2 * (1 + 1e-5))
+    # tp=2: each rank holds its rows of the gate half and of the up half, scales alike, and
+    # every column of down_proj's rows with the whole rows' scales (quantized before slicing)
+    ranks = [checkpoint.load_tensors(stacked, config, names=experts, ignore=lambda n: True, quant="w8a8", tp=2,
+                                     rank=r) for r in (0, 1)]
+    inter = q.shape[1] // 2
+    for name in ("model.layers.1.mlp.experts.gate_up_proj", "model.layers.1.mlp.experts.gate_up_proj_scale"):
+        halves = [np.concatenate([r[name][:, :inter // 2] for r in ranks], 1),
+                  np.concatenate([r[name][:, inter // 2:] for r in ranks], 1)]
+        assert np.array_equal(np.concatenate(halves, 1), whole[name]), name
+    down = "model.layers.1.mlp.experts.down_proj"
+    assert np.array_equal(np.concatenate([r[down] for r in ranks], 2), whole[down])
+    assert all(np.array_equal(r[down + "_scale"], whole[down + "_scale"]) for r in ranks)
 
 
 torch = pytest.importorskip("torch")
