@@ -180,6 +180,20 @@ def test_fused_and_unfused_w8a8_decoders_agree_bit_for_bit():
     assert np.isfinite(a).all() and np.array_equal(a, b)
 
 
+def test_a_w8a8_tp_slice_of_a_moe_layer_compiles():
+    """Rank 0 of tp=2, the MoE layer alone: half of every expert's intermediate rows (gate and
+    up halves) with their scales, half of the down projection's columns with every row's scale;
+    each rank quantizes its own slice of the activations per token."""
+    m = deepseek.build("tiny", config=tiny(), tp=2, layer=1, batch=2, block_size=16, decoder=True, quant="w8a8")
+    w = m.weights
+    assert w["model.layers.1.mlp.experts.gate_up_proj"].shape == (8, 128, 7168)
+    assert w["model.layers.1.mlp.experts.gate_up_proj_scale"].shape == (8, 128, 1)
+    assert w["model.layers.1.mlp.experts.down_proj"].shape == (8, 7168, 64)
+    assert w["model.layers.1.mlp.experts.down_proj_scale"].shape == (8, 7168, 1)
+    lowered = ascend_mla.compile(m, target="cpu").stages["lower-to-aclnn"]
+    assert lowered.count('callee = "aclnnGroupedMatmulV4GetWorkspaceSize"') == 2
+
+
 def _stacked_checkpoint(src, dst):
     """The session checkpoint's layer-1 experts (alone) stacked as transformers 5 holds them
     (experts.gate_up_proj (E, 2I, He), experts.down_proj (E, He, I))."""
