@@ -26,6 +26,13 @@ routed sum, then + shared, then + residual). The router is float32 end to end, a
 transformers. The gate/up concatenation and every transpose are weight-only: fold-constants
 computes them once, at compile time.
 
+quant="w8a8"/"w8a8c8" (docs/compiler.md, "w8a8: int8 MLPs and experts"): every MLP and expert
+linear is int8 with a float32 scale per output channel (`<weight name>_scale`; the stacked
+experts' `experts.gate_up_proj_scale` (E, 2I, 1), `experts.down_proj_scale` (E, He, 1)), its
+input quantized per token (mla.dynamic_quant): the dense MLP and the shared experts through
+mla.quant_matmul, the routed experts through the int8 mla.grouped_matmul, whose scales are bf16
+(aclnnGroupedMatmulV4's combination for a bf16 result; the cast is weight-only). Outputs bf16.
+
 A tensor-parallel slice (tp > 1, rank r; docs/parallel.md) is rank r's part of every MLP's
 intermediate dimension (dense, shared and routed experts alike: gate/up rows, down columns),
 whose partial down-projections an `mla.all_reduce` sums before the residual (a MoE layer: the
