@@ -24,6 +24,7 @@ from ascend_mla.models import checkpoint, deepseek
 from ascend_mla.models.graph import GraphWriter
 
 sys.path.insert(0, str(Path(__file__).parent))
+from test_lowering_npu import double, names   # noqa: E402,F401  (the ACL recording double's fixture)
 BF16 = ml_dtypes.bfloat16
 
 
@@ -373,3 +374,28 @@ def test_int8_experts_compute_the_w8a8_formula_token_by_token():
     error, int8_effect = (np.linalg.norm(ours - r) / np.linalg.norm(r) for r in (ref, exact))
     print(f"experts: {error:.2e} from the float64 w8a8 formula, {int8_effect:.2e} from the unquantized MoE")
     assert error < 2.0 ** -8 and int8_effect > 4 * error, (error, int8_effect)
+
+
+def test_the_npu_backend_passes_both_scale_lists(double):
+    """(Last in the file: the double's fixture keeps the npu backend set until the module
+    ends.) The Python NPU backend against the ACL recording double: aclnnGroupedMatmulV4's phase
+    one gets one-tensor lists for x (INT8), weight (INT8), scale (BFLOAT16 (E, N)) and the
+    per-token scale (FLOAT (M,)), bias/offset/antiquant nullptr, a BFLOAT16 out list."""
+    from test_lowering import lowered
+    from ascend_mla.dialect.aclnn_functions import GROUPED_MATMUL_V4
+    fn = lowered(int8_gmm_graph(16, 32, 8, 2))
+    a = int8_gmm_inputs(16, 32, 8, 2, [7, 9])
+    double.calls()
+    fn([a[k] for k in ("x", "w", "counts", "scale", "per_token_scale")], backend="npu")
+    calls = double.calls()
+    args = next(c for c in calls if c["fn"] == "aclnnGroupedMatmulV4GetWorkspaceSize")["args"]
+    at = {p.c_name: args[i] for i, p in enumerate(GROUPED_MATMUL_V4.params)}
+    INT8, FLOAT, BFLOAT16 = 2, 0, 27                 # aclDataType
+    view = lambda name: [(t["view"], t["dtype"]) for t in at[name]["tensor_list"]]   # noqa: E731
+    assert view("x") == [([16, 32], INT8)] and view("weight") == [([2, 32, 8], INT8)]
+    assert view("scaleOptional") == [([2, 8], BFLOAT16)] and view("perTokenScaleOptional") == [([16], FLOAT)]
+    assert view("out") == [([16, 8], BFLOAT16)]
+    assert all(at[n] is None for n in ("biasOptional", "offsetOptional", "antiquantScaleOptional",
+                                       "antiquantOffsetOptional", "activationInputOptional"))
+    assert (at["splitItem"], at["groupType"], at["groupListType"], at["actType"]) == (3, 0, 1, 0)
+    assert "aclnnGroupedMatmulV4" in names(calls)
