@@ -1,8 +1,11 @@
 """w8a8 beyond the attention: the dense MLP, the shared and the routed experts in int8.
 
-The int8 mla.grouped_matmul against a float64 reference, its aclnnGroupedMatmulV4 call and C++;
-the weights a w8a8 decoder holds (int8 experts about half of bf16); whole-model logits of a
-transformers checkpoint against transformers' fp32 forward; `ascend-mla generate --quant w8a8`."""
+The int8 mla.grouped_matmul against a float64 reference, its aclnnGroupedMatmulV4 call (the
+argument order read from torch_npu's schema in the torch-npu wheel), its C++ and the Python NPU
+backend's call on the ACL recording double; the weights a w8a8 decoder holds (int8 experts
+about half of bf16), stacked and per-expert checkpoints and their tp slices; the experts token
+by token against the w8a8 formula in float64; fused and unfused decoders; whole-model logits of
+a transformers checkpoint against transformers' fp32 forward; `ascend-mla generate --quant w8a8`."""
 from __future__ import annotations
 
 import json
@@ -247,33 +250,36 @@ def test_stacked_and_per_expert_checkpoints_quantize_alike(hf_checkpoint, tmp_pa
     assert all(np.array_equal(r[down + "_scale"], whole[down + "_scale"]) for r in ranks)
 
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("transformers")
 PROMPT = [[160, 82, 160, 20, 161, 113, 30, 158]]
 
 
 def relative(a, b) -> float:
+    import torch
     return float(torch.linalg.norm(a - b) / torch.linalg.norm(b))
 
 
 @pytest.fixture(scope="module")
 def reference(hf_checkpoint, hf_model):
-    """transformers' logits of PROMPT on the session checkpoint in fp32 and in bf16."""
+    """transformers' (bf16, fp32) logits of PROMPT on the session checkpoint."""
     import copy
+    torch = pytest.importorskip("torch")
     model = hf_model(hf_checkpoint())
     ids = torch.tensor(PROMPT)
     with torch.no_grad():
         return model(ids).logits.float(), copy.deepcopy(model).float()(ids).logits
 
 
-# Measured on this checkpoint (relative L2 of the logits against fp32, transformers' own bf16:
-# 1.53 %): w8a8 5.9 % (4.4 % with the MLPs and experts bf16), w8a8c8 7.2 % (6.3 %). int8
-# per-token activations and per-channel weights put ~1 % relative error into each of the 7
-# quantized products on a token's path (2^-8 of a row's maximum per element, against bf16's
-# 2^-9 of each element), which the two layers and the x8 lm_head carry to the logits: 6x
-# transformers' bf16 noise bounds both with room.
+# Measured on this checkpoint (relative L2 of the logits against fp32; transformers' own bf16:
+# 1.53 %): w8a8 5.9 % (4.4 % with the MLPs and experts bf16), w8a8c8 7.2 % (6.3 %). Each layer
+# rounds 5 activations to int8 per token (the attention's input, q_b's, o_proj's, the MLP's or
+# experts' two) in steps of 2^-7 of the row's maximum (an error of ~1 % of a typical element,
+# where bf16 rounds each element within 2^-9 of itself), and the weights per channel alike. Carried through two layers
+# and the x8 lm_head that stays below 6x transformers' bf16 distance with room (3.8x and 4.7x);
+# what is w8a8's own is shown by transformers with w8a8's rounding written in
+# (bench/bench_w8a8.py): 5.6 % here, as far from fp32.
 @pytest.mark.parametrize("quant", ["w8a8", "w8a8c8"])
 def test_w8a8_logits_against_transformers_fp32(quant, hf_checkpoint, reference):
+    import torch
     bf16, fp32 = reference
     lm = deepseek.CausalLM.from_pretrained(hf_checkpoint(), quant=quant, block_size=16, max_positions=32,
                                            target="cpu")
