@@ -7,7 +7,7 @@
 Greedy generation through deepseek.CausalLM: the checkpoint is read and its programs compiled
 (progress bars on a TTY), the prompt runs as one prefill step, then one decode step per new
 token, up to N or until every row has produced the checkpoint's end-of-sequence token (as
-transformers' generate: a finished row is padded with the pad token). stdout: what was loaded, the prefill and decode speeds (tokens/s), with --prompt the
+transformers' generate: a finished row is padded with the pad token). stdout: what was loaded (and the MiB of weights it holds: --quant w8a8 about halves them), the prefill and decode speeds (tokens/s), with --prompt the
 text, and last the generated token ids, space separated (all rows' new tokens, row after row).
 The prompt is the same for every row of --batch. Without --prompt-ids or --prompt it is the
 checkpoint's BOS token. Exit status 0; 2 with one line on stderr for a bad command line or a
