@@ -125,10 +125,16 @@ def head_matmul_bf16(x, weight) -> np.ndarray:
     if _torch_heads(weight):
         torch = torch_module()
         heads = torch_bf16_input(torch, np.swapaxes(x, 0, 1))        # (H, T, K)
-        # the weight as it is, strided or not: torch reads a transposed view in place (the same
-        # bits as from a contiguous copy, which costs more than the product at decode) and
-        # copies it itself only when its strides do not fit
-        out = numpy_bf16(torch.matmul(heads, torch_bf16(torch, weight, strided=True)))
+        # a constant weight contiguous, copied once (W_uv, a transposed slice of kv_b_proj whose
+        # head stride torch cannot take, made torch copy it on every call); another weight as
+        # it is, strided or not: torch reads a transposed view in place and copies it itself
+        # only when its strides do not fit. The same bits either way (torch multiplies the
+        # contiguous copy it would make; test_kernels_bit_exact compares them)
+        if is_constant(weight):
+            w = converted(weight, "gemm/torch_bf16_heads", lambda nd: torch_bf16(torch, np.ascontiguousarray(nd)))
+        else:
+            w = torch_bf16(torch, weight, strided=True)
+        out = numpy_bf16(torch.matmul(heads, w))
     else:
         heads = np.ascontiguousarray(np.swapaxes(x, 0, 1))
         out = np.matmul(f32(heads), weight_f32(weight)).astype(bfloat16)
