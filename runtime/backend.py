@@ -21,6 +21,7 @@ import functools
 import inspect
 import logging
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -179,7 +180,7 @@ class CpuCall:
         if wants_check(self._checked, opdef.name):
             given = {k: v for k, v in attributes.items()
                      if opdef.attribute_by_name[k].required or v != opdef.attribute_by_name[k].default}
-            _check_data(opdef, operands, given, self._snapshots)
+            _check_data(opdef, operands, given, self._snapshots, _rules_left(self._checked, opdef.name))
         return run_kernel(opdef, operands, attributes, result_types)
 
     def run_bound(self, opdef) -> dict:
@@ -344,7 +345,7 @@ def _run_bound_kernel(fn, args, values, types, checked, variant=None, snapshots=
     for name, value in (variant or {}).items():
         attributes[name] = given[name] = value
     if wants_check(checked, opdef.name):
-        _check_data(opdef, operands, given, snapshots)
+        _check_data(opdef, operands, given, snapshots, _rules_left(checked, opdef.name))
     results = run_kernel(opdef, operands, attributes, result_types)
     for name, value in zip(opdef.result_names, results):
         if name in outputs:
@@ -397,16 +398,22 @@ def mla_opdef(name):
 
 
 def wants_check(checked, op_name) -> bool:
-    """`checked`: True (every op), False (none) or the names of the ops whose data rules run
-    before their kernels (the ops a program could not check before its first kernel)."""
+    """`checked`: True (every op), False (none), the names of the ops whose data rules run
+    before their kernels, or a mapping op name -> the rules to run (what a program's checks
+    before the call left: the rules that read computed data; runtime/checks.py)."""
     return checked is True or bool(checked) and op_name in checked
 
 
-def _check_data(opdef, operands, given, snapshots=None):
-    """The op's data rules on the actual values (checked mode); nothing to do for an op
-    without any. The snapshot of the op's types and attributes is built once per signature
-    (`snapshots`: the call site's own cache, checked first)."""
-    if not _has_data_rules(opdef):
+def _rules_left(checked, op_name):
+    """The rules `checked` names for the op (None: all its data rules)."""
+    return checked[op_name] if isinstance(checked, Mapping) else None
+
+
+def _check_data(opdef, operands, given, snapshots=None, rules=None):
+    """The op's data rules on the actual values (checked mode), or only `rules`; nothing to do
+    for an op without any. The snapshot of the op's types and attributes is built once per
+    signature (`snapshots`: the call site's own cache, checked first)."""
+    if not _has_data_rules(opdef) or rules is not None and not rules:
         return
     snapshot = snapshots.get(opdef.name) if snapshots is not None else None
     if snapshot is None:
@@ -426,7 +433,7 @@ def _check_data(opdef, operands, given, snapshots=None):
             _SNAPSHOTS[key] = snapshot
         if snapshots is not None:
             snapshots[opdef.name] = snapshot
-    verdict = opdef.check(snapshot.with_values(operands), phase="runtime")
+    verdict = opdef.check(snapshot.with_values(operands), phase="runtime" if rules is None else "all", rules=rules)
     if not verdict.ok:
         raise VerificationError("\n".join(f.text(opdef.name) for f in verdict.errors), verdict.errors)
 
