@@ -122,7 +122,7 @@ def main(argv=None):
             runs["ascend-mla"].append(ours(lm, prompt, new))
             runs["transformers"].append(theirs(model, prompt, new))
             start = time.perf_counter()
-            lm_generated = np.asarray(lm.generate(prompt, max_new_tokens=new))
+            lm_generated = np.asarray(lm.generate(prompt, max_new_tokens=new, eos_token_id=None))   # all tokens, as min_new_tokens below
             generate_times["ascend-mla"].append(time.perf_counter() - start)
             with torch.no_grad():
                 start = time.perf_counter()

@@ -7,7 +7,10 @@ its weights converted once (NZ weights in their kernel_cache, weight_uk read-onl
 against, measured in the same run, interleaved (medians; the spread column says how noisy):
   before     the kernel before the speed work (test/python/kernels_before, the tests' oracle);
   torch      a PyTorch eager bf16 implementation of the same formulas (when torch is installed);
-  f32 mm     the four matmul products alone in NumPy float32 (the floor of the numpy backend);
+  f32 mm     the four matmul products alone in NumPy float32 (the floor of the numpy backend;
+             timed in a group of its own: OpenBLAS's spinning workers would slow the others);
+  bf16 mm    the kernel's own four products alone (gemm.py's calls on the same packed weights:
+             the GEMM library's share of the kernel, and what pins it above the read floor);
   read       reading the bf16 weights once at the memory bandwidth measured here (np.copyto,
              read + write bytes per second): the weight-read floor;
   peak       the products' FLOPs at this machine's float32 GEMM peak (a 2048^3 sgemm).
@@ -24,7 +27,7 @@ import ml_dtypes
 import numpy as np
 
 from ascend_mla.runtime.formats import format_cast
-from ascend_mla.runtime.kernels import get_kernel
+from ascend_mla.runtime.kernels import gemm, get_kernel
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 HE, HCQ, HCKV, D, DR = 7168, 1536, 512, 128, 64
@@ -98,6 +101,22 @@ def f32_matmuls(layer):
     return run
 
 
+def kernel_matmuls(layer):
+    """The kernel's four bf16 products alone, through the kernel's own GEMM calls and packed
+    weights (the bits of the kernel's products pin this library)."""
+    x = layer["token_x"]
+    dq, uq_qr, dkv_kr = (format_cast(layer[k], 29) for k in ("weight_dq", "weight_uq_qr", "weight_dkv_kr"))
+    uk = layer["weight_uk"]
+    heads, tokens = uk.shape[0], x.shape[0]
+
+    def run():
+        c_q = gemm.bf16_matmul(x, dq)
+        q = gemm.bf16_matmul(c_q, uq_qr).reshape(tokens, heads, D + DR)
+        gemm.head_matmul_bf16(q[..., :D], uk)
+        gemm.bf16_matmul(x, dkv_kr)
+    return run
+
+
 def torch_eager(layer):
     """The same formulas in PyTorch eager, bf16 tensors, weights in nn.Linear (out, in) layout."""
     import torch
@@ -155,8 +174,8 @@ def main():
     bandwidth, peak = memory_bandwidth(3), sgemm_peak(3)
     print(f"memory bandwidth {bandwidth / 1e9:.1f} GB/s (np.copyto, read+write), "
           f"sgemm peak {peak / 1e9:.0f} GFLOP/s; times: medians of {repeats} interleaved runs (ms)")
-    header = (f"{'N':>4} {'T':>4} | {'kernel':>8} {'before':>8} {'torch':>8} {'f32 mm':>8} {'read':>7} {'peak':>7}"
-              f" | {'/before':>7} {'/torch':>7} {'/read':>6} | spread")
+    header = (f"{'N':>4} {'T':>4} | {'kernel':>8} {'before':>8} {'torch':>8} {'bf16 mm':>8} {'f32 mm':>8}"
+              f" {'read':>7} {'peak':>7} | {'/before':>7} {'/torch':>7} {'/read':>6} {'mm/read':>7} | spread")
     print(header)
     print("-" * len(header))
     rng = np.random.default_rng(0)
@@ -170,15 +189,21 @@ def main():
                 candidates["before"] = kernel_call(layer, get_before)
             if have_torch:
                 candidates["torch"] = torch_eager(layer)
-            candidates["f32 mm"] = f32_matmuls(layer)
+            if gemm.use_torch():
+                candidates["bf16 mm"] = kernel_matmuls(layer)
+            # timed apart (as in bench_fia): NumPy's OpenBLAS workers spin for a while after
+            # each call and take the cores from the torch-backed run that follows (measured:
+            # the kernel 2.3x slower after an interleaved float32 product on 2 cores)
             t = median_times(candidates, repeats)
+            t.update(median_times({"f32 mm": f32_matmuls(layer)}, repeats))
             ms = {k: v[0] * 1e3 for k, v in t.items()}
             read, compute = weight_bytes / bandwidth * 1e3, flops / peak * 1e3
             nan = float("nan")
             kernel = ms["kernel"]
+            mm = ms.get("bf16 mm", nan)
             print(f"{heads:>4} {tokens:>4} | {kernel:8.2f} {ms.get('before', nan):8.2f} {ms.get('torch', nan):8.2f}"
-                  f" {ms['f32 mm']:8.2f} {read:7.2f} {compute:7.2f} | {kernel / ms.get('before', nan):7.2f}"
-                  f" {kernel / ms.get('torch', nan):7.2f} {kernel / read:6.2f} | "
+                  f" {mm:8.2f} {ms['f32 mm']:8.2f} {read:7.2f} {compute:7.2f} | {kernel / ms.get('before', nan):7.2f}"
+                  f" {kernel / ms.get('torch', nan):7.2f} {kernel / read:6.2f} {mm / read:7.2f} | "
                   + " ".join(f"{k} {v[1]:.0%}" for k, v in t.items()))
 
 

@@ -45,6 +45,9 @@ def machine() -> str:
         threads = "no torch"
     load = "load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
     clock = "clock: process CPU time, one thread" if CPU_TIME else "clock: wall"
+    isa = os.environ.get("ONEDNN_MAX_CPU_ISA")
+    if isa:                 # a capped oneDNN stands in for a CPU without the capped instructions
+        model += f" (ONEDNN_MAX_CPU_ISA={isa}: oneDNN and the kernels' bf16 choice as on a CPU with no more)"
     return (f"CPU: {model}, {os.cpu_count()} logical cores, flags: {cpu_flags()}\n"
             f"{threads}, ASCEND_MLA_MATMUL={os.environ.get('ASCEND_MLA_MATMUL', 'auto')}, {load}, {clock}")
 

@@ -46,13 +46,49 @@ def _as_numpy_ids(input_ids, batch):
     return ids.astype(np.int64), torch_in
 
 
+CHECKPOINT = object()        # generate()'s default: the checkpoint's generation tokens
+
+
+def eos_ids(value, vocab_size: int) -> tuple:
+    """End-of-sequence ids as a tuple: None or () for none, one id, or a list of ids."""
+    if value is None:
+        return ()
+    ids = tuple(value) if isinstance(value, (list, tuple)) else (value,)
+    for e in ids:
+        if not isinstance(e, (int, np.integer)) or isinstance(e, bool) or not 0 <= e < vocab_size:
+            raise ValueError(f"eos_token_id: expected token ids in [0, {vocab_size}) (or None), got {value!r}")
+    return tuple(int(e) for e in ids)
+
+
+class GreedyStop:
+    """Greedy tokens with transformers' end-of-sequence rule: a row is finished once it has
+    produced one of `eos`; a finished row's later tokens are `pad`; generation is done when every
+    row is finished. With no EOS ids it is never done early."""
+
+    def __init__(self, eos: tuple, pad: int, rows: int):
+        self.eos, self.pad = np.asarray(eos, np.int64), pad
+        self.finished = np.zeros(rows, bool)
+
+    @property
+    def done(self) -> bool:
+        return bool(self.eos.size) and bool(self.finished.all())
+
+    def next(self, logits) -> np.ndarray:
+        """(rows, 1) int64 tokens from the last position's logits (rows, vocab)."""
+        token = np.asarray(logits).argmax(-1).astype(np.int64)
+        if self.eos.size:
+            token = np.where(self.finished, self.pad, token)
+            self.finished |= np.isin(token, self.eos)
+        return token[:, None]
+
+
 class CausalLM:
     """A compiled DeepSeek-family causal LM; see the module doc. Build with `from_pretrained`."""
 
     def __init__(self, config: dict, weights: dict, *, name: str, batch: int = 1, max_positions: int | None = None,
                  quant: str | None = None, cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1,
                  layers: int | None = None, target: str = "auto", rope: str = "interleave", rank: int = 0,
-                 sharded: bool = False):
+                 sharded: bool = False, eos_token_id=(), pad_token_id: int | None = None):
         total = config["num_hidden_layers"]
         layers = total if layers is None else layers
         if not isinstance(layers, int) or not 1 <= layers <= total:
@@ -70,6 +106,8 @@ class CausalLM:
         self._build_args = dict(tp=tp, layers=layers, batch=batch, quant=quant or "bf16", cache_mode=cache_mode,
                                 block_size=block_size, rope=rope, rank=rank, sharded=sharded)
         self.vocab_size = config["vocab_size"]
+        # generate()'s defaults, as transformers' generation config gives them
+        self.eos_token_id, self.pad_token_id = eos_ids(eos_token_id, self.vocab_size), pad_token_id
         # Room for one padded prefill chunk past the last real position (its rows write no slot,
         # but the kv length of the chunk's call counts them).
         self._capacity = block_size * -(-(max_positions + PREFILL_CHUNK) // block_size)
@@ -78,7 +116,7 @@ class CausalLM:
         decode = self._model(1)           # builds the graph now: a bad config fails here
         self.block_table = np.arange(decode.block_table.size, dtype=np.int32).reshape(decode.block_table.shape)
         self._caches = decode.new_caches()
-        self._position = 0
+        self._positions = np.zeros(batch, np.int64)      # tokens each row's caches hold
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -100,9 +138,10 @@ class CausalLM:
             ignore=_beyond(len(built)), quant=quant, int8=_attention_int8(checkpoint), tp=tp, rank=rank)
         weights = stack_experts(weights, config, built)
         name = os.path.basename(os.path.normpath(os.fspath(path)))
+        eos, pad = checkpoint.generation_tokens(path)
         return cls(c, weights, name=name, batch=batch, max_positions=max_positions, quant=quant, cache_mode=cache_mode,
                    block_size=block_size, tp=tp, layers=layers, target=target, rope=config.rope, rank=rank,
-                   sharded=True)
+                   sharded=True, eos_token_id=eos, pad_token_id=pad)
 
     def _model(self, seq: int):
         return deepseek.build(self.name, config=self.config, weights=self.weights, seq=seq,
@@ -136,80 +175,150 @@ class CausalLM:
         """Empty caches, position 0."""
         for cache in self._caches.values():
             cache[...] = 0
-        self._position = 0
+        self._positions[:] = 0
 
     @property
     def position(self) -> int:
-        """How many tokens per row the caches hold."""
-        return self._position
+        """How many tokens the caches hold: per row when rows are equal, else the longest row's."""
+        return int(self._positions.max())
 
-    def __call__(self, input_ids):
+    @property
+    def positions(self) -> np.ndarray:
+        """How many tokens each row's caches hold, (batch,) int64."""
+        return self._positions.copy()
+
+    def __call__(self, input_ids, attention_mask=None):
         """Logits (batch, tokens, vocab) float32 of `input_ids` (batch, tokens) after the tokens the
-        caches hold; the caches advance. torch in, torch out."""
+        caches hold; each row's caches advance by its real tokens. `attention_mask` (batch,
+        tokens) of 1 and 0, as transformers': a row's 0 entries are padding (its 1s contiguous:
+        left or right padding), which takes no position and no cache slot and gets logits 0.
+        torch in, torch out."""
         ids, torch_in = _as_numpy_ids(input_ids, self.batch)
-        logits = self._step(ids)
+        logits = self._step(ids, _as_mask(attention_mask, ids.shape))
         if torch_in:
             import torch
             return torch.from_numpy(logits)
         return logits
 
-    def generate(self, input_ids, max_new_tokens: int = 16):
-        """Greedy generation from empty caches: the prompt, then `max_new_tokens` tokens per row
-        (argmax of each step's logits; no early stop at an end-of-sequence token). Returns
-        (batch, prompt + new) int64; torch in, torch out."""
+    def generate(self, input_ids, max_new_tokens: int = 16, *, attention_mask=None, eos_token_id=CHECKPOINT,
+                 pad_token_id=CHECKPOINT):
+        """Greedy generation from empty caches: the prompt, then up to `max_new_tokens` tokens
+        per row (argmax of each step's logits). As transformers' generate: a row that has
+        produced an end-of-sequence token is finished, its later tokens are `pad_token_id`, and
+        generation stops when every row is finished. Both default to the checkpoint's
+        (generation_config.json, else config.json; the pad to the first EOS id when it has
+        none); `eos_token_id=None` never stops early. Prompts of different lengths come padded
+        with an `attention_mask`, as for transformers (left padding is its convention; right
+        padding works too): each row starts at position 0 and continues from its own last prompt
+        token. Returns (batch, prompt + new) int64, the prompt as given, new <= max_new_tokens;
+        torch in, torch out."""
         if not isinstance(max_new_tokens, int) or max_new_tokens < 0:
             raise ValueError(f"max_new_tokens: expected an integer >= 0, got {max_new_tokens!r}")
+        stop = self.stopping(eos_token_id, pad_token_id)
         ids, torch_in = _as_numpy_ids(input_ids, self.batch)
-        if ids.shape[1] < 1:
+        mask = _as_mask(attention_mask, ids.shape)
+        real = np.full(self.batch, ids.shape[1]) if mask is None else mask.sum(1)
+        if ids.shape[1] < 1 or real.min() < 1:
             raise ValueError("input_ids: expected at least one prompt token per row")
-        if ids.shape[1] + max_new_tokens > self.max_positions + 1:
-            raise ValueError(f"max_new_tokens: prompt {ids.shape[1]} + {max_new_tokens} new tokens exceed "
+        if real.max() + max_new_tokens > self.max_positions + 1:
+            raise ValueError(f"max_new_tokens: prompt {int(real.max())} + {max_new_tokens} new tokens exceed "
                              f"max_positions {self.max_positions}")
         self.reset()
         out = [ids]
         if max_new_tokens:
-            token = self._step(ids)[:, -1].argmax(-1)[:, None].astype(np.int64)
-            out.append(token)
-            for _ in range(max_new_tokens - 1):
-                token = self._step(token)[:, -1].argmax(-1)[:, None].astype(np.int64)
-                out.append(token)
+            logits = self._step(ids, mask)
+            last = ids.shape[1] - 1 if mask is None else _last_real(mask)    # each row's last prompt token
+            out.append(stop.next(logits[np.arange(self.batch), last]))
+        while len(out) <= max_new_tokens and not stop.done:
+            out.append(stop.next(self._step(out[-1])[:, -1]))
         tokens = np.concatenate(out, axis=1)
         if torch_in:
             import torch
             return torch.from_numpy(tokens)
         return tokens
 
+    def stopping(self, eos_token_id=CHECKPOINT, pad_token_id=CHECKPOINT) -> "GreedyStop":
+        """The end-of-sequence rule of one generation (generate's arguments, checked)."""
+        eos = self.eos_token_id if eos_token_id is CHECKPOINT else eos_ids(eos_token_id, self.vocab_size)
+        pad = self.pad_token_id if pad_token_id is CHECKPOINT else pad_token_id
+        if pad is None:
+            pad = eos[0] if eos else 0
+        if not isinstance(pad, (int, np.integer)) or isinstance(pad, bool) or not 0 <= pad < self.vocab_size:
+            raise ValueError(f"pad_token_id: expected a token id in [0, {self.vocab_size}), got {pad!r}")
+        return GreedyStop(eos, int(pad), self.batch)
+
     # -- one step ---------------------------------------------------------------------------------
-    def _step(self, ids: np.ndarray) -> np.ndarray:
+    def _step(self, ids: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         batch, count = ids.shape
-        if self._position + count > self.max_positions:
-            raise ValueError(f"input_ids: {count} tokens after {self._position} exceed max_positions "
-                             f"{self.max_positions} (reset() empties the caches)")
+        real = np.full(batch, count, np.int64) if mask is None else mask.sum(1)
+        over = np.flatnonzero(self._positions + real > self.max_positions)
+        if over.size:
+            r = int(over[0])
+            raise ValueError(f"input_ids: {int(real[r])} tokens after {int(self._positions[r])} of row {r} exceed "
+                             f"max_positions {self.max_positions} (reset() empties the caches)")
+        order = None
+        if mask is not None:            # each row's real tokens first (the run pads after them)
+            order = np.argsort(~mask, axis=1, kind="stable")
+            ids = np.take_along_axis(ids, order, axis=1)
         if self._program is None:         # the chunk: this input's length, or a default for one token
             self._compile(min(PREFILL_CHUNK, 1 << (count - 1).bit_length()) if count > 1 else FIRST_CHUNK)
         if count == 1:
-            return self._run(1, ids, 1)
-        chunk, parts = self._chunk, []
-        for start in range(0, count, chunk):
-            real = min(chunk, count - start)
-            padded = np.zeros((batch, chunk), np.int64)
-            padded[:, :real] = ids[:, start:start + real]
-            parts.append(self._run(chunk, padded, real)[:, :real])
-        return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+            logits = self._run(1, ids, real)
+        else:
+            chunk, parts = self._chunk, []
+            for start in range(0, count, chunk):
+                n = min(chunk, count - start)
+                padded = np.zeros((batch, chunk), np.int64)
+                padded[:, :n] = ids[:, start:start + n]
+                parts.append(self._run(chunk, padded, np.clip(real - start, 0, n))[:, :n])
+            logits = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+        if order is None:
+            return logits
+        logits[np.arange(count)[None, :] >= real[:, None]] = 0           # padding: no logits
+        out = np.empty_like(logits)
+        np.put_along_axis(out, order[..., None], logits, axis=1)          # back to the caller's columns
+        return out
 
-    def _run(self, seq: int, ids: np.ndarray, real: int) -> np.ndarray:
+    def _run(self, seq: int, ids: np.ndarray, real: np.ndarray) -> np.ndarray:
+        """One call of @decode (seq 1) or @prefill (seq = chunk): row r's first real[r] tokens
+        are its next ones; the rest are padding, which writes no cache slot (slot -1) and whose
+        logits the caller drops. The causal mask (anchored at each row's kv length) keeps a real
+        token from seeing the padding after it."""
         block_size = self._build_args["block_size"]
-        positions = np.broadcast_to(self._position + np.arange(seq, dtype=np.int64), ids.shape)
+        positions = self._positions[:, None] + np.arange(seq, dtype=np.int64)[None, :]
         rows = np.arange(self.batch)[:, None]
         slots = self.block_table[rows, positions // block_size].astype(np.int64) * block_size + positions % block_size
-        if real < seq:
-            slots = slots.copy()
-            slots[:, real:] = -1                         # padding: written nowhere
-        outputs = self._program.run(function="decode" if seq == 1 else "prefill", input_ids=ids, positions=np.ascontiguousarray(positions), slot_mapping=slots,
-                          block_table=self.block_table,
-                          seq_lengths=np.full((self.batch,), self._position + seq, np.int64), **self._caches)
-        self._position += real
+        slots[np.arange(seq)[None, :] >= real[:, None]] = -1          # padding: written nowhere
+        outputs = self._program.run(function="decode" if seq == 1 else "prefill", input_ids=ids,
+                                    positions=positions, slot_mapping=slots, block_table=self.block_table,
+                                    seq_lengths=self._positions + seq, **self._caches)
+        self._positions += real
         return np.asarray(outputs[0], np.float32)
+
+
+def _as_mask(mask, shape) -> np.ndarray | None:
+    """A transformers attention mask as bool (batch, tokens): 1 real, 0 padding, each row's
+    real tokens contiguous. None stays None."""
+    if mask is None:
+        return None
+    torch_in = type(mask).__module__.startswith("torch")
+    m = np.asarray(mask.detach().cpu().numpy() if torch_in else mask)
+    if m.ndim == 1:
+        m = m[None]
+    if m.shape != shape or not (np.isin(m, (0, 1)).all()):
+        raise ValueError(f"attention_mask: expected 0/1 entries of input_ids' shape {shape}, got "
+                         f"{m.dtype} {m.shape}")
+    m = m.astype(bool)
+    runs = np.count_nonzero(np.diff(m.astype(np.int8), axis=1, prepend=0) == 1, axis=1)
+    if (runs > 1).any():
+        r = int(np.flatnonzero(runs > 1)[0])
+        raise ValueError(f"attention_mask: row {r} has padding between real tokens (left or right padding only)")
+    return m
+
+
+def _last_real(mask: np.ndarray) -> np.ndarray:
+    """Each row's last real column."""
+    return mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)
 
 
 def _frozen(value):

@@ -264,6 +264,26 @@ def read_config(path) -> ModelConfig:
         raise _error(f"{where}: {e}", "CKPT-CONFIG") from None
 
 
+def generation_tokens(path) -> tuple[tuple, int | None]:
+    """(end-of-sequence ids, pad id) the way transformers' generate finds them:
+    generation_config.json when the checkpoint has one, else config.json. No EOS id: ()."""
+    found = {}
+    for name in ("config.json", "generation_config.json"):        # the second one wins
+        try:
+            with open(os.path.join(os.fspath(path), name)) as f:
+                raw = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if isinstance(raw, dict):
+            found.update({k: raw[k] for k in ("eos_token_id", "pad_token_id") if raw.get(k) is not None})
+    eos = found.get("eos_token_id", ())
+    eos = tuple(eos) if isinstance(eos, (list, tuple)) else (eos,)
+    if not all(isinstance(e, int) and not isinstance(e, bool) for e in eos):
+        raise _error(f"{path}: eos_token_id: expected token ids, got {found.get('eos_token_id')!r}", "CKPT-CONFIG")
+    pad = found.get("pad_token_id")
+    return eos, pad if isinstance(pad, int) and not isinstance(pad, bool) else None
+
+
 def _int_or_none(v):
     return None if v is None else int(v)
 

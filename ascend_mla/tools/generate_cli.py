@@ -1,11 +1,13 @@
 """`ascend-mla generate`: greedy tokens from a Hugging Face checkpoint directory.
 
     ascend-mla generate CHECKPOINT [--prompt-ids 1,2,3 | --prompt TEXT] [--max-new-tokens N]
-                        [--batch B] [--quant Q] [--cache-mode M] [--target T] [--tp N] [--report]
+                        [--ignore-eos] [--batch B] [--quant Q] [--cache-mode M] [--target T] [--tp N]
+                        [--report]
 
 Greedy generation through deepseek.CausalLM: the checkpoint is read and its programs compiled
 (progress bars on a TTY), the prompt runs as one prefill step, then one decode step per new
-token. stdout: what was loaded, the prefill and decode speeds (tokens/s), with --prompt the
+token, up to N or until every row has produced the checkpoint's end-of-sequence token (as
+transformers' generate: a finished row is padded with the pad token). stdout: what was loaded, the prefill and decode speeds (tokens/s), with --prompt the
 text, and last the generated token ids, space separated (all rows' new tokens, row after row).
 The prompt is the same for every row of --batch. Without --prompt-ids or --prompt it is the
 checkpoint's BOS token. Exit status 0; 2 with one line on stderr for a bad command line or a
@@ -36,6 +38,8 @@ def add_parser(commands, count):
     prompt.add_argument("--prompt", metavar="TEXT", help="prompt text (needs the checkpoint's tokenizer.json)")
     g.add_argument("--max-new-tokens", metavar="N", type=count("--max-new-tokens", 0), default=16,
                    help="tokens to generate per row (default 16)")
+    g.add_argument("--ignore-eos", action="store_true",
+                   help="generate all N tokens: do not stop at the checkpoint's end-of-sequence token")
     g.add_argument("--batch", metavar="B", type=count("--batch"), default=1, help="rows generated together (default 1)")
     g.add_argument("--quant", choices=QUANTS, help="quantize at load (default: the checkpoint's weights as bf16)")
     g.add_argument("--cache-mode", choices=CACHE_MODES, default="PA_BSND", help="paged cache layout (default PA_BSND)")
@@ -180,15 +184,17 @@ class Generate:
         return 0
 
     def generate(self, lm, ids):
-        """Greedy tokens (rows, max_new_tokens), the prefill and the decode seconds. The same
-        steps as lm.generate (reset, the prompt, then argmax tokens one step at a time), taken
-        one by one to time prefill and decode apart and to show progress; the programs are
-        compiled by a first run of the prompt, outside the timing."""
+        """Greedy tokens (rows, new <= max_new_tokens), the prefill and the decode seconds. The
+        same steps as lm.generate (reset, the prompt, then argmax tokens one step at a time,
+        stopping when every row has produced the end-of-sequence token unless --ignore-eos),
+        taken one by one to time prefill and decode apart and to show progress; the programs
+        are compiled by a first run of the prompt, outside the timing."""
         a = self.args
-        new = np.zeros((ids.shape[0], a.max_new_tokens), np.int64)
+        new = []
         prefill = decode = self.compile_seconds = 0.0
         if not a.max_new_tokens:
-            return new, 1e-9, 0.0
+            return np.zeros((ids.shape[0], 0), np.int64), 1e-9, 0.0
+        stop = lm.stopping(None) if a.ignore_eos else lm.stopping()
         with self.progress(a.max_new_tokens, "token") as bar:
             if not lm.programs:                      # CausalLM compiles at its first call
                 bar.set_description_str("compiling")
@@ -199,15 +205,13 @@ class Generate:
             bar.set_description_str("prefill")
             lm.reset()
             start = time.perf_counter()
-            token = np.asarray(lm(ids))[:, -1].argmax(-1)
+            new.append(stop.next(np.asarray(lm(ids))[:, -1]))
             prefill = time.perf_counter() - start
-            new[:, 0] = token
             bar.update(1)
             bar.set_description_str("decode")
             start = time.perf_counter()
-            for i in range(1, a.max_new_tokens):
-                token = np.asarray(lm(new[:, i - 1:i]))[:, -1].argmax(-1)
-                new[:, i] = token
+            while len(new) < a.max_new_tokens and not stop.done:
+                new.append(stop.next(np.asarray(lm(new[-1]))[:, -1]))
                 bar.update(1)
             decode = time.perf_counter() - start
-        return new, prefill, decode
+        return np.concatenate(new, axis=1), prefill, decode

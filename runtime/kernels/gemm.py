@@ -122,23 +122,27 @@ def head_matmul(x, weight, *, rounds_to_bf16: bool) -> np.ndarray:
 def head_matmul_bf16(x, weight) -> np.ndarray:
     """head_matmul rounded once to bf16: a contiguous bfloat16 (T, H, N) array; x holds bf16
     values."""
-    if _torch_heads(weight):
-        torch = torch_module()
-        heads = torch_bf16_input(torch, np.swapaxes(x, 0, 1))        # (H, T, K)
-        # a constant weight contiguous, copied once (W_uv, a transposed slice of kv_b_proj whose
-        # head stride torch cannot take, made torch copy it on every call); another weight as
-        # it is, strided or not: torch reads a transposed view in place and copies it itself
-        # only when its strides do not fit. The same bits either way (torch multiplies the
-        # contiguous copy it would make; test_kernels_bit_exact compares them)
-        if is_constant(weight):
-            w = converted(weight, "gemm/torch_bf16_heads", lambda nd: torch_bf16(torch, np.ascontiguousarray(nd)))
-        else:
-            w = torch_bf16(torch, weight, strided=True)
-        out = numpy_bf16(torch.matmul(heads, w))
-    else:
+    if not _torch_heads(weight):
         heads = np.ascontiguousarray(np.swapaxes(x, 0, 1))
         out = np.matmul(f32(heads), weight_f32(weight)).astype(bfloat16)
-    return np.ascontiguousarray(np.swapaxes(out, 0, 1))
+        return np.ascontiguousarray(np.swapaxes(out, 0, 1))
+    torch = torch_module()
+    # Operands and result as they lie: x read through its (H, T, K) view, the weight strided or
+    # not, the product written through the (H, T, N) view of a (T, H, N) array. torch copies
+    # only what its GEMM needs; the bits are those of contiguous operands (test_kernels_bit_exact
+    # checks T = 1..300), and the two transposing NumPy copies this replaces cost more than the
+    # product at decode.
+    # A constant weight is made contiguous once (W_uv, a transposed slice of kv_b_proj whose
+    # head stride torch cannot take, was copied by torch on every call): the same bits, as torch
+    # multiplies the contiguous copy it would make (test_kernels_bit_exact compares them).
+    heads = torch_bf16(torch, x, strided=True) if x.dtype == bfloat16 else torch_bf16_input(torch, x)
+    if is_constant(weight):
+        w = converted(weight, "gemm/torch_bf16_heads", lambda nd: torch_bf16(torch, np.ascontiguousarray(nd)))
+    else:
+        w = torch_bf16(torch, weight, strided=True)
+    out = torch.empty((x.shape[0], x.shape[1], weight.shape[-1]), dtype=torch.bfloat16)
+    torch.matmul(heads.transpose(0, 1), w, out=out.transpose(0, 1))
+    return numpy_bf16(out)
 
 
 def _torch_heads(weight) -> bool:

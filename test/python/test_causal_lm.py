@@ -94,10 +94,97 @@ def test_greedy_tokens_equal_transformers_generate(v3, lm):
     bound = 2 * (theirs - fp32).abs().max(dim=-1).values
     clear = next((i for i in range(new) if margins[i] <= bound[i]), new)
     assert clear >= 4, f"near-ties within 4 steps (margins {margins.tolist()}, bounds {bound.tolist()})"
-    ours = lm.generate(ids, max_new_tokens=new)
+    ours = lm.generate(ids, max_new_tokens=new, eos_token_id=None)
     assert isinstance(ours, torch.Tensor) and ours.dtype == torch.int64 and ours.shape == (1, 8 + new)
     assert ours[0, :8 + clear].tolist() == ref.sequences[0, :8 + clear].tolist(), (ours, ref.sequences, clear)
-    assert lm.generate(ids, max_new_tokens=2).tolist() == ours[:, :10].tolist()     # generate starts afresh
+    assert lm.generate(ids, max_new_tokens=2, eos_token_id=None).tolist() == ours[:, :10].tolist()   # afresh
+
+
+def test_generate_stops_at_the_end_of_sequence_token_as_transformers(v3, lm):
+    """With the third greedy token declared the end of sequence, generation ends there, in ours
+    and in transformers' generate (the first steps of GREEDY_PROMPT are clear, see above); the
+    default EOS is the checkpoint's, as transformers reads it."""
+    _, model = v3
+    ids = torch.tensor(GREEDY_PROMPT)
+    full = lm.generate(ids, max_new_tokens=8, eos_token_id=None)
+    eos = int(full[0, 8 + 2])
+    stop = 8 + [int(t) for t in full[0, 8:]].index(eos) + 1         # its first occurrence
+    ours = lm.generate(ids, max_new_tokens=8, eos_token_id=[eos, 511 if eos != 511 else 510])
+    assert ours.tolist() == full[:, :stop].tolist()
+    with torch.no_grad():
+        theirs = model.generate(ids, max_new_tokens=8, do_sample=False, eos_token_id=eos, pad_token_id=0)
+    assert theirs.tolist() == ours.tolist()
+    assert lm.eos_token_id == (model.generation_config.eos_token_id,) and lm.pad_token_id is None
+    with pytest.raises(ValueError, match=r"eos_token_id: expected token ids in \[0, 512\)"):
+        lm.generate(ids, eos_token_id=512)
+    with pytest.raises(ValueError, match="pad_token_id: expected a token id"):
+        lm.generate(ids, eos_token_id=3, pad_token_id="0")
+
+
+def clear_steps(model, prompt, new) -> tuple[list, int]:
+    """transformers' greedy continuation of one unpadded prompt and how many of its first steps
+    are clear (top-2 margin above twice its own bf16-vs-fp32 logit difference, as above)."""
+    ids = torch.tensor([prompt])
+    with torch.no_grad():
+        ref = model.generate(ids, max_new_tokens=new, do_sample=False, pad_token_id=0, output_logits=True,
+                             return_dict_in_generate=True, min_new_tokens=new)
+        fp32 = copy.deepcopy(model).float()(ref.sequences[:, :-1]).logits[0, len(prompt) - 1:]
+    theirs = torch.stack([step[0].float() for step in ref.logits])
+    margins = torch.topk(theirs, 2).values.diff().abs()[:, 0]
+    bound = 2 * (theirs - fp32).abs().max(dim=-1).values
+    return ref.sequences[0, len(prompt):].tolist(), next((i for i in range(new) if margins[i] <= bound[i]), new)
+
+
+def test_prompts_of_different_lengths_with_an_attention_mask(v3):
+    """Two prompts (8 and 5 tokens) left-padded with transformers' attention mask: each row's
+    greedy tokens are transformers' for that prompt alone wherever its steps are clear, and
+    the padded batch gives transformers' padded generate; a right-padded mask the same tokens;
+    lm(ids, attention_mask) gives the logits of the real tokens and zeros for the padding."""
+    path, model = v3
+    lm2 = deepseek.CausalLM.from_pretrained(path, batch=2, block_size=16, max_positions=64, target="cpu")
+    long, short = GREEDY_PROMPT[0], GREEDY_PROMPT[0][3:]
+    ids = torch.tensor([long, [0] * 3 + short])
+    mask = torch.tensor([[1] * 8, [0] * 3 + [1] * 5])
+    ours = lm2.generate(ids, max_new_tokens=6, attention_mask=mask, eos_token_id=None)
+    assert ours.shape == (2, 8 + 6) and ours[:, :8].tolist() == ids.tolist()
+    for row, prompt in enumerate((long, short)):
+        alone, clear = clear_steps(model, prompt, 6)
+        assert clear >= 3, (row, clear)
+        assert ours[row, 8:8 + clear].tolist() == alone[:clear], (row, ours[row], alone, clear)
+    with torch.no_grad():
+        theirs = model.generate(ids, attention_mask=mask, max_new_tokens=6, min_new_tokens=6, do_sample=False,
+                                pad_token_id=0)
+    assert theirs[:, 8:11].tolist() == ours[:, 8:11].tolist()
+    right = lm2.generate(torch.tensor([long, short + [0] * 3]), max_new_tokens=6, eos_token_id=None,
+                         attention_mask=torch.tensor([[1] * 8, [1] * 5 + [0] * 3]))
+    assert right[:, 8:].tolist() == ours[:, 8:].tolist()
+    lm2.reset()
+    logits = lm2(ids, attention_mask=mask)
+    assert lm2.positions.tolist() == [8, 5] and lm2.position == 8
+    assert float(logits[1, :3].abs().max()) == 0 and float(logits[1, 3:].abs().min()) > 0
+    with pytest.raises(ValueError, match="attention_mask: row 0 has padding between real tokens"):
+        lm2.generate(ids, attention_mask=torch.tensor([[1, 0] * 4, [1] * 8]))
+    with pytest.raises(ValueError, match="input_ids: expected at least one prompt token per row"):
+        lm2.generate(ids, attention_mask=torch.tensor([[1] * 8, [0] * 8]))
+
+
+def test_greedy_stop_pads_finished_rows_and_ends_with_the_last():
+    """transformers' rule on a batch: a row that produced an EOS id is finished, its later
+    tokens are the pad; done when every row is; without EOS ids never done early."""
+    from ascend_mla.models.causal_lm import GreedyStop
+
+    def logits(*tokens):
+        out = np.zeros((len(tokens), 8), np.float32)
+        out[np.arange(len(tokens)), tokens] = 1
+        return out
+    stop = GreedyStop((2, 3), pad=0, rows=2)
+    assert stop.next(logits(5, 2)).tolist() == [[5], [2]] and not stop.done
+    assert stop.next(logits(6, 7)).tolist() == [[6], [0]] and not stop.done     # row 1 padded
+    assert stop.next(logits(3, 4)).tolist() == [[3], [0]] and stop.done
+    never = GreedyStop((), pad=0, rows=1)
+    for _ in range(3):
+        never.next(logits(2))
+    assert not never.done
 
 
 @pytest.mark.slow       # a second model (~15 s); the attention's rope modes are also in test_checkpoint.py

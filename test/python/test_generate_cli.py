@@ -79,6 +79,26 @@ def test_generate_with_a_prompt_uses_the_checkpoints_tokenizer(capsys, hf_checkp
     assert lines[-2] == text + " " + " ".join(f"w{t}" for t in expected)
 
 
+def test_generate_stops_at_the_checkpoints_end_of_sequence_token(capsys, hf_checkpoint, hf_model, tmp_path):
+    """The EOS id comes from generation_config.json (as transformers reads it): declared to be
+    the third greedy token, the output ends there; --ignore-eos runs all the tokens."""
+    prompt, expected = clear_prompt(hf_model(hf_checkpoint("fp32"), "float32"), hf_model(hf_checkpoint("bf16")), 5)
+    eos = expected[2]
+    path = str(tmp_path / "with-eos")
+    shutil.copytree(hf_checkpoint("bf16"), path)
+    with open(os.path.join(path, "generation_config.json"), "w") as f:
+        json.dump({"eos_token_id": [eos], "pad_token_id": 0}, f)
+    capsys.readouterr()
+    ids = ",".join(map(str, prompt))
+    code, lines, err = generate(capsys, path, "--prompt-ids", ids, "--max-new-tokens", 5, "--target", "cpu")
+    assert code == 0, err
+    assert lines[-1] == " ".join(map(str, expected[:expected.index(eos) + 1]))
+    assert any(line.startswith(f"decode: {expected.index(eos)} steps x 1 row") for line in lines), lines
+    code, lines, err = generate(capsys, path, "--prompt-ids", ids, "--max-new-tokens", 5, "--target", "cpu",
+                                "--ignore-eos")
+    assert code == 0 and lines[-1] == " ".join(map(str, expected)), err
+
+
 def test_generate_refuses_in_one_line(capsys, hf_checkpoint, tmp_path):
     path = hf_checkpoint("bf16")
     capsys.readouterr()

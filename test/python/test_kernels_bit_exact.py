@@ -275,6 +275,21 @@ def test_nsa(matmuls):
               sparse_mode=0)
 
 
+@pytest.mark.parametrize("tokens", [1, 2, 7, 8, 33, 128, 300])
+def test_head_matmul_rows_and_views(matmuls, tokens):
+    """The per-head product reads its operands as they lie (the prolog's query columns are a
+    strided view; W_uv is a transposed one) and writes through a transposed view of its
+    result: the GEMM library may pick its kernel by row count and strides."""
+    rng = np.random.default_rng(tokens)
+    heads = 8
+    q = rnd(rng, (tokens, heads, D + DR))[..., :D]                   # the prolog's q_c view
+    w_uk = rnd(rng, (heads, D, HCKV), 1 / math.sqrt(D))
+    check("mla.head_matmul", x=q, w=w_uk)
+    w_uv = rnd(rng, (heads, D, HCKV), 0.1).transpose(0, 2, 1)
+    w_uv.flags.writeable = False
+    check("mla.head_matmul", x=rnd(rng, (tokens, heads, HCKV)), w=w_uv)
+
+
 def test_primitives(matmuls):
     rng = np.random.default_rng(4)
     x = rnd(rng, (6, 256))
