@@ -6,9 +6,9 @@ mla ops), a `DataChecks` runs on each call's inputs:
   1. every input against its argument type (shape, element type, format);
   2. every op's data-dependent rules (kind="runtime": cache slots, lengths, block tables) on
      the data known before the program runs: the inputs and the constants. A rule that reads
-     a computed value holds for now (DynamicDim). An op whose types the IR left dynamic, or
-     whose host lists come as tensors (FIA's actual_seq_kvlen), gets all its rules on the
-     actual values.
+     a computed value holds for now (DynamicDim). An op whose types the IR left dynamic gets
+     all its rules on the actual values; one whose host lists come as tensors (FIA's
+     actual_seq_kvlen), the static rules that read them (those the IR could not decide).
 So a bad cache slot or length stops the call before any write (docs/errors.md). The rules that
 read data computed inside the program run right before their op's kernel (the executor's
 checked mode, with the rules each call leaves: DataChecks.__call__'s result). Static rules the
@@ -98,11 +98,11 @@ class OpCheck:
         # reads nothing a call changes; warnings never stop a call.
         phase = "all" if self.dynamic or self.host else RUNTIME
         open_rules = []
-        opdef.check(self.snapshot, phase=STATIC, deferred=open_rules)
+        decided = opdef.check(self.snapshot, phase=STATIC, deferred=open_rules).ok   # else: all of them
         open_rules = {id(r) for r in open_rules}
         errors = [r for r in opdef.rules if r.severity == "error"]
         self.rules = [r for r in errors if r.applies(opdef.default_profile, phase)
-                      and (r.kind == RUNTIME or self.dynamic or id(r) in open_rules)]
+                      and (r.kind == RUNTIME or self.dynamic or not decided or id(r) in open_rules)]
         # An op whose operands are computed inside the program: its data rules run again on
         # them right before its kernel.
         complete = all(i is not None for _, indices in self.operands for i in indices)
