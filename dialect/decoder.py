@@ -9,7 +9,8 @@ pieces of the other half, each the standard kernel an Ascend serving stack calls
     mla.moe_gating_top_k     npu_moe_gating_top_k(x, k, bias=..) aclnnMoeGatingTopK          MGT-
     mla.moe_init_routing     npu_moe_init_routing_v2(x, idx)     aclnnMoeInitRoutingV2       MIR-
     mla.grouped_matmul       npu_grouped_matmul([x], [w],        aclnnGroupedMatmulV4        GMM-
-                               group_list=, group_list_type=1)
+                               group_list=, group_list_type=1,
+                               [scale=, per_token_scale=])
     mla.moe_finalize_routing npu_moe_finalize_routing(...)       aclnnMoeFinalizeRoutingV2   MFR-
 
 The embedding lookup is mla.gather (aclnnEmbedding), the linear layers mla.matmul, the norms
@@ -21,6 +22,9 @@ token) reads:
     rows, row_idx, counts = moe_init_routing(x, experts)        token copies sorted by expert
     act = swiglu(grouped_matmul(rows, W_gate_up, counts))       each expert's rows x its weight
     routed = grouped_matmul(act, W_down, counts)
+
+Under w8a8 the expert rows are quantized per row (mla.dynamic_quant) before each grouped
+matmul, whose int8 form takes the weight's per-channel scales and the rows' scales.
     h = moe_finalize_routing(routed, row_idx, weights, x1 = shared, x2 = residual)
 
 Float arithmetic is float32 with one rounding to each result's type, as everywhere in the
@@ -231,11 +235,18 @@ MoeInitRouting = MLA.add(OpDef(
 # --- mla.grouped_matmul ------------------------------------------------------------------------
 # y[r] = x[r] @ w[e] for the rows r of group e: the groups are consecutive runs of rows of the
 # sizes group_list[e] (groupListType 1: counts); rows past the last group are zeros.
+# The int8 form (W8A8 dynamic: aclnnGroupedMatmulV4's "pertoken + perchannel" quantization) has
+# i8 x and w, each group's per-output-channel weight scale (groups, N) and the per-row scale of
+# x (rows,) that mla.dynamic_quant gives: y[r, n] = float(sum_k x[r, k] w[e, k, n]) *
+# per_token_scale[r] * scale[e, n], exact int32 sums, float32 dequantization, one rounding.
+# The document's two combinations with a per-token scale: bf16 scale -> bf16 y, f32 -> f16.
+
+INT8_SCALE = {"bf16": "bf16", "f16": "f32"}      # y's type -> the weight scale's type (int8 form)
 
 gmm_rules = RuleSet()
 rule = gmm_rules.rule
 rule("GMM-001", "x")(rank_is("x", 2, " (rows, K)"))
-rule("GMM-002", "x")(dtype_in("x", FLOAT_TYPES))
+rule("GMM-002", "x")(dtype_in("x", FLOAT_TYPES + ("i8",)))
 rule("GMM-003", "x")(nd_only("x"))
 rule("GMM-004", "w")(rank_is("w", 3, " (groups, K, N)"))
 
@@ -254,7 +265,11 @@ def gmm_groups(op, s):
         return f"expected an i64 tensor of shape ({op.w.shape[0]},) (one count per group), got {op.group_list}"
 
 
-rule("GMM-007", "y")(result_is("y", lambda op, s: (op.x.shape[0], op.w.shape[2]), FLOAT_TYPES))
+def _gmm_y(op, s):
+    return (op.x.shape[0], op.w.shape[2])
+
+
+rule("GMM-007", "y")(result_is("y", _gmm_y, FLOAT_TYPES))
 
 
 @rule("GMM-008", "group_list", kind="runtime")
@@ -265,13 +280,56 @@ def gmm_counts(op, s):
                 f"got {[int(c) for c in counts.reshape(-1)]}")
 
 
+@rule("GMM-009", "scale")
+def gmm_scale(op, s):
+    if op.x.dtype != "i8":
+        if op.scale is not None:
+            return f"given with {op.x.dtype} x: only the int8 form (i8 x and w) dequantizes"
+        return None
+    if op.scale is None:
+        return "missing: i8 x needs each group's per-channel weight scale (groups, N)"
+    want = INT8_SCALE.get(op.y.dtype, "bf16")
+    expected = (op.w.shape[0], op.w.shape[2])
+    if differs(op.scale.shape, expected) or op.scale.dtype != want or op.scale.format != "ND":
+        return (f"expected an ND {want} tensor of shape {shape_text(expected)} (one factor per group and "
+                f"output column; {want} for a {op.y.dtype} y), got {op.scale}")
+
+
+@rule("GMM-010", "per_token_scale")
+def gmm_per_token_scale(op, s):
+    if op.x.dtype != "i8":
+        if op.per_token_scale is not None:
+            return f"given with {op.x.dtype} x: only the int8 form (i8 x and w) dequantizes"
+        return None
+    t = op.per_token_scale
+    if t is None:
+        return "missing: i8 x needs the per-row scale of its quantization (rows,)"
+    if differs(t.shape, op.x.shape[:1]) or t.dtype != "f32" or t.format != "ND":
+        return f"expected an ND f32 tensor of shape ({op.x.shape[0]},) (one factor per row of x), got {t}"
+
+
+@rule("GMM-011", "y")
+def gmm_int8_y(op, s):
+    if op.x.dtype == "i8" and op.y.dtype not in INT8_SCALE:
+        return f"expected element type bf16 or f16 for i8 x (the dequantized product), got {op.y.dtype}"
+
+
+def _gmm_infer(op, s):
+    if op.x.dtype != "i8":
+        dtype = op.x.dtype
+    else:
+        dtype = "f16" if op.scale is not None and op.scale.dtype == "f32" else "bf16"
+    return {"y": TensorInfo(_gmm_y(op, s), dtype)}
+
+
 GroupedMatmul = MLA.add(OpDef(
     "mla.grouped_matmul",
-    operands=[operand("x"), operand("w"), operand("group_list")],
+    operands=[operand("x"), operand("w"), operand("group_list"), optional("scale"), optional("per_token_scale")],
     results=["y"],
     rules=gmm_rules,
-    infer_results=lambda op, s: {"y": TensorInfo((op.x.shape[0], op.w.shape[2]), op.x.dtype)},
-    summary="per-group x rows @ w[group], groups as consecutive row counts; float32, one rounding",
+    infer_results=_gmm_infer,
+    summary="per-group x rows @ w[group], groups as consecutive row counts; float32, one rounding "
+            "(int8 form: exact int32 sums dequantized per row and per channel)",
 ))
 
 

@@ -15,7 +15,9 @@ All NON-SEED.
                               -> aclnnMoeInitRoutingV2
     mla.grouped_matmul        npu_grouped_matmul(Tensor[] x, Tensor[] weight, *, group_list,
                               split_item, group_type, group_list_type, act_type)
-                              -> aclnnGroupedMatmulV4 (tensor lists)
+                              -> aclnnGroupedMatmulV4 (tensor lists); int8 form:
+                              + scale=[...], per_token_scale=[...] (Tensor[]? keywords
+                              of the same schema) -> scaleOptional, perTokenScaleOptional
     mla.moe_finalize_routing  npu_moe_finalize_routing(expanded_permuted_rows, skip1, skip2,
                               bias, scales, expanded_src_to_dst_row, export_for_source_row,
                               drop_pad_mode) -> aclnnMoeFinalizeRoutingV2
@@ -86,7 +88,11 @@ def moe_init_routing(op, b):
 def grouped_matmul(op, b):
     """npu_grouped_matmul([x], [w], group_list=counts, split_item=3, group_type=0,
     group_list_type=1) -> aclnnGroupedMatmulV4 with one-element tensor lists: x (M, K) single
-    tensor, weight (E, K, N) a single tensor of all groups, out (M, N) single tensor."""
+    tensor, weight (E, K, N) a single tensor of all groups, out (M, N) single tensor. The int8
+    form adds scale=[scale (E, N)] and per_token_scale=[per_token_scale (M,)] (torch_npu's
+    keyword names; scaleOptional and perTokenScaleOptional, the 4th and 8th tensor lists of
+    the prototype), the document's dynamic-quant case: INT8 x and weight, BFLOAT16 scale with
+    FLOAT32 perTokenScale -> BFLOAT16 out (FLOAT32 scale -> FLOAT16 out)."""
     a = b.adaptor
     y = b.alloc(op.results[0].type)
     no = b.null()
@@ -96,6 +102,9 @@ def grouped_matmul(op, b):
         "splitItem": b.host(A.I64, SINGLE_TENSOR), "groupType": b.host(A.I64, GROUP_M),
         "groupListType": b.host(A.I64, GROUP_COUNTS), "actType": b.host(A.I64, NO_ACTIVATION),
         "out": b.tensor_list([y])})
+    if a.scale is not None:
+        args.update({"scaleOptional": b.tensor_list([a.scale]),
+                     "perTokenScaleOptional": b.tensor_list([a.per_token_scale])})
     b.call(GROUPED_MATMUL_V4, args)
     return {"y": y}
 

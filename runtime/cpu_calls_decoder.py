@@ -29,17 +29,22 @@ def moe_gating_top_k(call):
 
 @cpu_call(GROUPED_MATMUL_V4)
 def grouped_matmul_v4(call):
-    """The form the lowering emits: one x, one weight (E, K, N), counts, one out (splitItem 3,
-    groupType 0, groupListType 1, no activation, no quantization)."""
+    """The forms the lowering emits: one x, one weight (E, K, N), counts, one out (splitItem 3,
+    groupType 0, groupListType 1, no activation); either no quantization or the int8 one (one
+    scale and one per-token scale, nothing else)."""
     a = call.args
     form = (len(a["x"]), len(a["weight"]), len(a["out"]), a["splitItem"], a["groupType"], a["groupListType"],
             a["actType"])
-    if form != (1, 1, 1, 3, 0, 1, 0) or any(a[n] is not None for n in (
-            "biasOptional", "scaleOptional", "offsetOptional", "antiquantScaleOptional",
-            "antiquantOffsetOptional", "perTokenScaleOptional", "activationInputOptional")):
-        raise NotImplementedError(f"aclnnGroupedMatmulV4: only the lowering's single-tensor form, got {form}")
+    scale, per_token = a["scaleOptional"], a["perTokenScaleOptional"]
+    quantized = scale is not None and per_token is not None and len(scale) == len(per_token) == 1
+    if form != (1, 1, 1, 3, 0, 1, 0) or (scale is not None or per_token is not None) and not quantized or any(
+            a[n] is not None for n in ("biasOptional", "offsetOptional", "antiquantScaleOptional",
+                                       "antiquantOffsetOptional", "activationInputOptional")):
+        raise NotImplementedError(f"aclnnGroupedMatmulV4: only the lowering's single-tensor forms, got {form}")
     (out,) = call.buffer("out")
-    (y,) = call.run(GroupedMatmul, {"x": a["x"][0], "w": a["weight"][0], "group_list": a["groupListOptional"]},
-                    {}, {"y": out.info})
+    operands = {"x": a["x"][0], "w": a["weight"][0], "group_list": a["groupListOptional"]}
+    if quantized:
+        operands.update(scale=scale[0], per_token_scale=per_token[0])
+    (y,) = call.run(GroupedMatmul, operands, {}, {"y": out.info})
     _store(out, y)
     return {}

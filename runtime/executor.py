@@ -227,7 +227,7 @@ def _key(backend, kind, value):
     describes them (description and buffer)."""
     if value is None or kind in A.HOST:
         return value
-    if kind == A.TENSOR_LIST:
+    if kind in (A.TENSOR_LIST, A.OPT_TENSOR_LIST):     # an optional list given is a list too
         return tuple(backend.tensor_key(v) for v in value)
     return backend.tensor_key(value)
 

@@ -135,7 +135,7 @@ class CausalLM:
         rank = tensor_parallel_rank(tp)
         weights = checkpoint.load_tensors(
             path, config, names=checkpoint_names(config, built, checkpoint.tensor_index(path)),
-            ignore=_beyond(len(built)), quant=quant, int8=_attention_int8(checkpoint), tp=tp, rank=rank)
+            ignore=_beyond(len(built)), quant=quant, tp=tp, rank=rank)
         weights = stack_experts(weights, config, built)
         name = os.path.basename(os.path.normpath(os.fspath(path)))
         eos, pad = checkpoint.generation_tokens(path)
@@ -345,7 +345,7 @@ def _two_functions(decode: str, prefill: str) -> str:
 
 # --- checkpoint names ----------------------------------------------------------------------------
 
-_EXPERT = re.compile(r"model\.layers\.(\d+)\.mlp\.experts\.(\d+)\.(gate_proj|up_proj|down_proj)\.weight$")
+_EXPERT = re.compile(r"model\.layers\.(\d+)\.mlp\.experts\.(\d+)\.(gate_proj|up_proj|down_proj)\.weight(_scale)?$")
 
 
 def checkpoint_names(config, layers, index) -> set:
@@ -383,12 +383,6 @@ def _beyond(count):
     return ignored
 
 
-def _attention_int8(checkpoint):
-    """w8a8 makes the attention projections int8 (the prolog's full-quant path); the MLPs and
-    experts stay bf16 in this decoder (no int8 grouped matmul yet)."""
-    return lambda name: ".self_attn." in name and checkpoint.w8a8_int8(name)
-
-
 def tensor_parallel_rank(tp: int) -> int:
     """This process's rank among the `tp` ranks of the job torchrun started (tp 1: 0). The
     default process group is joined here (runtime/distributed.py, gloo, with its timeout)."""
@@ -406,17 +400,23 @@ def tensor_parallel_rank(tp: int) -> int:
 
 def stack_experts(weights: dict, config, layers) -> dict:
     """Per-expert gate/up/down tensors -> transformers 5's stacked `experts.gate_up_proj`
-    (E, 2I, He) and `experts.down_proj` (E, He, I), which the graph declares."""
+    (E, 2I, He) and `experts.down_proj` (E, He, I), which the graph declares; under w8a8 their
+    per-channel scales alike, `experts.gate_up_proj_scale` (E, 2I, 1) and
+    `experts.down_proj_scale` (E, He, 1)."""
     out = {k: v for k, v in weights.items() if not _EXPERT.match(k)}
     for i in layers:
         mlp = f"model.layers.{i}.mlp.experts."
         if not config.is_moe_layer(i) or mlp + "gate_up_proj" in weights:
             continue
         experts = range(config.n_routed_experts)
+        suffixes = ("weight", "weight_scale") if f"{mlp}0.gate_proj.weight_scale" in weights else ("weight",)
         try:
-            out[mlp + "gate_up_proj"] = np.stack([np.concatenate(
-                [weights[f"{mlp}{e}.gate_proj.weight"], weights[f"{mlp}{e}.up_proj.weight"]], axis=0) for e in experts])
-            out[mlp + "down_proj"] = np.stack([weights[f"{mlp}{e}.down_proj.weight"] for e in experts])
+            for suffix in suffixes:
+                tail = suffix[len("weight"):]
+                out[mlp + "gate_up_proj" + tail] = np.stack([np.concatenate(
+                    [weights[f"{mlp}{e}.gate_proj.{suffix}"], weights[f"{mlp}{e}.up_proj.{suffix}"]], axis=0)
+                    for e in experts])
+                out[mlp + "down_proj" + tail] = np.stack([weights[f"{mlp}{e}.down_proj.{suffix}"] for e in experts])
         except KeyError as e:
             raise CompileError(f"checkpoint: {e.args[0]} missing (layer {i}'s routed experts)") from None
     return out

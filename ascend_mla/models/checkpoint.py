@@ -428,8 +428,10 @@ FLOAT32_TENSORS = re.compile(r".*\.mlp\.gate\.(weight|e_score_correction_bias)$"
 def w8a8_int8(name: str) -> bool:
     """Which weights quant="w8a8"/"w8a8c8" turns into int8 (per output channel) by default: the
     attention's projections except kv_b_proj (absorbed into the query and output, bf16 in the
-    prolog) and every MLP/expert linear; embeddings, lm_head, norms and the router stay."""
-    m = re.fullmatch(r"model\.layers\.\d+\.(self_attn\.(\w+)|mlp\.(experts\.\d+\.|shared_experts\.)?(gate_proj|up_proj|down_proj))\.weight", name)
+    prolog) and every MLP/expert linear (per-expert tensors, or transformers 5's stacked
+    `experts.gate_up_proj` / `experts.down_proj`); embeddings, lm_head, norms and the router stay."""
+    m = re.fullmatch(r"model\.layers\.\d+\.(self_attn\.(\w+)\.weight|mlp\.(experts\.\d+\.|shared_experts\.)?"
+                     r"(gate_proj|up_proj|down_proj)\.weight|mlp\.experts\.(gate_up_proj|down_proj))", name)
     return bool(m) and (m.group(2) is None or m.group(2) in _ATTN_INT8)
 
 
@@ -495,7 +497,8 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
     stay float32; integer tensors unchanged.
     quant: None/"bf16", or "w8a8"/"w8a8c8": the weights `int8` selects (default w8a8_int8) become
     int8 with a float32 per-output-channel `<name>_scale` ("...weight" -> "...weight_scale",
-    (out, 1)), symmetric, from the dequantized values; "w8a8c8" adds each loaded layer's
+    (out, 1); a stacked expert tensor (E, out, in) -> (E, out, 1)), symmetric, from the
+    dequantized values; "w8a8c8" adds each loaded layer's
     `self_attn.kv_scale` (1, kv_lora_rank) float32, the static int8 scale of the latent cache.
     tp, rank: this rank's slice of the column-parallel linears' rows (q_b/q/kv_b_proj by heads,
     gate/up projections) and the row-parallel ones' columns (o_proj, down projections); the
@@ -547,7 +550,7 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
                                     np.float32 if to_int8(name) else BF16)   # int8 from the exact values
         if not _is_float(value):
             out[name] = np.array(value)                # integers as stored (a copy, not the map)
-        elif to_int8(name) and value.ndim == 2:
+        elif to_int8(name) and value.ndim in (2, 3):
             out[name], out[name + "_scale"] = _int8_per_channel(value)
         elif FLOAT32_TENSORS.match(name):
             out[name] = np.asarray(value).astype(np.float32)
@@ -583,9 +586,10 @@ def _dequantize_fp8(name, value, scale_inv, block, path, dtype=BF16) -> np.ndarr
 
 
 def _int8_per_channel(w) -> tuple:
-    """Symmetric int8 per output row: scale = max|row| / 127 (float32, (out, 1))."""
+    """Symmetric int8 per output row (the last axis is the input): scale = max|row| / 127
+    (float32, (out, 1), or (E, out, 1) for stacked experts)."""
     w = np.asarray(w, np.float32)
-    scale = np.abs(w).max(axis=1, keepdims=True) / 127
+    scale = np.abs(w).max(axis=-1, keepdims=True) / 127
     scale = np.where(scale == 0, np.float32(1), scale).astype(np.float32)
     return np.clip(np.rint(w / scale), -127, 127).astype(np.int8), scale
 

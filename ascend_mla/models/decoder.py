@@ -26,6 +26,13 @@ routed sum, then + shared, then + residual). The router is float32 end to end, a
 transformers. The gate/up concatenation and every transpose are weight-only: fold-constants
 computes them once, at compile time.
 
+quant="w8a8"/"w8a8c8" (docs/compiler.md, "w8a8: int8 MLPs and experts"): every MLP and expert
+linear is int8 with a float32 scale per output channel (`<weight name>_scale`; the stacked
+experts' `experts.gate_up_proj_scale` (E, 2I, 1), `experts.down_proj_scale` (E, He, 1)), its
+input quantized per token (mla.dynamic_quant): the dense MLP and the shared experts through
+mla.quant_matmul, the routed experts through the int8 mla.grouped_matmul, whose scales are bf16
+(aclnnGroupedMatmulV4's combination for a bf16 result; the cast is weight-only). Outputs bf16.
+
 A tensor-parallel slice (tp > 1, rank r; docs/parallel.md) is rank r's part of every MLP's
 intermediate dimension (dense, shared and routed experts alike: gate/up rows, down columns),
 whose partial down-projections an `mla.all_reduce` sums before the residual (a MoE layer: the
@@ -43,7 +50,7 @@ from ml_dtypes import bfloat16 as BF16_TYPE
 from ..compiler import CompileError
 from ..dialect.collective import AllGather, AllReduce
 from ..dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, MoeInitRouting, SwiGlu
-from ..dialect.primitive import Gather, Matmul, Mul, RmsNorm, Transpose, Add
+from ..dialect.primitive import Add, DynamicQuant, Gather, Matmul, Mul, QuantMatmul, RmsNorm, Transpose
 from ..dialect.types import TensorInfo
 from .deepseek import layer_ids
 
@@ -117,7 +124,7 @@ def _lm_head(c) -> str:
 
 def decoder_specs(c: dict) -> dict:
     """name -> TensorInfo of the decoder's weights beyond the attention blocks (tp slice)."""
-    he, tp = c["hidden_size"], c["tp"]
+    he, tp, int8 = c["hidden_size"], c["tp"], c["quant"] != "bf16"
     specs = {"model.embed_tokens.weight": TensorInfo((c["vocab_size"] // tp, he), "bf16"),
              "model.norm.weight": TensorInfo((he,), "bf16"),
              _lm_head(c): TensorInfo((c["vocab_size"] // tp, he), "bf16")}
@@ -127,23 +134,32 @@ def decoder_specs(c: dict) -> dict:
     for i in layer_ids(c):
         specs[f"model.layers.{i}.post_attention_layernorm.weight"] = TensorInfo((he,), "bf16")
         if not is_moe(c, i):
-            specs.update(_mlp_specs(_mlp(i, ""), c["intermediate_size"] // tp, he))
+            specs.update(_mlp_specs(_mlp(i, ""), c["intermediate_size"] // tp, he, int8))
             continue
         experts, inter = c["n_routed_experts"], c["moe_intermediate_size"] // tp
         specs[_mlp(i, "gate.weight")] = TensorInfo((experts, he), "f32")
         if c.get("scoring_func", "sigmoid") == "sigmoid":
             specs[_mlp(i, "gate.e_score_correction_bias")] = TensorInfo((experts,), "f32")
-        specs[_mlp(i, "experts.gate_up_proj")] = TensorInfo((experts, 2 * inter, he), "bf16")
-        specs[_mlp(i, "experts.down_proj")] = TensorInfo((experts, he, inter), "bf16")
+        specs.update(_linear_spec(_mlp(i, "experts.gate_up_proj"), (experts, 2 * inter, he), int8))
+        specs.update(_linear_spec(_mlp(i, "experts.down_proj"), (experts, he, inter), int8))
         if c.get("n_shared_experts"):
-            specs.update(_mlp_specs(_mlp(i, "shared_experts."), c["moe_intermediate_size"] * c["n_shared_experts"] // tp, he))
+            specs.update(_mlp_specs(_mlp(i, "shared_experts."), c["moe_intermediate_size"] * c["n_shared_experts"] // tp,
+                                    he, int8))
     return specs
 
 
-def _mlp_specs(prefix, inter, he):
-    return {f"{prefix}gate_proj.weight": TensorInfo((inter, he), "bf16"),
-            f"{prefix}up_proj.weight": TensorInfo((inter, he), "bf16"),
-            f"{prefix}down_proj.weight": TensorInfo((he, inter), "bf16")}
+def _linear_spec(name, shape, int8):
+    """A linear weight ((out, in), or (E, out, in) stacked): bf16, or under w8a8 int8 with its
+    float32 per-output-channel scale `<name>_scale` (out, 1) / (E, out, 1)."""
+    if not int8:
+        return {name: TensorInfo(shape, "bf16")}
+    return {name: TensorInfo(shape, "i8"), name + "_scale": TensorInfo(shape[:-1] + (1,), "f32")}
+
+
+def _mlp_specs(prefix, inter, he, int8):
+    return {**_linear_spec(f"{prefix}gate_proj.weight", (inter, he), int8),
+            **_linear_spec(f"{prefix}up_proj.weight", (inter, he), int8),
+            **_linear_spec(f"{prefix}down_proj.weight", (he, inter), int8)}
 
 
 TP_ROWS, TP_MASK = "tp.embed_tokens.rows", "tp.embed_tokens.mask"
@@ -179,22 +195,62 @@ def _reduce(g, c, x, name):
     return g.op(AllReduce, x=x, world_size=c["tp"], name=name) if c["tp"] > 1 else x
 
 
-def _swiglu_mlp(g, w, x, prefix, name):
-    """down(silu(x @ gate.T) * (x @ up.T)) with gate and up as one (He, 2I) product."""
+def _swiglu_mlp(g, w, x, prefix, name, int8=False):
+    """down(silu(x @ gate.T) * (x @ up.T)) with gate and up as one (He, 2I) product. int8
+    (w8a8): each product's input quantized per token (mla.dynamic_quant), int8 weights with
+    their per-channel scales (mla.quant_matmul), bf16 out."""
     gate = g.op(Transpose, x=w(f"{prefix}gate_proj.weight"), permutation=[1, 0], name=f"{name}_gate_t")
     up = g.op(Transpose, x=w(f"{prefix}up_proj.weight"), permutation=[1, 0], name=f"{name}_up_t")
-    gate_up = g.op(Matmul, x=x, w=g.concat([gate, up], 1, f"{name}_gate_up_w"), name=f"{name}_gate_up")
-    act = g.op(SwiGlu, x=gate_up, name=f"{name}_act")
+    gate_up_w = g.concat([gate, up], 1, f"{name}_gate_up_w")
     down = g.op(Transpose, x=w(f"{prefix}down_proj.weight"), permutation=[1, 0], name=f"{name}_down_t")
-    return g.op(Matmul, x=act, w=down, name=f"{name}_down")
+    if not int8:
+        gate_up = g.op(Matmul, x=x, w=gate_up_w, name=f"{name}_gate_up")
+        return g.op(Matmul, x=g.op(SwiGlu, x=gate_up, name=f"{name}_act"), w=down, name=f"{name}_down")
+    gate_up_scale = g.concat([_channel_scale(g, w, f"{prefix}{p}_proj.weight", f"{name}_{p}") for p in ("gate", "up")],
+                             0, f"{name}_gate_up_scale")
+    gate_up = _quant_linear(g, x, gate_up_w, gate_up_scale, f"{name}_gate_up")
+    act = g.op(SwiGlu, x=gate_up, name=f"{name}_act")
+    return _quant_linear(g, act, down, _channel_scale(g, w, f"{prefix}down_proj.weight", f"{name}_down"),
+                         f"{name}_down")
+
+
+def _channel_scale(g, w, key, name):
+    """The (out, 1) float32 scale of an int8 weight as the (out,) vector mla.quant_matmul reads."""
+    scale = w(key + "_scale")
+    return g.reshape(scale, scale.shape[:1], f"{name}_ws")
+
+
+def _quant_linear(g, x, wt, w_scale, name):
+    """x (bf16) @ wt (int8, (in, out)): x quantized per token, the int32 sums dequantized by
+    the token's and the channel's scales, bf16 out (npu_dynamic_quant + npu_quant_matmul)."""
+    xq, xs = g.op(DynamicQuant, x=x, name=f"{name}_xq")
+    return g.op(QuantMatmul, x=xq, w=wt, x_scale=xs, w_scale=w_scale, name=name,
+                result={"y": TensorInfo(x.shape[:-1] + wt.shape[1:], "bf16")})
+
+
+def _experts(g, w, i, rows, counts, int8):
+    """The routed experts' SwiGLU MLPs on their rows: two grouped matmuls around SwiGLU. int8
+    (w8a8): the rows quantized per row before each, the int8 grouped matmul with each
+    expert's per-channel scales (bf16, as aclnnGroupedMatmulV4 takes them for a bf16 out)."""
+    def grouped(x, key, name):
+        wt = g.op(Transpose, x=w(_mlp(i, key)), permutation=[0, 2, 1], name=f"{name}_t")
+        if not int8:
+            return g.op(GroupedMatmul, x=x, w=wt, group_list=counts, name=name)
+        scale = w(_mlp(i, key + "_scale"))
+        scale = g.cast(g.reshape(scale, scale.shape[:2], f"{name}_ws"), "bf16", f"{name}_ws_bf16")
+        xq, xs = g.op(DynamicQuant, x=x, name=f"{name}_xq")
+        return g.op(GroupedMatmul, x=xq, w=wt, group_list=counts, scale=scale, per_token_scale=xs, name=name)
+    act = g.op(SwiGlu, x=grouped(rows, "experts.gate_up_proj", f"l{i}_experts_gate_up"), name=f"l{i}_experts_act")
+    return grouped(act, "experts.down_proj", f"l{i}_experts_down")
 
 
 def feed_forward(g, w, c, i, h):
     """post_attention_layernorm, then the dense MLP or the MoE, with the residual."""
     x = g.op(RmsNorm, x=h, gamma=w(f"model.layers.{i}.post_attention_layernorm.weight"),
              epsilon=c["rms_norm_eps"], name=f"l{i}_post_norm")
+    int8 = c["quant"] != "bf16"
     if not is_moe(c, i):
-        return g.op(Add, x=h, y=_reduce(g, c, _swiglu_mlp(g, w, x, _mlp(i, ""), f"l{i}_mlp"), f"l{i}_mlp_sum"),
+        return g.op(Add, x=h, y=_reduce(g, c, _swiglu_mlp(g, w, x, _mlp(i, ""), f"l{i}_mlp", int8), f"l{i}_mlp_sum"),
                     name=f"l{i}_out")
     b, s, he = h.shape
     tokens, experts = b * s, c["n_routed_experts"]
@@ -209,23 +265,19 @@ def feed_forward(g, w, c, i, h):
         renorm=0 if sigmoid else int(bool(c.get("norm_topk_prob"))),
         routed_scaling_factor=float(c.get("routed_scaling_factor") or 1.0), name=f"l{i}_route")
     rows, row_idx, counts = g.op(MoeInitRouting, x=xt, expert_idx=chosen, expert_num=experts, name=f"l{i}_dispatch")
-    gate_up = g.op(Transpose, x=w(_mlp(i, "experts.gate_up_proj")), permutation=[0, 2, 1], name=f"l{i}_experts_gate_up_t")
-    act = g.op(SwiGlu, x=g.op(GroupedMatmul, x=rows, w=gate_up, group_list=counts, name=f"l{i}_experts_gate_up"),
-               name=f"l{i}_experts_act")
-    down = g.op(Transpose, x=w(_mlp(i, "experts.down_proj")), permutation=[0, 2, 1], name=f"l{i}_experts_down_t")
-    routed = g.op(GroupedMatmul, x=act, w=down, group_list=counts, name=f"l{i}_experts_down")
+    routed = _experts(g, w, i, rows, counts, int8)
     residual = g.reshape(h, (tokens, he), f"l{i}_residual")
     if c["tp"] > 1:
         # each rank's routed and shared parts combined, summed over the ranks, then the residual
         shared = None
         if c.get("n_shared_experts"):
-            shared = g.reshape(_swiglu_mlp(g, w, x, _mlp(i, "shared_experts."), f"l{i}_shared"), (tokens, he),
+            shared = g.reshape(_swiglu_mlp(g, w, x, _mlp(i, "shared_experts."), f"l{i}_shared", int8), (tokens, he),
                                f"l{i}_shared_rows")
         part = g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights, x1=shared,
                     name=f"l{i}_combine")
         out = g.op(Add, x=residual, y=_reduce(g, c, part, f"l{i}_moe_sum"), name=f"l{i}_moe_out")
     elif c.get("n_shared_experts"):
-        shared = g.reshape(_swiglu_mlp(g, w, x, _mlp(i, "shared_experts."), f"l{i}_shared"), (tokens, he),
+        shared = g.reshape(_swiglu_mlp(g, w, x, _mlp(i, "shared_experts."), f"l{i}_shared", int8), (tokens, he),
                            f"l{i}_shared_rows")
         out = g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights, x1=shared,
                    x2=residual, name=f"l{i}_combine")

@@ -336,7 +336,7 @@ def random_weights(c, rng) -> dict:
     """Random weights of the tp slice, with HF names (bf16; int8 + weight_scale for w8a8)."""
     weights = {}
     for name, spec in weight_specs(c).items():
-        if name.startswith(("model.rotary_emb", "tp.")) or name.endswith(".weight_scale"):
+        if name.startswith(("model.rotary_emb", "tp.")) or name.endswith((".weight_scale", "_proj_scale")):
             continue                                # tables: rope_tables; scales: with their weight
         if name.endswith(("layernorm.weight", "model.norm.weight")):
             weights[name] = _gamma(rng, spec.shape[0])
@@ -350,10 +350,10 @@ def random_weights(c, rng) -> dict:
             if spec.dtype == "f32":
                 weights[name] = w
                 continue
-            if spec.dtype == "i8":                  # symmetric per output channel
-                scale = np.abs(w).max(axis=1, keepdims=True) / 127
+            if spec.dtype == "i8":                  # symmetric per output channel (the last axis is the input)
+                scale = np.abs(w).max(axis=-1, keepdims=True) / 127
                 weights[name] = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
-                weights[name[:-len("weight")] + "weight_scale"] = scale.astype(np.float32)
+                weights[name + "_scale"] = scale.astype(np.float32)
             else:
                 weights[name] = w.astype(BF16)
     return weights

@@ -7,6 +7,7 @@ One table for the whole model, by Hugging Face name:
         mlp.gate_proj / up_proj, shared_experts.*, experts.{j}.gate_proj / up_proj
                                                   the rank's slice of the intermediate dimension
         mlp.experts.gate_up_proj (E, 2I, He)      the rank's rows of the gate half and of the up half
+                                                  (and of its w8a8 scales gate_up_proj_scale (E, 2I, 1))
         model.embed_tokens, lm_head               the rank's rows of the vocabulary
     row parallel (columns; each rank's product is a partial sum, all-reduced after it)
         self_attn.o_proj, mlp.down_proj, shared_experts.down_proj, experts.{j}.down_proj
@@ -28,7 +29,7 @@ import numpy as np
 _ROWS = re.compile(r".*\.(self_attn\.(q_b_proj|q_proj|kv_b_proj)|mlp\.(experts\.\d+\.|shared_experts\.)?"
                    r"(gate_proj|up_proj))\.(weight|weight_scale)$|^(model\.embed_tokens|lm_head)\.weight$")
 _COLUMNS = re.compile(r".*\.(self_attn\.o_proj|mlp\.(experts\.\d+\.|shared_experts\.)?down_proj)\.weight$")
-_STACKED_GATE_UP = re.compile(r".*\.mlp\.experts\.gate_up_proj$")
+_STACKED_GATE_UP = re.compile(r".*\.mlp\.experts\.gate_up_proj(_scale)?$")     # w8a8: (E, 2I, 1) scales
 _STACKED_DOWN = re.compile(r".*\.mlp\.experts\.down_proj$")
 
 VOCAB = ("model.embed_tokens.weight", "lm_head.weight")

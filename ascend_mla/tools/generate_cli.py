@@ -7,7 +7,7 @@
 Greedy generation through deepseek.CausalLM: the checkpoint is read and its programs compiled
 (progress bars on a TTY), the prompt runs as one prefill step, then one decode step per new
 token, up to N or until every row has produced the checkpoint's end-of-sequence token (as
-transformers' generate: a finished row is padded with the pad token). stdout: what was loaded, the prefill and decode speeds (tokens/s), with --prompt the
+transformers' generate: a finished row is padded with the pad token). stdout: what was loaded (and the MiB of weights it holds: --quant w8a8 about halves them), the prefill and decode speeds (tokens/s), with --prompt the
 text, and last the generated token ids, space separated (all rows' new tokens, row after row).
 The prompt is the same for every row of --batch. Without --prompt-ids or --prompt it is the
 checkpoint's BOS token. Exit status 0; 2 with one line on stderr for a bad command line or a
@@ -161,7 +161,8 @@ class Generate:
         self.say(f"ascend-mla generate: {os.path.basename(os.path.normpath(a.checkpoint))} ({config.model_type}, "
                  f"{config.num_hidden_layers} layers, {heads} heads{f' (tp {a.tp})' if a.tp > 1 else ''}, "
                  f"vocab {config.vocab_size}), {a.quant or 'bf16'}, {a.cache_mode} caches, batch {a.batch}")
-        self.say(f"loaded in {load_seconds:.1f} s")
+        weight_bytes = sum(np.asarray(v).nbytes for v in lm.weights.values())
+        self.say(f"loaded in {load_seconds:.1f} s ({weight_bytes / 2**20:.1f} MiB of weights)")
         if a.tp > 1 and os.environ.get("WORLD_SIZE") != str(a.tp):
             self.say(f"note: --tp {a.tp} outside torchrun is rank 0 alone (its collectives are the identity): "
                      f"its tokens are not the model's; run it under torchrun --nproc-per-node {a.tp}")

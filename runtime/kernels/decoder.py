@@ -3,7 +3,8 @@
 NumPy, float32 arithmetic, one rounding to each result's declared type (the device kernels
 compute in float32 internally and round their outputs once). Ties in the top-k selections go
 to the lower index (a stable sort), which is what torch.topk gives on CPU for distinct values;
-exact ties between float32 router scores do not occur in practice.
+exact ties between float32 router scores do not occur in practice. The int8 grouped matmul
+sums exactly in int32 and dequantizes in float32 (docs/numerics.md).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from ...dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK,
 from ...dialect.types import numpy_dtype
 from . import kernel
 from .common import bfloat16, f32
-from .gemm import float_matmul
+from .gemm import float_matmul, int8_matmul
 
 
 def _out(result_types, name, fallback):
@@ -74,15 +75,22 @@ def moe_init_routing(x, expert_idx, expert_num):
 
 
 @kernel(GroupedMatmul)
-def grouped_matmul(x, w, group_list, result_types=None):
-    out = _out(result_types, "y", x.dtype)
+def grouped_matmul(x, w, group_list, scale=None, per_token_scale=None, result_types=None):
+    """Float form: float32 sums, one rounding. int8 form: exact int32 sums (gemm.int8_matmul),
+    times the row's scale, times the group's channel scales, in float32; one rounding."""
+    out = _out(result_types, "y", x.dtype if scale is None else bfloat16)
     y = np.zeros((x.shape[0], w.shape[2]), out)
     bf16_result = out == bfloat16 and x.dtype == out
     start = 0
     for group, count in enumerate(np.asarray(group_list, np.int64).reshape(-1)):
         if count:
             rows = x[start:start + count]
-            y[start:start + count] = float_matmul(rows, w[group], rounds_to_bf16=bf16_result).astype(out)
+            if scale is None:
+                y[start:start + count] = float_matmul(rows, w[group], rounds_to_bf16=bf16_result).astype(out)
+            else:
+                acc = int8_matmul(rows, w[group])
+                acc = acc * f32(per_token_scale[start:start + count]).reshape(-1, 1)
+                y[start:start + count] = (acc * f32(scale[group]).reshape(1, -1)).astype(out)
         start += int(count)
     return (y,)
 

@@ -41,18 +41,18 @@ DECODER = dict(name="tiny", layers=2, batch=2, block_size=16, seed=5, decoder=Tr
                            first_k_dense_replace=1))
 
 
-def run_decoder(tp=1, rank=0, steps=STEPS):
+def run_decoder(tp=1, rank=0, steps=STEPS, quant="bf16"):
     """The whole decoder's logits for `steps` decode steps (the same token ids on every rank)."""
-    weights = deepseek.build(**DECODER).weights
-    model = deepseek.build(**DECODER, tp=tp, rank=rank, weights=weights)
+    weights = deepseek.build(**DECODER, quant=quant).weights
+    model = deepseek.build(**DECODER, tp=tp, rank=rank, weights=weights, quant=quant)
     program = ascend_mla.compile(model)
     return program, np.stack([np.asarray(program(**model.inputs(step))[0]) for step in range(steps)])
 
 
 def main(out_dir, mode):
     world = init_from_environment(timeout_s=float(os.environ.get("TP_TIMEOUT", "60")))
-    if mode == "decoder":
-        program, logits = run_decoder(world.size, world.rank)
+    if mode in ("decoder", "decoder_w8a8"):
+        program, logits = run_decoder(world.size, world.rank, quant="w8a8" if mode == "decoder_w8a8" else "bf16")
         if world.rank == 0:
             np.savez(os.path.join(out_dir, "rank0.npz"), logits=logits, report=str(program.report()))
         return

@@ -1,0 +1,150 @@
+"""w8a8 against bf16 on one checkpoint, in one run: the weights each layer holds, the logits'
+distance from transformers' fp32 forward, and the CPU time of a decode step.
+
+    python bench/bench_w8a8.py [--quick] [--checkpoint DIR] [--cpu-time]
+
+Without --checkpoint it writes the tests' small DeepSeek-V3 checkpoint with transformers
+(test/python/hf_checkpoints.SMALL: the MLA prolog's dims, 8 heads, layer 0 dense, layer 1 MoE
+with 8 routed experts and 1 shared, vocab 512; random init). deepseek.CausalLM loads it three
+ways: bf16, w8a8 and w8a8c8 (quantized at load). Per layer: MiB of the attention's weights and
+of the MLP or MoE's (router included), and their ratio to bf16 in the same run. Accuracy: the
+relative L2 distance of each one's logits of a 16-token prompt from transformers' fp32 forward,
+next to transformers' own bf16 forward. Time: median decode step (one token), interleaved
+runs; the CPU interpreter's time, not a device's (int8 products are emulated in float).
+
+The emulated w8a8 (transformers' fp32 model with every int8 linear's weight and input rounded
+as w8a8 rounds them) tells what of the distance is w8a8's own: a random model routes some
+tokens on near-ties, which quantization noise may flip in the emulation as in the compiled
+model."""
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from timing import CPU_TIME_HELP, machine, median_times   # noqa: E402  (before NumPy: --cpu-time's threads)
+
+import numpy as np                                          # noqa: E402
+
+QUANTS = ("bf16", "w8a8", "w8a8c8")
+
+
+def layer_mib(weights: dict, layers: int) -> list:
+    """Per layer: (attention MiB, MLP/MoE MiB) of the weights held (int8 scales included)."""
+    out = []
+    for i in range(layers):
+        prefix = f"model.layers.{i}."
+        attention = sum(np.asarray(v).nbytes for k, v in weights.items()
+                        if k.startswith((prefix + "self_attn.", prefix + "input_layernorm.")))
+        mlp = sum(np.asarray(v).nbytes for k, v in weights.items()
+                  if k.startswith((prefix + "mlp.", prefix + "post_attention_layernorm.")))
+        out.append((attention / 2**20, mlp / 2**20))
+    return out
+
+
+def emulated_w8a8(model, ids):
+    """transformers' fp32 forward with w8a8's arithmetic written in: every linear that
+    quant="w8a8" makes int8 (checkpoint.w8a8_int8) gets its weight rounded per output channel
+    (scale max|row| / 127) and its input rounded per token (max|x| / 127, half to even)."""
+    import torch
+    from ascend_mla.models.checkpoint import w8a8_int8
+    emul = copy.deepcopy(model).float()
+    storages = set()
+    for name, p in emul.named_parameters():
+        if w8a8_int8(name) or w8a8_int8(name.removesuffix(".weight")):
+            scale = p.detach().abs().amax(dim=-1, keepdim=True).clamp_min(1e-30) / 127
+            p.data = torch.clamp(torch.round(p.detach() / scale), -127, 127) * scale
+            storages.add(p.untyped_storage().data_ptr())   # the experts' slices share it
+    linear = torch.nn.functional.linear
+
+    def quantized(x, w, b=None):
+        if w.untyped_storage().data_ptr() in storages:
+            scale = x.abs().amax(dim=-1, keepdim=True).clamp_min(1e-30) / 127
+            x = torch.clamp(torch.round(x / scale), -127, 127) * scale
+        return linear(x, w, b)
+    torch.nn.functional.linear = quantized
+    try:
+        with torch.no_grad():
+            return emul(ids).logits
+    finally:
+        torch.nn.functional.linear = linear
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="two timed runs instead of five")
+    p.add_argument("--checkpoint", help="a Hugging Face DeepSeek checkpoint directory (default: write a small one)")
+    p.add_argument("--cpu-time", action="store_true", help=CPU_TIME_HELP)
+    args = p.parse_args(argv)
+    repeat = 2 if args.quick else 5
+
+    import torch
+    import ascend_mla
+    from ascend_mla.models import deepseek
+    from transformers import AutoModelForCausalLM
+
+    print(machine())
+    ascend_mla.set_backend("cpu")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.checkpoint
+        if path is None:
+            sys.path.insert(0, os.path.join(HERE, "..", "test", "python"))
+            import hf_checkpoints
+            path = hf_checkpoints.write_transformers_checkpoint(os.path.join(tmp, "deepseek-v3-small"))
+        lms = {q: deepseek.CausalLM.from_pretrained(path, quant=None if q == "bf16" else q, block_size=16,
+                                                    max_positions=64, target="cpu") for q in QUANTS}
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.bfloat16, attn_implementation="eager").eval()
+        c = model.config
+        prompt = np.random.default_rng(0).integers(2, c.vocab_size, (1, 16)).astype(np.int64)
+        with torch.no_grad():
+            ids = torch.from_numpy(prompt)
+            bf16_ref = model(ids).logits.float()
+            fp32_ref = copy.deepcopy(model).float()(ids).logits
+        w8a8_ref = emulated_w8a8(model, ids)
+        print(f"checkpoint: {os.path.basename(os.path.normpath(path))}: {c.num_hidden_layers} layers, hidden "
+              f"{c.hidden_size}, {c.num_attention_heads} heads, {getattr(c, 'n_routed_experts', 0)} routed experts")
+
+        def relative(a, ref=fp32_ref):
+            a = torch.as_tensor(np.asarray(a, np.float32))
+            return float(torch.linalg.norm(a - ref) / torch.linalg.norm(ref))
+
+        sizes = {q: layer_mib(lm.weights, c.num_hidden_layers) for q, lm in lms.items()}
+        totals = {q: sum(np.asarray(v).nbytes for v in lm.weights.values()) / 2**20 for q, lm in lms.items()}
+        print(f"\n{'weights (MiB)':<26}" + "".join(f"{q:>18}" for q in QUANTS))
+        for i in range(c.num_hidden_layers):
+            for j, part in enumerate(("attention", "MoE" if lms["bf16"].config.get("n_routed_experts")
+                                      and f"model.layers.{i}.mlp.gate.weight" in lms["bf16"].weights else "MLP")):
+                base = sizes["bf16"][i][j]
+                cells = "".join(f"{sizes[q][i][j]:>9.2f} ({sizes[q][i][j] / base:.3f})" for q in QUANTS)
+                print(f"layer {i} {part:<18}{cells}")
+        print(f"{'all weights':<26}" + "".join(f"{totals[q]:>9.2f} ({totals[q] / totals['bf16']:.3f})" for q in QUANTS))
+
+        print(f"\nlogits of {prompt.shape[1]} tokens, relative L2 from transformers' fp32 forward: transformers "
+              f"bf16 {100 * relative(bf16_ref):.2f} %, transformers fp32 with w8a8's rounding written in "
+              f"{100 * relative(w8a8_ref):.2f} %")
+        for q, lm in lms.items():
+            lm.reset()
+            logits = lm(prompt)
+            extra = f"   (from the emulated w8a8: {100 * relative(logits, w8a8_ref):.2f} %)" if q == "w8a8" else ""
+            print(f"  {q:<8}{100 * relative(logits):.2f} %{extra}")
+
+        def step(lm):
+            def run():
+                lm.reset()
+                lm(prompt[:, :1])               # one decode token from empty caches
+            return run
+        for lm in lms.values():
+            step(lm)()                          # compiles @decode
+        times = median_times({q: step(lm) for q, lm in lms.items()}, repeat)
+        base = times["bf16"][0]
+        print(f"\ndecode step, median of {repeat} interleaved runs (CPU interpreter):")
+        for q, (median, spread) in times.items():
+            print(f"  {q:<8}{1000 * median:8.1f} ms  (bf16 time / this: {base / median:.2f}; spread {spread:.2f})")
+
+
+if __name__ == "__main__":
+    main()
