@@ -188,12 +188,11 @@ class Program:
             if isinstance(values[i], np.ndarray) and not values[i].flags.writeable:
                 raise InputError(f"@{lowered.name}: input {i} ({all_names[i]}) is updated in place, "
                                  "but the array is read-only")
-        # Types and data rules first: nothing is written when a call is rejected. Ops whose
-        # data are computed are checked again before their kernels (checked mode).
-        late = True          # a program given lowered: every op's data rules before its kernel
+        # Types and data rules first: nothing is written when a call is rejected. The rules
+        # that read computed data run before their op's kernel (checked mode).
+        late = True          # a program given lowered: every rule of every op before its kernel
         if checks is not None:
-            checks(values)
-            late = checks.late
+            late = checks(values)
         # Checked as given; run on C-contiguous copies of the read inputs: BLAS sums a
         # Fortran-order matrix in another order, so the layout would change the result's bits.
         written = set(lowered.written) | set(states)

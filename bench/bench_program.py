@@ -73,7 +73,10 @@ def decode_steps(args):
             line += (f" | baseline: {statistics.median(base[name]) * 1e3:7.2f} ms"
                      f" -> {statistics.median(ours[name]) / statistics.median(base[name]):.2f}x")
         print(line)
-    print(f"  fused / unfused: {statistics.median(ours['fused']) / statistics.median(ours['unfused']):.2f}")
+    line = f"  fused / unfused: {statistics.median(ours['fused']) / statistics.median(ours['unfused']):.2f}"
+    if args.baseline_python:
+        line += f" | baseline: {statistics.median(base['fused']) / statistics.median(base['unfused']):.2f}"
+    print(line)
 
 
 def calls_and_plans():

@@ -488,11 +488,14 @@ class OpDef:
 
     # Verification ----------------------------------------------------------------------------
     def check(self, snapshot: OpSnapshot, *, profile: Optional[str] = None,
-              phase: str = "static") -> Verdict:
-        """Run the rules of `phase` ("static", "runtime" or "all") on a snapshot."""
+              phase: str = "static", rules: Optional[Sequence[Rule]] = None,
+              deferred: Optional[list] = None) -> Verdict:
+        """Run the rules of `phase` ("static", "runtime" or "all") on a snapshot; `rules`: only
+        these of the op's rules (in the op's order); `deferred`: where the rules that read
+        something not known yet are listed (rules.run_rules)."""
         symbols = Symbols(self.symbols, snapshot)
-        return run_rules(self.rules, snapshot, symbols, profile=profile or self.default_profile,
-                         phase=phase)
+        return run_rules(self.rules if rules is None else rules, snapshot, symbols,
+                         profile=profile or self.default_profile, phase=phase, deferred=deferred)
 
     def check_arguments(self, snapshot: OpSnapshot, *, profile: Optional[str] = None) -> Verdict:
         """The rules only a call can break, before any other rule reads the arguments: the op's

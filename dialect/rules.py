@@ -133,8 +133,9 @@ class Verdict:
 
 
 def run_rules(rules: Iterable[Rule], op, symbols: Symbols, *, profile: Optional[str],
-              phase: str = STATIC) -> Verdict:
-    """Run the applicable rules in order; stop at the first failed error rule."""
+              phase: str = STATIC, deferred: Optional[list] = None) -> Verdict:
+    """Run the applicable rules in order; stop at the first failed error rule. `deferred`:
+    where the rules that read something not known yet (held for now) are listed."""
     verdict = Verdict()
     for rule in rules:
         if not rule.applies(profile, phase):
@@ -142,6 +143,8 @@ def run_rules(rules: Iterable[Rule], op, symbols: Symbols, *, profile: Optional[
         try:
             message = rule.check(op, symbols)
         except (UnknownResult, DynamicDim):
+            if deferred is not None:
+                deferred.append(rule)
             continue
         if not message:
             continue

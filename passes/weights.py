@@ -19,13 +19,46 @@ from ..dialect.dialect import symbol_text
 class WeightTable(dict):
     """name -> array (NumPy, or NZTensor for a FRACTAL_NZ global): the values of a program's
     ml_program globals, handed to the passes that read or add them (PassInputs.weights).
-    Values are made read-only: they are constants."""
+
+    Values are the program's constants: an ND array is bound as a read-only array over the
+    same memory (no copy) whose bases are all read-only too, so the kernels may keep forms
+    converted from it once (a weight packed for the GEMM; runtime/kernels/gemm.py
+    `is_constant`), as they do for NZ weights. The contract (docs/api.md 5): a bound weight
+    does not change; writing into the caller's array after compile() has no defined effect on
+    the program (compile again to change weights)."""
 
     def bind(self, name, value):
-        if isinstance(value, np.ndarray) and value.flags.writeable:
-            value = value.view()
-            value.flags.writeable = False
+        if isinstance(value, np.ndarray):
+            value = constant_array(value)
         self[name] = value
+
+
+def constant_array(array: np.ndarray) -> np.ndarray:
+    """`array` as a read-only array over the same memory whose every base is read-only (a
+    writeable base would let the memory change under a converted form). A layout that cannot
+    be seen as one block of memory (a strided slice) stays a read-only view of the caller's
+    array: the kernels then convert it on each call, as before."""
+    if _frozen(array):
+        return array
+    if array.flags.c_contiguous:
+        block, transposed = array, False
+    elif array.flags.f_contiguous:
+        block, transposed = array.T, True
+    else:
+        view = array.view()
+        view.flags.writeable = False
+        return view
+    memory = memoryview(block.reshape(-1).view(np.uint8)).toreadonly()
+    frozen = np.frombuffer(memory, np.uint8).view(block.dtype).reshape(block.shape)
+    return frozen.T if transposed else frozen
+
+
+def _frozen(array) -> bool:
+    while isinstance(array, np.ndarray):
+        if array.flags.writeable:
+            return False
+        array = array.base
+    return True
 
 
 def ops_of(block) -> list:

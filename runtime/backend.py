@@ -21,6 +21,7 @@ import functools
 import inspect
 import logging
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -179,7 +180,7 @@ class CpuCall:
         if wants_check(self._checked, opdef.name):
             given = {k: v for k, v in attributes.items()
                      if opdef.attribute_by_name[k].required or v != opdef.attribute_by_name[k].default}
-            _check_data(opdef, operands, given, self._snapshots, static=self._checked is True)
+            _check_data(opdef, operands, given, self._snapshots, _rules_left(self._checked, opdef.name))
         return run_kernel(opdef, operands, attributes, result_types)
 
     def run_bound(self, opdef) -> dict:
@@ -344,7 +345,7 @@ def _run_bound_kernel(fn, args, values, types, checked, variant=None, snapshots=
     for name, value in (variant or {}).items():
         attributes[name] = given[name] = value
     if wants_check(checked, opdef.name):
-        _check_data(opdef, operands, given, snapshots, static=checked is True)
+        _check_data(opdef, operands, given, snapshots, _rules_left(checked, opdef.name))
     results = run_kernel(opdef, operands, attributes, result_types)
     for name, value in zip(opdef.result_names, results):
         if name in outputs:
@@ -397,19 +398,32 @@ def mla_opdef(name):
 
 
 def wants_check(checked, op_name) -> bool:
-    """`checked`: True (every op, static rules too: a program given lowered), False (none) or
-    the names of the ops whose data rules run before their kernels (the ops a program could
-    not check before its first kernel)."""
+    """`checked`: True (every op, all its rules: a program given lowered), False (none), the
+    names of the ops whose data rules run before their kernels, or a mapping op name -> the
+    rules to run (what a program's checks before the call left: the rules that read computed
+    data; runtime/checks.py)."""
     return checked is True or bool(checked) and op_name in checked
 
 
-def _check_data(opdef, operands, given, snapshots=None, static=False):
-    """The op's data rules on the actual values (checked mode); nothing to do for an op
-    without any. `static`: its static rules too (a program given lowered: no verifier saw its
-    mla ops, and the aclnn calls are checked against their prototypes' kinds only). The snapshot
-    of the op's types and attributes is built once per signature (`snapshots`: the call site's
-    own cache, checked first)."""
-    if not static and not _has_data_rules(opdef):
+ALL_RULES = "all"
+
+
+def _rules_left(checked, op_name):
+    """The rules to run before the op's kernel: ALL_RULES for a program given lowered (no
+    verifier saw its mla ops, and the aclnn calls are checked against their prototypes' kinds
+    only), those a mapping names, or None: the op's data rules."""
+    if checked is True:
+        return ALL_RULES
+    return checked[op_name] if isinstance(checked, Mapping) else None
+
+
+def _check_data(opdef, operands, given, snapshots=None, rules=None):
+    """The op's rules on the actual values (checked mode): its data rules (rules None), all of
+    them (ALL_RULES) or only `rules`; nothing to do when none are left. The snapshot of the
+    op's types and attributes is built once per signature (`snapshots`: the call site's own
+    cache, checked first)."""
+    nothing_left = (not _has_data_rules(opdef)) if rules is None else (rules is not ALL_RULES and not rules)
+    if nothing_left:
         return
     snapshot = snapshots.get(opdef.name) if snapshots is not None else None
     if snapshot is None:
@@ -429,7 +443,8 @@ def _check_data(opdef, operands, given, snapshots=None, static=False):
             _SNAPSHOTS[key] = snapshot
         if snapshots is not None:
             snapshots[opdef.name] = snapshot
-    verdict = opdef.check(snapshot.with_values(operands), phase="all" if static else "runtime")
+    only = None if rules is ALL_RULES else rules
+    verdict = opdef.check(snapshot.with_values(operands), phase="runtime" if rules is None else "all", rules=only)
     if not verdict.ok:
         raise VerificationError("\n".join(f.text(opdef.name) for f in verdict.errors), verdict.errors)
 

@@ -6,12 +6,13 @@ mla ops), a `DataChecks` runs on each call's inputs:
   1. every input against its argument type (shape, element type, format);
   2. every op's data-dependent rules (kind="runtime": cache slots, lengths, block tables) on
      the data known before the program runs: the inputs and the constants. A rule that reads
-     a computed value holds for now (DynamicDim). An op whose types the IR left dynamic, or
-     whose host lists come as tensors (FIA's actual_seq_kvlen), gets all its rules on the
-     actual values.
-So a bad cache slot or length stops the call before any write (docs/errors.md). Ops whose data
-are computed inside the program are checked again right before their kernel (the executor's
-checked mode for the ops in `late`).
+     a computed value holds for now (DynamicDim). An op whose types the IR left dynamic gets
+     all its rules on the actual values; one whose host lists come as tensors (FIA's
+     actual_seq_kvlen), the static rules that read them (those the IR could not decide).
+So a bad cache slot or length stops the call before any write (docs/errors.md). The rules that
+read data computed inside the program run right before their op's kernel (the executor's
+checked mode, with the rules each call leaves: DataChecks.__call__'s result). Static rules the
+verified IR already decided do not run again.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from mlir import ir
 
 from ..dialect.dialect import opdef_of, symbol_text
 from ..dialect.opdef import VARIADIC, KindError, StructuralError
-from ..dialect.rules import RUNTIME, DynamicDim
+from ..dialect.rules import RUNTIME, STATIC, DynamicDim
 from ..dialect.types import TensorInfo, describe_type
 from ..dialect.errors import VerificationError
 from .executor import dense_value, symbol_name
@@ -91,7 +92,21 @@ class OpCheck:
         self.dynamic = any(None in t.shape for d in declared if d is not None
                            for t in (d if isinstance(d, list) else [d]))
         self.host = any(values for spec, values in self.operands if spec.name in opdef.host_operands)
-        self.complete = all(i is not None for _, indices in self.operands for i in indices)
+        # The rules a call runs: the error rules that read data, and those of the static rules
+        # whose verdict the verified IR could not give (they read a host list given as a tensor,
+        # or a dynamic dimension). Every other static rule held when the IR was verified and
+        # reads nothing a call changes; warnings never stop a call.
+        phase = "all" if self.dynamic or self.host else RUNTIME
+        open_rules = []
+        decided = opdef.check(self.snapshot, phase=STATIC, deferred=open_rules).ok   # else: all of them
+        open_rules = {id(r) for r in open_rules}
+        errors = [r for r in opdef.rules if r.severity == "error"]
+        self.rules = [r for r in errors if r.applies(opdef.default_profile, phase)
+                      and (r.kind == RUNTIME or self.dynamic or not decided or id(r) in open_rules)]
+        # An op whose operands are computed inside the program: its data rules run again on
+        # them right before its kernel.
+        complete = all(i is not None for _, indices in self.operands for i in indices)
+        self.late = [] if complete else [r for r in errors if r.applies(opdef.default_profile, RUNTIME)]
 
     def values(self, slots) -> dict:
         out = {}
@@ -100,14 +115,16 @@ class OpCheck:
             out[spec.name] = pick if spec.kind == VARIADIC else (pick[0] if pick else None)
         return out
 
-    def check(self, values: dict):
-        """The op's rules that need data (all its rules when types or host lists were unknown
-        in IR). VerificationError naming the parameter and rule."""
+    def check(self, values: dict) -> list:
+        """The op's rules that need data (see __init__). VerificationError naming the parameter
+        and rule; returns the rules left for right before the kernel: the data rules of an op
+        with computed operands, and the rules that read a value not known yet."""
         snapshot = self._actual_snapshot(values) if self.dynamic else self.snapshot
-        phase = "all" if self.dynamic or self.host else "runtime"
-        verdict = self.opdef.check(snapshot.with_values(values), phase=phase)
+        deferred = []
+        verdict = self.opdef.check(snapshot.with_values(values), phase="all", rules=self.rules, deferred=deferred)
         if not verdict.ok:
             raise VerificationError("\n".join(f.text(self.op_name) for f in verdict.errors), verdict.errors)
+        return self.late + deferred if deferred else self.late
 
     def _actual_snapshot(self, values):
         exact = {}
@@ -150,8 +167,6 @@ class DataChecks:
                 if check.dynamic or check.host or any(r.kind == RUNTIME for r in opdef.rules):
                     self.ops.append(check)
         self.slot_count = len(slot_of)
-        # the ops whose data are computed: checked again right before their kernels
-        self.late = frozenset(c.op_name for c in self.ops if not c.complete)
 
     def check_inputs(self, inputs: Sequence):
         if len(inputs) != len(self.arg_types):
@@ -159,16 +174,22 @@ class DataChecks:
         for i, (value, declared) in enumerate(zip(inputs, self.arg_types)):
             describe(f"@{self.name}", f"input {i}", value, declared)
 
-    def __call__(self, inputs: Sequence):
+    def __call__(self, inputs: Sequence) -> dict:
         """Check the inputs and every op's data rules on what is known before the program
-        runs; raises InputError or VerificationError, having written nothing."""
+        runs; raises InputError or VerificationError, having written nothing. Returns what is
+        left for the ops' kernels to check (the executor's `checked`): op name -> the rules
+        that read a computed value, in the op's order (for every op of that name)."""
         self.check_inputs(inputs)
         slots = [UNKNOWN] * self.slot_count
         slots[:len(inputs)] = list(inputs)
         for slot, value in self.constants:
             slots[slot] = value
+        late = {}
         for op in self.ops:
-            op.check(op.values(slots))
+            deferred = op.check(op.values(slots))
+            if deferred:
+                late.setdefault(op.opdef, set()).update(map(id, deferred))
+        return {opdef.name: [r for r in opdef.rules if id(r) in rules] for opdef, rules in late.items()}
 
 
 def _constant_value(op, constants):

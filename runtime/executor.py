@@ -92,8 +92,9 @@ class LoweredFunction(DecodedFunction):
     def __call__(self, inputs: Sequence, *, backend=None, checked: bool = True,
                  inputs_checked: bool = False) -> list:
         """Run the function. `checked`: the data rules of each op run before its CPU kernel
-        (True), of none (False), or of the mla ops named in a set; `inputs_checked`: the
-        caller has checked the inputs against the argument types.
+        (True), of none (False), of the mla ops named in a set, or the rules a mapping op name
+        -> rules gives (runtime/backend.py wants_check); `inputs_checked`: the caller has
+        checked the inputs against the argument types.
 
         Calls from several threads run one at a time: a function's backend state is one set of
         stable buffers (device addresses on the NPU) that the call sites' phase-one executors

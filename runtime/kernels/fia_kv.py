@@ -170,14 +170,27 @@ def gather_bf16_pages(ops, keys, values, ropes, group, length):
     shape = (len(group), keys.kv_heads(group[0]), n_blocks * keys.block_size)
     d = keys.head_dim
     k_g = WORKSPACE.zeros("k", shape + (d + (0 if ropes is None else ropes.head_dim),))
-    ops.gather_blocks(upper_halves(k_g[..., :d], keys), keys.bits(), ids)
+    gather_rows(ops, upper_halves(k_g[..., :d], keys), keys, ids, length)
     if ropes is not None:
-        ops.gather_blocks(upper_halves(k_g[..., d:], ropes), ropes.bits(), ids)
+        gather_rows(ops, upper_halves(k_g[..., d:], ropes), ropes, ids, length)
     if values is keys:                                   # V = K[..., :Dv]
         return k_g[:, :, :length], None
     v_g = WORKSPACE.zeros("v", shape + (values.head_dim,))
-    ops.gather_blocks(upper_halves(v_g, values), values.bits(), ids)
+    gather_rows(ops, upper_halves(v_g, values), values, ids, length)
     return k_g[:, :, :length], v_g[:, :, :length]
+
+
+def gather_rows(ops, dst, pages, ids, length):
+    """dst[:, j] = the blocks ids[:, j], up to row `length` of the concatenated blocks: the
+    last block's rows past it are never read (at decode most of a 128-row block), so they are
+    not copied. Row axis: -2 of a block in both layouts ((KV_N, bs, D) and NZ's
+    (KV_N, D/C0, bs, C0)) and of dst's."""
+    full, rest = divmod(length, pages.block_size)
+    bits = pages.bits()
+    if full:
+        ops.gather_blocks(dst[:, :full], bits, ids[:, :full])
+    if rest:
+        ops.gather_blocks(dst[:, full:, ..., :rest, :], bits[..., :rest, :], ids[:, full:])
 
 
 def upper_halves(dst, pages):

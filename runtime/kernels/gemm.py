@@ -132,9 +132,16 @@ def head_matmul_bf16(x, weight) -> np.ndarray:
     # only what its GEMM needs; the bits are those of contiguous operands (test_kernels_bit_exact
     # checks T = 1..300), and the two transposing NumPy copies this replaces cost more than the
     # product at decode.
+    # A constant weight is made contiguous once (W_uv, a transposed slice of kv_b_proj whose
+    # head stride torch cannot take, was copied by torch on every call): the same bits, as torch
+    # multiplies the contiguous copy it would make (test_kernels_bit_exact compares them).
     heads = torch_bf16(torch, x, strided=True) if x.dtype == bfloat16 else torch_bf16_input(torch, x)
+    if is_constant(weight):
+        w = converted(weight, "gemm/torch_bf16_heads", lambda nd: torch_bf16(torch, np.ascontiguousarray(nd)))
+    else:
+        w = torch_bf16(torch, weight, strided=True)
     out = torch.empty((x.shape[0], x.shape[1], weight.shape[-1]), dtype=torch.bfloat16)
-    torch.matmul(heads.transpose(0, 1), torch_bf16(torch, weight, strided=True), out=out.transpose(0, 1))
+    torch.matmul(heads.transpose(0, 1), w, out=out.transpose(0, 1))
     return numpy_bf16(out)
 
 

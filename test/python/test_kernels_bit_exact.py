@@ -304,6 +304,14 @@ def test_primitives(matmuls):
     w_uv = rnd(rng, (4, 128, 512), 0.1).transpose(0, 2, 1)          # a transposed weight view
     w_uv.flags.writeable = False
     check("mla.head_matmul", x=rnd(rng, (5, 4, 512)), w=w_uv)
+    # a compiled program's W_uk and W_uv: slices of a read-only kv_b_proj (constants, kept
+    # contiguous by the kernel) whose head stride is twice a head's size
+    kv_b = rnd(rng, (4 * 256, 512), 0.1)
+    kv_b.flags.writeable = False
+    heads = kv_b.reshape(4, 256, 512)
+    for t in (1, 4, 33):
+        check("mla.head_matmul", x=rnd(rng, (t, 4, 128)), w=heads[:, :128])
+        check("mla.head_matmul", x=rnd(rng, (t, 4, 512)), w=heads[:, 128:].transpose(0, 2, 1))
     check("mla.quant_matmul", x=x8, w=w8, x_scale=rng.random(6).astype(np.float32),
           w_scale=rng.random(96).astype(np.float32))
     check("mla.rms_norm", x=x, gamma=rnd(rng, (256,)), epsilon=1e-6)

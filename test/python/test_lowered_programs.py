@@ -86,6 +86,39 @@ def test_a_bad_slot_stops_the_call_before_any_write(pipeline):
         assert np.array_equal(bits(inputs[k]), bits(v))
 
 
+def test_rules_on_lengths_given_as_a_tensor_run_on_every_call_before_any_write():
+    # FIA's kv lengths are a program input: FIA-164 (a static rule: the block table is wide
+    # enough for them) cannot be decided on the IR, so each call runs it on the actual lengths
+    # (the static rules the verified IR decided do not run again; runtime/checks.py).
+    model = build()
+    program = ascend_mla.compile(model)
+    program(**model.inputs(0))
+    inputs = model.inputs(1)
+    inputs["seq_lengths"] = np.array([2, 33], np.int64)             # 3 blocks; the table has 2
+    before = {k: inputs[k].copy() for k in ("kv_cache.0", "kr_cache.0")}
+    with pytest.raises(ascend_mla.VerificationError, match=r"block_table: .*ceil\(33/16\) = 3.*\[FIA-164\]"):
+        program(**inputs)
+    for k, v in before.items():
+        assert np.array_equal(bits(inputs[k]), bits(v))
+
+
+@pytest.mark.parametrize("pipeline", ["default", UNFUSED], ids=["fused", "unfused"])
+def test_weights_are_bound_as_constants_over_the_callers_memory(pipeline):
+    # Read-only memory all the way down (the kernels keep packed forms of them: gemm.is_constant),
+    # no copy, and the caller's arrays are left as they were (writeable).
+    from ascend_mla.runtime.kernels.gemm import is_constant
+    model = build()
+    program = ascend_mla.compile(model, pipeline=pipeline)
+    nd = {k: v for k, v in program.weights.items() if isinstance(v, np.ndarray)}
+    assert nd and all(not v.flags.writeable and is_constant(v) for v in nd.values())
+    for name, given in model.weights.items():
+        if name in nd:
+            assert np.shares_memory(nd[name], given) and given.flags.writeable
+    first = program(**model.inputs(0))
+    again = program(**model.inputs(0))                              # converted forms reused
+    assert np.array_equal(bits(first[0]), bits(again[0]))
+
+
 def test_inputs_are_checked_against_the_argument_types():
     model = build()
     program = ascend_mla.compile(model)
