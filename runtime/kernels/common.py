@@ -87,12 +87,18 @@ def rope_deinterleaved(x, cos, sin) -> np.ndarray:
     out[i] = x[2i] cos[i] - x[2i+1] sin[i],  out[h+i] = x[2i+1] cos[h+i] + x[2i] sin[h+i],
     h = Dr/2; cos and sin are full Dr-wide rows that broadcast against x. float32.
     """
-    x, cos, sin = f32(x), f32(cos), f32(sin)
+    return rope_halves(f32(x), f32(cos), f32(sin), np.concatenate)
+
+
+def rope_halves(x, cos, sin, concatenate):
+    """rope_deinterleaved's arithmetic on float32 arrays of any library with NumPy's slicing
+    and operators (NumPy, torch: `concatenate` is np.concatenate or torch.cat). Each product and
+    sum is one IEEE float32 operation, so every library gives the same bits."""
     h = x.shape[-1] // 2
     even, odd = x[..., 0::2], x[..., 1::2]
     first = even * cos[..., :h] - odd * sin[..., :h]
     second = odd * cos[..., h:] + even * sin[..., h:]
-    return np.concatenate([first, second], axis=-1)
+    return concatenate([first, second], -1)
 
 
 def round_half_away(x) -> np.ndarray:

@@ -36,9 +36,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernel
-from .common import (bf16, bfloat16, f32, last_writers, rms_norm, rope_deinterleaved,
-                     round_half_away, saturate_int8, write_paged_caches)
-from .gemm import bf16_matmul, head_matmul_bf16, int8_matmul
+from .common import (bf16, bfloat16, f32, last_writers, rms_norm, rope_deinterleaved, rope_halves,
+                     round_half_away, saturate_int8, torch_module, write_paged_caches)
+from .gemm import bf16_matmul, head_matmul_bf16, int8_matmul, numpy_bf16, torch_bf16, use_torch
 from ...dialect.prolog import Prolog, PrologV2
 
 HCQ, HCKV, D, DR = 1536, 512, 128, 64
@@ -95,7 +95,7 @@ def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr,
     q_c = heads[..., :D].astype(bfloat16, copy=False)   # rounded where it enters the bf16 W_uk matmul
     # the bf16 results, each rounded once
     query = head_matmul_bf16(q_c, weight_uk)
-    query_rope = rope_deinterleaved(heads[..., D:], cos[:, None, :], sin[:, None, :]).astype(bfloat16)
+    query_rope = _query_rope(heads[..., D:], cos[:, None, :], sin[:, None, :])
 
     # key path
     mm3 = _down_projection(x, weight_dkv_kr, x_scale, dequant_scale_w_dkv_kr, sc)
@@ -161,6 +161,18 @@ def _up_projection(c_q, weight_uq_qr, w_scale, smooth, sc):
     scale = np.max(np.abs(z), axis=-1, keepdims=True) / np.float32(127)
     z_int8 = saturate_int8(np.divide(z, scale, out=np.zeros_like(z), where=scale > 0))
     return int8_matmul(z_int8, weight_uq_qr) * scale * f32(w_scale).reshape(1, -1)
+
+
+def _query_rope(q_r, cos, sin):
+    """RoPE of the query's rope columns (numerics 4), rounded to bf16. The largest elementwise
+    stage (T x N x Dr): in torch, on every core, when torch runs the bf16 products; the same
+    float32 operations as NumPy's, so the same bits (test_kernels_bit_exact)."""
+    if q_r.dtype != bfloat16 or not use_torch():
+        return rope_deinterleaved(q_r, cos, sin).astype(bfloat16)
+    torch = torch_module()
+    x = torch_bf16(torch, q_r, strided=True).float()
+    rotated = rope_halves(x, torch.from_numpy(cos), torch.from_numpy(sin), torch.cat)
+    return numpy_bf16(rotated.to(torch.bfloat16))
 
 
 def _dynamic_quant_query(query):
