@@ -38,7 +38,7 @@ def constant_array(array: np.ndarray) -> np.ndarray:
     writeable base would let the memory change under a converted form). A layout that cannot
     be seen as one block of memory (a strided slice) stays a read-only view of the caller's
     array: the kernels then convert it on each call, as before."""
-    if _frozen(array):
+    if is_frozen(array):
         return array
     if array.flags.c_contiguous:
         block, transposed = array, False
@@ -53,7 +53,9 @@ def constant_array(array: np.ndarray) -> np.ndarray:
     return frozen.T if transposed else frozen
 
 
-def _frozen(array) -> bool:
+def is_frozen(array) -> bool:
+    """Can the memory of `array` not change: it and every array it views are read-only? (What
+    makes a weight a constant whose converted forms the kernels may keep.)"""
     while isinstance(array, np.ndarray):
         if array.flags.writeable:
             return False

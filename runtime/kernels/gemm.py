@@ -24,6 +24,7 @@ import weakref
 import numpy as np
 
 from ..formats import NZTensor
+from ...passes.weights import is_frozen
 from .common import bfloat16, f32, matmul_choice, native_bf16_cpu, torch_module
 
 
@@ -107,7 +108,7 @@ def _packed_linear_weight(torch, nd):
 
 def is_constant(weight) -> bool:
     """Is the weight converted once (NZ, or read-only) rather than on every call?"""
-    return isinstance(weight, NZTensor) or _is_frozen(np.asarray(weight))
+    return isinstance(weight, NZTensor) or is_frozen(np.asarray(weight))
 
 
 def head_matmul(x, weight, *, rounds_to_bf16: bool) -> np.ndarray:
@@ -197,7 +198,7 @@ def _cached_constant(array: np.ndarray, key: str, build):
     is every array it views. A view (a transposed weight) is cached by its memory and layout,
     so a new view of the same constant each call still hits. A writeable array is converted on
     every call."""
-    if not _is_frozen(array):
+    if not is_frozen(array):
         return build(array)
     root = array
     while isinstance(root.base, np.ndarray):
@@ -210,11 +211,3 @@ def _cached_constant(array: np.ndarray, key: str, build):
         ref = weakref.ref(root, lambda _, k=entry_key, table=_CONSTANTS: table.pop(k, None))   # the table bound now: at exit the module global is None
         entry = _CONSTANTS[entry_key] = (ref, build(array))
     return entry[1]
-
-
-def _is_frozen(array) -> bool:
-    while isinstance(array, np.ndarray):
-        if array.flags.writeable:
-            return False
-        array = array.base
-    return True
