@@ -171,7 +171,8 @@ def _query_rope(q_r, cos, sin):
         return rope_deinterleaved(q_r, cos, sin).astype(bfloat16)
     torch = torch_module()
     x = torch_bf16(torch, q_r, strided=True).float()
-    rotated = rope_halves(x, torch.from_numpy(cos), torch.from_numpy(sin), torch.cat)
+    cos, sin = (torch.from_numpy(np.require(a, requirements="W")) for a in (cos, sin))   # torch warns on read-only
+    rotated = rope_halves(x, cos, sin, torch.cat)
     return numpy_bf16(rotated.to(torch.bfloat16))
 
 
