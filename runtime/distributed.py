@@ -13,6 +13,7 @@ both ask `world()`.
 """
 from __future__ import annotations
 
+import atexit
 import datetime
 import os
 from dataclasses import dataclass
@@ -87,7 +88,19 @@ def init_from_environment(timeout_s: float = DEFAULT_TIMEOUT_S, backend: str = "
         except Exception as e:      # the rendezvous failed or timed out
             raise CollectiveError(f"rank {rank} of {size}: joining the process group ({backend}) failed: "
                                   f"{_first_line(e)}") from None
+        atexit.register(_leave, dist)
     return world()
+
+
+def _leave(dist):
+    """Leave the process group before the interpreter exits: a group left to the C++ static
+    destructors can end the process with std::terminate ("terminate called without an active
+    exception", seen once on a rank that had finished its work) instead of exit status 0."""
+    if dist.is_initialized():
+        try:
+            dist.destroy_process_group()
+        except Exception:           # a peer already gone: nothing left to tell it
+            pass
 
 
 def _first_line(e: BaseException) -> str:
