@@ -121,7 +121,7 @@ def bf16_matmul(a, weight) -> np.ndarray:
 def _torch_linear_weight(torch, weight, rows):
     """(packed, the weight as torch multiplies it): oneDNN's packed form of a constant weight,
     else the (N, K) bf16 tensor F.linear takes."""
-    if rows and is_constant(weight) and _packs_linear_weights():
+    if rows and 0 not in weight.shape and is_constant(weight) and _packs_linear_weights():   # oneDNN packs no empty one
         pack = functools.partial(_packed_linear_weight, torch)
         return True, converted(weight, "gemm/torch_bf16_packed", pack, pack)
     nk = functools.partial(_nk_weight, torch)

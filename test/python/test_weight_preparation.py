@@ -65,3 +65,20 @@ def test_a_program_for_the_npu_prepares_nothing_for_the_cpu(monkeypatch):
     monkeypatch.setattr(compiler, "backend_instance", backend.backend_instance)
     ascend_mla.compile(model, target="cpu")
     assert len(calls) == 1
+
+
+@pytest.mark.parametrize("shape", [(0, 8), (8, 0), (0, 0)])
+def test_an_empty_constant_weight_is_prepared_and_multiplied(shape, monkeypatch):
+    """oneDNN packs no empty weight (it failed with 'could not create a primitive descriptor',
+    at the first call before and in compile() once compile() prepared it): an empty one goes
+    to the plain product, which gives the zeros of the empty sum."""
+    import ml_dtypes
+    from ascend_mla.runtime.kernels import get_kernel
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    w = np.zeros(shape, bf16)
+    w.flags.writeable = False
+    for library in ("torch", "numpy"):
+        monkeypatch.setenv("ASCEND_MLA_MATMUL", library)
+        gemm.prepare(w, "matmul")
+        (y,) = get_kernel("mla.matmul")(x=np.ones((3, shape[0]), bf16), w=w)
+        assert y.shape == (3, shape[1]) and not np.asarray(y, np.float32).any()
