@@ -246,6 +246,7 @@ class AscendBackend:
         graph_module.recompile()
         weight_nodes = {p for p in placeholders if p.name in weights}
         reasons = {node.name: why for node, why in TrialImporter(weight_nodes).walk(graph_module.graph).items()}
+        reasons.update(_weight_values_for_pytorch(graph_module.graph, weight_nodes, reasons))
         partitioned = self._partition(graph_module, reasons, weights, names, report)
 
         constants = [weights[n.name] for n in lifted]
@@ -311,6 +312,31 @@ class AscendBackend:
                 report[key] += record.get(key, [])
             report["partitions"].append({"name": child_name, "kind": "mla", "ops": ops, "reason": ""})
         return fused
+
+
+def _weight_values_for_pytorch(graph, weight_nodes, reasons) -> dict:
+    """The ops computed from weights alone (a transposed or reshaped weight) whose value a
+    PyTorch op reads: left to PyTorch (node name -> why), so that no region returns a weight
+    derived tensor. In PyTorch such a view costs nothing; as a region's output it was a new
+    tensor on every call (o_proj's (N, He, D) weight view: a 14 MB copy per decode step). A
+    region keeps the weight ops only its own ops read (folded once at compile time)."""
+    from_weights = {}
+    for node in graph.nodes:
+        if node.op == "placeholder":
+            from_weights[node] = node in weight_nodes
+        elif node.op == "call_function":
+            from_weights[node] = all(from_weights.get(i, False) for i in node.all_input_nodes)
+    claimed = {n for n in graph.nodes if n.op == "call_function" and n.name not in reasons}
+    left = {}
+    changed = True
+    while changed:                     # leaving one out may leave out the weight ops before it
+        changed = False
+        for node in list(claimed):
+            if from_weights[node] and any(u not in claimed for u in node.users):
+                claimed.discard(node)
+                left[node.name] = f"{node.name}: computed from weights alone for a PyTorch op (a view there)"
+                changed = True
+    return left
 
 
 def _ops(graph) -> int:

@@ -64,6 +64,8 @@ def prepare_weights(fn, constants) -> int:
     from ...dialect.types import describe_type
     load_kernels()
     loaded, count = {}, 0
+    if not fn.regions[0].blocks:                    # a declaration: no ops
+        return 0
     for op in fn.regions[0].blocks[0].operations:
         op = op.operation
         if op.name == "ml_program.global_load_const":
