@@ -23,8 +23,11 @@ def nd_to_nz(nd: np.ndarray) -> np.ndarray:
     *batch, h, w = nd.shape
     c0 = c0_for(nd.dtype)
     hp, wp = -(-h // 16) * 16, -(-w // c0) * c0
-    padded = np.zeros((*batch, hp, wp), dtype=nd.dtype)
-    padded[..., :h, :w] = nd
+    if (hp, wp) == (h, w):
+        padded = nd                         # whole fractals: no padded copy
+    else:
+        padded = np.zeros((*batch, hp, wp), dtype=nd.dtype)
+        padded[..., :h, :w] = nd
     # (..., H/16, 16, W/C0, C0) -> (..., W/C0, H/16, 16, C0)
     tiled = padded.reshape(*batch, hp // 16, 16, wp // c0, c0)
     nb = len(batch)

@@ -15,6 +15,7 @@ import inspect
 from typing import Callable
 
 KERNELS: dict[str, Callable] = {}      # op name -> the kernel, OpDef defaults applied
+PREPARES: dict[str, Callable] = {}     # op name -> what converts its constant weights (prepares)
 
 # The modules holding kernels: loading them registers every kernel.
 MODULES = ("primitive", "nsa", "fia", "prolog", "decoder", "serving", "collective")
@@ -42,6 +43,47 @@ def kernel(opdef):
         KERNELS[opdef.name] = with_defaults
         return fn
     return register
+
+
+def prepares(opdef):
+    """Register what converts the constant weights of an mla op's kernel ahead of its first
+    call: fn(constants, types), `constants` the op's operands that are bound globals (name ->
+    value), `types` the TensorInfo of each operand and result by name. It calls the same
+    conversions the kernel would (gemm.prepare), so a compiled program's first call runs as
+    fast as the next ones."""
+    def register(fn):
+        PREPARES[opdef.name] = fn
+        return fn
+    return register
+
+
+def prepare_weights(fn, constants) -> int:
+    """Convert, for the CPU kernels, every weight the mla-level func.func `fn` reads from a
+    bound global (compile() calls this): returns how many ops had weights prepared."""
+    from ...dialect.dialect import opdef_of, symbol_text
+    from ...dialect.types import describe_type
+    load_kernels()
+    loaded, count = {}, 0
+    for op in fn.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name == "ml_program.global_load_const":
+            value = constants.get(symbol_text(op.attributes["global"]))
+            if value is not None:
+                loaded[op.results[0]] = value
+            continue
+        opdef = opdef_of(op)
+        prepare = opdef is not None and PREPARES.get(opdef.name)
+        if not prepare:
+            continue
+        names = [spec.name for spec in opdef.operands]
+        groups = opdef.operand_groups(op)
+        weights = {name: loaded[vs[0]] for name, vs in zip(names, groups) if len(vs) == 1 and vs[0] in loaded}
+        if weights:
+            types = {name: describe_type(vs[0].type) for name, vs in zip(names, groups) if len(vs) == 1}
+            types.update((name, describe_type(r.type)) for name, r in zip(opdef.result_names, op.results))
+            prepare(weights, types)
+            count += 1
+    return count
 
 
 def get_kernel(op) -> Callable:

@@ -12,9 +12,9 @@ import numpy as np
 
 from ...dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, MoeInitRouting, SwiGlu
 from ...dialect.types import numpy_dtype
-from . import kernel
+from . import kernel, prepares
 from .common import bfloat16, f32
-from .gemm import float_matmul, int8_matmul
+from .gemm import float_matmul, int8_matmul, prepare
 
 
 def _out(result_types, name, fallback):
@@ -93,6 +93,18 @@ def grouped_matmul(x, w, group_list, scale=None, per_token_scale=None, result_ty
                 y[start:start + count] = (acc * f32(scale[group]).reshape(1, -1)).astype(out)
         start += int(count)
     return (y,)
+
+
+@prepares(GroupedMatmul)
+def _prepare_grouped_matmul(weights, types):
+    """Each expert's weight, as the kernel slices it (w[group])."""
+    w = weights.get("w")
+    if w is None or not isinstance(w, np.ndarray):
+        return
+    int8 = "scale" in types                          # the int8 form: exact int32 sums
+    bf16_result = types["y"].dtype == "bf16" and types["x"].dtype == "bf16"
+    for group in range(w.shape[0]):
+        prepare(w[group], "matmul", rounds_to_bf16=bf16_result and not int8)
 
 
 @kernel(MoeFinalizeRouting)

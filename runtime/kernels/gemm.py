@@ -28,12 +28,13 @@ from ...passes.weights import is_frozen
 from .common import bfloat16, f32, matmul_choice, native_bf16_cpu, torch_module
 
 
-def converted(weight, key: str, build):
-    """build(the weight as an ND array), cached for a constant weight (see the module doc)."""
+def converted(weight, key: str, build, build_nz=None):
+    """build(the weight as an ND array), cached for a constant weight (see the module doc);
+    an NZ weight goes to build_nz(weight) when given (a form made straight from the fractals)."""
     if isinstance(weight, NZTensor):
         cache = weight.kernel_cache
         if key not in cache:
-            cache[key] = build(weight.to_nd())
+            cache[key] = build(weight.to_nd()) if build_nz is None else build_nz(weight)
         return cache[key]
     return _cached_constant(np.asarray(weight), key, build)
 
@@ -50,13 +51,46 @@ _INT8_K_CHUNK = 1024
 
 
 def int8_matmul(a, weight) -> np.ndarray:
-    """int8 a (T, K) @ int8 weight (K, N) with exact int32 accumulation, as float32."""
+    """int8 a (T, K) @ int8 weight (K, N) with exact int32 accumulation, as float32.
+
+    Exact whichever way it is summed, so any library gives the same bits: torch's int8 GEMM
+    (`torch._int_mm`, int32 sums: exact while K * 128 * 128 < 2**31) when torch runs the
+    products, else float32 BLAS in K-chunks that keep every partial sum exact (below)."""
+    w = _torch_int8_weight(weight) if a.dtype == np.int8 else None
+    if w is not None:
+        x = torch_module().from_numpy(np.ascontiguousarray(a))
+        return torch_module()._int_mm(x, w).numpy().astype(np.float32)
     w = weight_f32(weight)
     a = f32(a)                                  # exact: int8 values
     acc = np.zeros((a.shape[0], w.shape[1]), np.float64)
     for k in range(0, w.shape[0], _INT8_K_CHUNK):
         acc += a[:, k:k + _INT8_K_CHUNK] @ w[k:k + _INT8_K_CHUNK]
     return acc.astype(np.float32)
+
+
+_INT32_EXACT_K = 2**31 // (128 * 128)
+
+
+def _torch_int8_weight(weight):
+    """The int8 weight as the torch tensor torch._int_mm takes, or None where int8_matmul sums
+    in float32 BLAS instead."""
+    if weight.shape[0] >= _INT32_EXACT_K or matmul_choice() == "numpy" or not _torch_int_mm():
+        return None
+    torch = torch_module()
+    return converted(weight, "gemm/torch_int8", lambda nd: _torch_readonly(torch, np.ascontiguousarray(nd, np.int8)))
+
+
+@functools.lru_cache(maxsize=None)
+def _torch_int_mm() -> bool:
+    """Does this torch have its int8 x int8 -> int32 GEMM on the CPU?"""
+    torch = torch_module()
+    if torch is None:
+        return False
+    try:
+        got = torch._int_mm(torch.ones((2, 3), dtype=torch.int8), torch.ones((3, 5), dtype=torch.int8))
+    except (AttributeError, RuntimeError):
+        return False
+    return bool((got == 3).all())
 
 
 def float_matmul(a, weight, *, rounds_to_bf16: bool) -> np.ndarray:
@@ -77,12 +111,41 @@ def bf16_matmul(a, weight) -> np.ndarray:
     if use_torch():
         torch = torch_module()
         x = torch_bf16_input(torch, a)
-        if len(a) and is_constant(weight) and _packs_linear_weights():
-            w = converted(weight, "gemm/torch_bf16_packed", lambda nd: _packed_linear_weight(torch, nd))
+        packed, w = _torch_linear_weight(torch, weight, rows=len(a))
+        if packed:
             return numpy_bf16(torch.ops.mkldnn._linear_pointwise(x, w, None, "none", [], ""))
-        w = converted(weight, "gemm/torch_bf16_nk", lambda nd: torch_bf16(torch, np.ascontiguousarray(nd.T)))
         return numpy_bf16(torch.nn.functional.linear(x, w))
     return (f32(a) @ weight_f32(weight)).astype(bfloat16)
+
+
+def _torch_linear_weight(torch, weight, rows):
+    """(packed, the weight as torch multiplies it): oneDNN's packed form of a constant weight,
+    else the (N, K) bf16 tensor F.linear takes."""
+    if rows and 0 not in weight.shape and is_constant(weight) and _packs_linear_weights():   # oneDNN packs no empty one
+        pack = functools.partial(_packed_linear_weight, torch)
+        return True, converted(weight, "gemm/torch_bf16_packed", pack, pack)
+    nk = functools.partial(_nk_weight, torch)
+    return False, converted(weight, "gemm/torch_bf16_nk", nk, nk)
+
+
+def prepare(weight, product: str, *, rounds_to_bf16: bool = True) -> None:
+    """Convert a constant weight now into the form its product reads, so that the first call
+    does not pay it (compile() does this for every bound weight: kernels/__init__.py
+    prepare_weights). `product`: "matmul" (x @ weight: bf16_matmul, float_matmul,
+    int8_matmul) or "heads" (head_matmul, head_matmul_bf16); `rounds_to_bf16` as the op's
+    product is called. The conversions are the products' own, by the same functions."""
+    if not is_constant(weight):
+        return                                  # converted on each call anyway
+    if np.dtype(weight.dtype) == np.int8 and _torch_int8_weight(weight) is not None:
+        return                                  # (made by _torch_int8_weight)
+    if np.dtype(weight.dtype) == bfloat16 and rounds_to_bf16 and use_torch():
+        torch = torch_module()
+        if product == "matmul":
+            _torch_linear_weight(torch, weight, rows=1)
+        else:
+            _torch_head_weight(torch, weight)
+    else:
+        weight_f32(weight)
 
 
 # A constant weight is reordered once into the blocked layout oneDNN's bf16 GEMM reads, instead
@@ -101,9 +164,22 @@ def _packs_linear_weights() -> bool:
         return False
 
 
-def _packed_linear_weight(torch, nd):
+def _nk_weight(torch, weight):
+    """A (K, N) bf16 weight (ND array or NZTensor) as the contiguous (N, K) torch tensor F.linear
+    takes. From NZ, one transposing copy of the fractals (N/16, K/16, 16, 16) in torch (on all
+    threads), instead of NZ -> ND -> transposed ND in NumPy: the same values."""
+    if isinstance(weight, NZTensor) and weight.ndim == 2 and weight.shape[0] % 16 == 0 \
+            and weight.shape[1] % weight.data.shape[-1] == 0:
+        k, n = weight.shape
+        fractals = torch_bf16(torch, weight.data)               # [n // C0, k // 16, k % 16, n % C0]
+        return fractals.permute(0, 3, 1, 2).reshape(n, k).contiguous()
+    nd = weight.to_nd() if isinstance(weight, NZTensor) else weight
+    return torch_bf16(torch, np.ascontiguousarray(nd.T))
+
+
+def _packed_linear_weight(torch, weight):
     """The (K, N) weight as oneDNN's packed (N, K) linear weight, good for any row count."""
-    return torch.ops.mkldnn._reorder_linear_weight(torch_bf16(torch, np.ascontiguousarray(nd.T)))
+    return torch.ops.mkldnn._reorder_linear_weight(_nk_weight(torch, weight))
 
 
 def is_constant(weight) -> bool:
@@ -137,13 +213,16 @@ def head_matmul_bf16(x, weight) -> np.ndarray:
     # head stride torch cannot take, was copied by torch on every call): the same bits, as torch
     # multiplies the contiguous copy it would make (test_kernels_bit_exact compares them).
     heads = torch_bf16(torch, x, strided=True) if x.dtype == bfloat16 else torch_bf16_input(torch, x)
-    if is_constant(weight):
-        w = converted(weight, "gemm/torch_bf16_heads", lambda nd: torch_bf16(torch, np.ascontiguousarray(nd)))
-    else:
-        w = torch_bf16(torch, weight, strided=True)
+    w = _torch_head_weight(torch, weight)
     out = torch.empty((x.shape[0], x.shape[1], weight.shape[-1]), dtype=torch.bfloat16)
     torch.matmul(heads.transpose(0, 1), w, out=out.transpose(0, 1))
     return numpy_bf16(out)
+
+
+def _torch_head_weight(torch, weight):
+    if is_constant(weight):
+        return converted(weight, "gemm/torch_bf16_heads", lambda nd: torch_bf16(torch, np.ascontiguousarray(nd)))
+    return torch_bf16(torch, weight, strided=True)
 
 
 def _torch_heads(weight) -> bool:
@@ -159,6 +238,13 @@ def use_torch() -> bool:
     if choice == "auto":
         return native_bf16_cpu() and torch_module() is not None
     return choice == "torch"
+
+
+def _torch_readonly(torch, array):
+    """torch.from_numpy of an array that may be read-only (a constant: torch only reads it)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return torch.from_numpy(array)
 
 
 def torch_bf16(torch, array, strided=False):

@@ -9,10 +9,10 @@ import numpy as np
 
 from ...dialect.types import numpy_dtype
 from ..formats import FRACTAL_NZ, NZTensor, c0_for, format_cast, nz_cache_view
-from . import kernel
+from . import kernel, prepares
 from .common import (bfloat16, f32, last_writers, rms_norm as rms_norm_f32, rope_deinterleaved,
                      round_half_away, saturate_int8, scatter_paged_cache)
-from .gemm import float_matmul, head_matmul as head_matmul_f32, int8_matmul
+from .gemm import float_matmul, head_matmul as head_matmul_f32, int8_matmul, prepare
 from ...dialect.primitive import (Add, Amax, Attention, CausalMask, Div, DynamicQuant, FormatCast, Gather,
                                  HeadMatmul, Matmul, Mean, Mul, NzCacheView, PagedAttention, QuantMatmul,
                                  Quantize, RmsNorm, Rope, Rsqrt, ScatterCache, Transpose)
@@ -31,31 +31,59 @@ def rms_norm(x, gamma, epsilon, result_types=None):
     return (format_cast(y, FRACTAL_NZ) if nz else y,)
 
 
+def _rows(x, inner=1):
+    """x as (rows, *its last `inner` dims); -1 would not do for an empty last dim."""
+    return x.reshape(int(np.prod(x.shape[:-inner])), *x.shape[-inner:])
+
+
 @kernel(Matmul)
 def matmul(x, w, result_types=None):
     out = _out(result_types, "y", x.dtype)
     if x.dtype == np.int32:                 # torch.matmul of int32: exact, wrapping modulo 2^32
-        rows = x.reshape(-1, x.shape[-1]).astype(np.int64)
+        rows = _rows(x).astype(np.int64)
         return ((rows @ np.asarray(w, np.int64)).astype(np.int32).reshape(*x.shape[:-1], w.shape[1]),)
-    rows = x.reshape(-1, x.shape[-1])
+    rows = _rows(x)
     y = float_matmul(rows, w, rounds_to_bf16=out == bfloat16 and x.dtype == out)
     return (y.astype(out).reshape(*x.shape[:-1], w.shape[1]),)
+
+
+def rounds_to_bf16(types, x="x", y="y") -> bool:
+    """Is the product's result bf16 from bf16 operands (rounded once; torch may serve)?"""
+    return types[x].dtype == "bf16" and types[y].dtype == "bf16"
+
+
+@prepares(Matmul)
+def _prepare_matmul(weights, types):
+    if "w" in weights and types["x"].dtype != "i32":     # int32: exact int64 products, no form
+        prepare(weights["w"], "matmul", rounds_to_bf16=rounds_to_bf16(types))
 
 
 @kernel(HeadMatmul)
 def head_matmul(x, w, result_types=None):
     out = _out(result_types, "y", x.dtype)
-    rows = x.reshape(-1, *x.shape[-2:])
+    rows = _rows(x, 2)
     y = head_matmul_f32(rows, w, rounds_to_bf16=out == bfloat16 and x.dtype == out)
     return (y.astype(out).reshape(*x.shape[:-1], w.shape[2]),)
+
+
+@prepares(HeadMatmul)
+def _prepare_head_matmul(weights, types):
+    if "w" in weights:
+        prepare(weights["w"], "heads", rounds_to_bf16=rounds_to_bf16(types))
 
 
 @kernel(QuantMatmul)
 def quant_matmul(x, w, x_scale, w_scale, result_types=None):
     """float(acc_int32) * x_scale[t] * w_scale[n], in that order (numerics.md 7)."""
-    rows = x.reshape(-1, x.shape[-1])
+    rows = _rows(x)
     y = int8_matmul(rows, w) * f32(x_scale).reshape(-1, 1) * f32(w_scale).reshape(1, -1)
     return (y.astype(_out(result_types, "y", np.float32)).reshape(*x.shape[:-1], w.shape[1]),)
+
+
+@prepares(QuantMatmul)
+def _prepare_quant_matmul(weights, types):
+    if "w" in weights:
+        prepare(weights["w"], "matmul")
 
 
 @kernel(Rope)

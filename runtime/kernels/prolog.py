@@ -35,10 +35,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernel
+from . import kernel, prepares
 from .common import (bf16, bfloat16, f32, last_writers, rms_norm, rope_deinterleaved, rope_halves,
                      round_half_away, saturate_int8, torch_module, write_paged_caches)
-from .gemm import bf16_matmul, head_matmul_bf16, int8_matmul, numpy_bf16, torch_bf16, use_torch
+from .gemm import bf16_matmul, head_matmul_bf16, int8_matmul, numpy_bf16, prepare, torch_bf16, use_torch
 from ...dialect.prolog import Prolog, PrologV2
 
 HCQ, HCKV, D, DR = 1536, 512, 128, 64
@@ -123,6 +123,18 @@ def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr,
     return (np.ascontiguousarray(query.reshape(*tokens, n, HCKV)),
             np.ascontiguousarray(query_rope.reshape(*tokens, n, DR)),
             kv_cache, kr_cache, dequant_scale_q_nope)
+
+
+@prepares(PrologV2)
+@prepares(Prolog)
+def _prepare_prolog(weights, types):
+    """The three projections (bf16 products, or int8 ones for int8 weights) and W_uk's
+    per-head product, as the stages below call them."""
+    for name in ("weight_dq", "weight_uq_qr", "weight_dkv_kr"):
+        if name in weights:
+            prepare(weights[name], "matmul")
+    if "weight_uk" in weights:
+        prepare(weights["weight_uk"], "heads")
 
 
 @kernel(Prolog)

@@ -9,9 +9,9 @@ import numpy as np
 
 from ...dialect.primitive import KvRmsNormRopeCache, TransposeBatchMatmul
 from ...dialect.types import numpy_dtype
-from . import kernel
+from . import kernel, prepares
 from .common import f32, last_writers, rms_norm, rope_deinterleaved, saturate_int8, write_paged_caches
-from .gemm import head_matmul as head_matmul_f32
+from .gemm import head_matmul as head_matmul_f32, prepare
 from .common import bfloat16
 
 KV_RMS = 512
@@ -46,6 +46,12 @@ def kv_rmsnorm_rope_cache(kv, gamma, cos, sin, index, k_cache, ckv_cache, k_rope
     else:
         k_embed, y = np.zeros(k_rope.shape, kv.dtype), np.zeros(c_kv.shape, kv.dtype)
     return k_cache, ckv_cache, k_embed, y
+
+
+@prepares(TransposeBatchMatmul)
+def _prepare_transpose_batchmatmul(weights, types):
+    if "w" in weights:
+        prepare(weights["w"], "heads", rounds_to_bf16=types["x"].dtype == "bf16" == types["y"].dtype)
 
 
 @kernel(TransposeBatchMatmul)

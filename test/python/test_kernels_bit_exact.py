@@ -290,6 +290,27 @@ def test_head_matmul_rows_and_views(matmuls, tokens):
     check("mla.head_matmul", x=rnd(rng, (tokens, heads, HCKV)), w=w_uv)
 
 
+def test_int8_products_at_the_extremes(matmuls):
+    """int8 x int8 sums are exact in both libraries (torch._int_mm's int32, the chunked
+    float32 BLAS sums): the same bits at -128 x -128 over long K, odd shapes, int8 NZ weights,
+    strided rows, one row and none."""
+    rng = np.random.default_rng(8)
+    for rows, k, n in ((0, 64, 32), (1, 7168, 64), (5, 2048, 96), (3, 100, 17), (128, 1536, 64)):
+        w = rng.integers(-128, 128, (k, n)).astype(np.int8)
+        w[: k // 2] = -128                                       # the largest sums
+        x = rng.integers(-128, 128, (rows, k)).astype(np.int8)
+        x[:, : k // 2] = -128
+        scales = dict(x_scale=rng.random(rows).astype(np.float32), w_scale=rng.random(n).astype(np.float32))
+        check("mla.quant_matmul", x=x, w=w, **scales)
+        w.flags.writeable = False                                # a constant: converted once
+        check("mla.quant_matmul", x=x, w=w, **scales)
+        if k % 32 == 0 and n % 32 == 0:
+            check("mla.quant_matmul", x=x, w=format_cast(w, 29), **scales)
+    x = rng.integers(-128, 128, (6, 512)).astype(np.int8)[:, ::2]   # strided rows
+    check("mla.quant_matmul", x=x, w=rng.integers(-128, 128, (256, 32)).astype(np.int8),
+          x_scale=rng.random(6).astype(np.float32), w_scale=rng.random(32).astype(np.float32))
+
+
 def test_primitives(matmuls):
     rng = np.random.default_rng(4)
     x = rnd(rng, (6, 256))
