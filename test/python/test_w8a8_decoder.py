@@ -357,6 +357,8 @@ def test_w8a8c8_calibrates_on_given_tokens_or_takes_given_scales(hf_checkpoint):
     for bad, message in [(dict(quant="w8a8", kv_scale=10.0), "only quant=\"w8a8c8\""),
                          (dict(quant="w8a8c8", kv_scale=-1.0), "kv_scale: expected a positive finite number"),
                          (dict(quant="w8a8c8", kv_scale={0: 10.0}), "kv_scale: expected one scale for each layer"),
+                         (dict(quant="w8a8c8", kv_scale={"0": 1.0, "1": 1.0}), "kv_scale: expected one scale for each"),
+                         (dict(quant="w8a8c8", kv_scale={0: 1.0, 1: float("nan")}), "for layer 1, got nan"),
                          (dict(quant="w8a8c8", calibration=[[0, 512]]), "calibration: expected token ids in [0, 512)")]:
         with pytest.raises(ValueError, match=re.escape(message)):
             deepseek.CausalLM.from_pretrained(hf_checkpoint(), **bad, **kw)
