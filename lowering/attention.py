@@ -75,13 +75,17 @@ def _v4(b, query, key, value, out, *, num_heads, num_kv_heads, scale, sparse_mod
 
 
 def _causal_template(b):
-    """The (2048, 2048) sparse_mode 3 template: triu(ones, 1) (as mla.causal_mask lowers)."""
+    """The (2048, 2048) sparse_mode 3 template: triu(ones, 1) (as mla.causal_mask lowers), one
+    per function: every attention layer of a prefill reads the same one."""
     from ..dialect.aclnn_functions import INPLACE_ONE, TRIU
-    t = TensorInfo((MASK, MASK), "i8")
-    ones, mask = b.alloc(t), b.alloc(t)
-    b.call(INPLACE_ONE, {"selfRef": ones})
-    b.call(TRIU, {"self": ones, "diagonal": b.host(A.I64, 1), "out": mask})
-    return mask
+
+    def build(b):
+        t = TensorInfo((MASK, MASK), "i8")
+        ones, mask = b.alloc(t), b.alloc(t)
+        b.call(INPLACE_ONE, {"selfRef": ones})
+        b.call(TRIU, {"self": ones, "diagonal": b.host(A.I64, 1), "out": mask})
+        return mask
+    return b.once("causal template", build)
 
 
 @lowers(PagedAttention)

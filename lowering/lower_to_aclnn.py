@@ -140,9 +140,10 @@ def layout(value: ir.Value) -> Layout:
 class CallBuilder:
     """Builds the kernel-call IR for one op, inserted before it."""
 
-    def __init__(self, op, stream: ir.Value):
+    def __init__(self, op, stream: ir.Value, shared: dict | None = None):
         self.op = op.operation
         self.stream = stream
+        self._shared = {} if shared is None else shared      # the function's (see `once`)
         self.opdef = opdef_of(op)
         self.adaptor = self.opdef.wrap(op) if self.opdef else None
         self._ip = ir.InsertionPoint(self.op)
@@ -157,6 +158,16 @@ class CallBuilder:
         if isinstance(name_or_index, str):
             return self.op.results[self.opdef.result_names.index(name_or_index)].type
         return self.op.results[name_or_index].type
+
+    def once(self, key, build) -> ir.Value:
+        """build(self) the first time an op of the function asks for `key`, that value
+        afterwards: a buffer every call computes alike and nothing writes again (the 2048 x
+        2048 causal template of each attention layer) is computed once per call of the
+        function, not once per op. Built before the first op that asks, so it dominates the
+        others."""
+        if key not in self._shared:
+            self._shared[key] = build(self)
+        return self._shared[key]
 
     # host values -------------------------------------------------------------------------
     def null(self) -> ir.Value:
@@ -377,7 +388,7 @@ def lower_function(fn) -> bool:
     first = block.operations[0]
     stream = ir.Operation.create("aclnn.current_stream", results=[ir.Type.parse("!aclnn.stream")],
                                  loc=fn.location, ip=ir.InsertionPoint(first)).result
-    ok = True
+    ok, shared = True, {}
     for op in list(block.operations):
         op = op.operation
         name = op.name
@@ -388,7 +399,7 @@ def lower_function(fn) -> bool:
                 ok = False
             continue
         try:
-            replacements = convert(op, CallBuilder(op, stream))
+            replacements = convert(op, CallBuilder(op, stream, shared))
             if replacements is None:
                 continue
         except (LoweringError, TypeDescriptionError) as e:

@@ -36,7 +36,7 @@ import functools
 import math
 
 from ..dialect.dialect import attributes_of
-from ..dialect.prolog import FQ_KVNQ, FQ_KVQ, NQ, PQ_KVNQ, PQ_KVQ, Prolog, PrologV2
+from ..dialect.prolog import FQ_KVNQ, FQ_KVQ, MAX_S, NQ, PQ_KVNQ, PQ_KVQ, Prolog, PrologV2
 from ..dialect.types import FRACTAL_NZ, TensorInfo
 from .pattern import Pattern, Progress, last_axis_slice, match
 from .registry import ModulePass, option, UNCHANGED, register_pass
@@ -252,6 +252,11 @@ def _fuse(m, scenario, v1: bool, log) -> Refusal | None:
     where = root.location
     x = info(m.value("token_x"))
     tokens, t_eff = x.shape[:-1], math.prod(x.shape[:-1])
+    # More than 16 tokens per sequence (a prefill chunk; MLA-102 bounds S) go to the op as
+    # T = B * S tokens, as vLLM-Ascend's prefill calls it: the prolog treats every token alike
+    # (its products, norms and RoPE are per row, each token is stored at its own cache_index),
+    # so the merged call computes the same values; the query results are viewed back as (B, S).
+    op_tokens = (t_eff,) if len(tokens) == 2 and tokens[1] > MAX_S else tokens
     n, d, hckv = info(m.value("weight_uk")).shape
     dr = info(m.value("rope_cos")).shape[-1]
     hcq = info(m.value("weight_dq")).shape[1]
@@ -259,7 +264,8 @@ def _fuse(m, scenario, v1: bool, log) -> Refusal | None:
     opdef = Prolog if v1 and scenario in (NQ, PQ_KVNQ, PQ_KVQ) else PrologV2
 
     # The operands the fused op takes, in the shapes its document gives.
-    shapes = {"rope_sin": tokens + (dr,), "rope_cos": tokens + (dr,), "cache_index": tokens,
+    shapes = {"token_x": op_tokens + x.shape[-1:], "rope_sin": op_tokens + (dr,),
+              "rope_cos": op_tokens + (dr,), "cache_index": op_tokens,
               "dequant_scale_x": (t_eff, 1), "dequant_scale_w_dq": (1, hcq),
               "dequant_scale_w_uq_qr": (1, nq), "dequant_scale_w_dkv_kr": (1, hckv + dr),
               "quant_scale_ckv": (1, hckv), "quant_scale_ckr": (1, dr), "smooth_scales_cq": (1, hcq)}
@@ -279,8 +285,8 @@ def _fuse(m, scenario, v1: bool, log) -> Refusal | None:
                   "rmsnorm_epsilon_ckv": key["epsilon"],
                   "cache_mode": CLIENT_CACHE_MODES.get(mode, mode)}
     query = info(m.output("query"))
-    results = {"query": TensorInfo(tokens + (n, hckv), query.dtype),
-               "query_rope": TensorInfo(tokens + (n, dr), info(m.output("query_rope")).dtype),
+    results = {"query": TensorInfo(op_tokens + (n, hckv), query.dtype),
+               "query_rope": TensorInfo(op_tokens + (n, dr), info(m.output("query_rope")).dtype),
                "kv_cache_out": infos["kv_cache"], "kr_cache_out": infos["kr_cache"]}
     if opdef is PrologV2:
         results["dequant_scale_q_nope"] = TensorInfo((t_eff, n, 1) if scenario == FQ_KVQ else (1,), "f32")
@@ -298,6 +304,8 @@ def _fuse(m, scenario, v1: bool, log) -> Refusal | None:
         operands[name] = build.nz(v) if name in nz else build.reshape(v, infos[name].shape)
     fused = build.op(opdef, operands, attributes, [results[r] for r in opdef.result_names])
     new = dict(zip(opdef.result_names, fused.results))
+    for name in ("query", "query_rope"):                # (T, N, D) seen as (B, S, N, D)
+        new[name] = build.reshape(new[name], tokens + info(new[name]).shape[len(op_tokens):])
     replace(m, {name: new[name] for name in m.pattern.outputs}, build)
     log.record_fused(opdef.name, where, scenario)
     return None

@@ -165,3 +165,27 @@ def test_a_weight_two_ops_use_is_packed_once():
     program = ascend_mla.compile(g.text(), weights={"shared.weight": np.ones((32, 64), BF16)})
     assert sorted(program.weights) == ["shared.weight.T.cast"]
     assert program.ir.count("global_load_const @shared.weight.T.cast") == 2
+
+
+@pytest.mark.parametrize("batch, seq", [(2, 17), (1, 40)])
+def test_a_prefill_chunk_fuses_the_prolog_as_merged_tokens(batch, seq):
+    """More than 16 tokens per sequence (MLA-102 bounds S) fuse into mla.prolog_v2 with
+    token_x (B*S, He), cache_index (B*S,) and the query viewed back as (B, S, N, D): the
+    prolog's values per token do not depend on how tokens are grouped, so the program gives the
+    unfused primitives' outputs and caches bit for bit (FIA's MLA mode takes Q_S <= 16: the
+    attention stays unfused)."""
+    from ascend_mla.models import deepseek
+    model = deepseek.build("deepseek-v3", tp=32, layers=1, batch=batch, seq=seq, block_size=16,
+                           max_positions=64)
+    fused = ascend_mla.compile(model, target="cpu")
+    report = fused.report()
+    assert [f["op"] for f in report["fused"]] == ["mla.prolog_v2"]
+    assert [r["reason"].split()[-1] for r in report["refused"]] == ["[FIA-MLA-9]"]
+    prolog = next(line for line in fused.ir.splitlines() if '"mla.prolog_v2"' in line)
+    assert f"(tensor<{batch * seq}x7168xbf16>" in prolog and f"tensor<{batch * seq}xi64>" in prolog
+    unfused = ascend_mla.compile(model, pipeline="builtin.module(verify)", target="cpu")
+    caches_f, caches_u = model.new_caches(), model.new_caches()
+    for got, expected in zip(fused(**model.inputs(0, caches_f)), unfused(**model.inputs(0, caches_u))):
+        np.testing.assert_array_equal(np.asarray(got).view(np.uint8), np.asarray(expected).view(np.uint8))
+    for name in caches_f:
+        np.testing.assert_array_equal(np.asarray(caches_f[name]).view(np.uint8), np.asarray(caches_u[name]).view(np.uint8))
