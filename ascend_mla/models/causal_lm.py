@@ -31,6 +31,7 @@ from . import deepseek
 PREFILL_CHUNK = 128          # the prefill function's largest chunk (tokens per row per call)
 FIRST_CHUNK = 16             # its chunk when the first call is a single token
 DEFAULT_POSITIONS = 4096     # max_positions when neither the caller nor a smaller config says
+CALIBRATION_TOKENS = 64      # w8a8c8: the default calibration prompt of the latent cache's scale
 
 
 def _as_numpy_ids(input_ids, batch):
@@ -122,16 +123,28 @@ class CausalLM:
     @classmethod
     def from_pretrained(cls, path, *, batch: int = 1, max_positions: int | None = None, quant: str | None = None,
                         cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1, layers: int | None = None,
-                        target: str = "auto") -> "CausalLM":
+                        target: str = "auto", kv_scale=None, calibration=None) -> "CausalLM":
         """Read a Hugging Face checkpoint directory (checkpoint.py: config formats, dtypes, FP8,
-        shards, refusals) and compile its decode program (the prefill one on first use)."""
+        shards, refusals) and compile its decode program (the prefill one on first use).
+
+        quant="w8a8c8" only: the latent cache's static int8 scale per layer (int8 = round(kv *
+        scale)). `kv_scale`: a number (every layer) or {layer index: number}, e.g. a calibration
+        tool's; None calibrates it here: the w8a8 model runs `calibration` (token ids (rows,
+        tokens); default CALIBRATION_TOKENS seeded random ids) and each layer's scale is 127 over
+        the largest |latent| it wrote (calibrated_kv_scales). Both are checked before the
+        checkpoint is read."""
         from . import checkpoint
+        if quant != "w8a8c8" and (kv_scale is not None or calibration is not None):
+            raise ValueError(f"kv_scale, calibration: only quant=\"w8a8c8\" has an int8 latent cache, got quant={quant!r}")
         config = checkpoint.read_config(path)
         total = config.num_hidden_layers
         if layers is not None and (not isinstance(layers, int) or not 1 <= layers <= total):
             raise ValueError(f"layers: expected an integer in [1, {total}], got {layers!r}")
         built = range(total if layers is None else layers)
         c = config.build_config()
+        if quant == "w8a8c8":        # checked before the checkpoint is read
+            scales = None if kv_scale is None else kv_scales_by_layer(kv_scale, built)
+            ids = calibration_ids(calibration, c["vocab_size"]) if scales is None else None
         rank = tensor_parallel_rank(tp)
         weights = checkpoint.load_tensors(
             path, config, names=checkpoint_names(config, built, checkpoint.tensor_index(path)),
@@ -139,9 +152,15 @@ class CausalLM:
         weights = stack_experts(weights, config, built)
         name = os.path.basename(os.path.normpath(os.fspath(path)))
         eos, pad = checkpoint.generation_tokens(path)
-        return cls(c, weights, name=name, batch=batch, max_positions=max_positions, quant=quant, cache_mode=cache_mode,
-                   block_size=block_size, tp=tp, layers=layers, target=target, rope=config.rope, rank=rank,
-                   sharded=True, eos_token_id=eos, pad_token_id=pad)
+        args = dict(name=name, cache_mode=cache_mode, block_size=block_size, tp=tp, layers=layers, target=target,
+                    rope=config.rope, rank=rank, sharded=True, eos_token_id=eos, pad_token_id=pad)
+        if quant == "w8a8c8":
+            if scales is None:
+                scales = calibrated_kv_scales(c, weights, ids, built, **args)
+            weights = dict(weights)
+            for i, scale in scales.items():
+                weights[f"model.layers.{i}.self_attn.kv_scale"] = np.full((1, c["kv_lora_rank"]), scale, np.float32)
+        return cls(c, weights, batch=batch, max_positions=max_positions, quant=quant, **args)
 
     def _model(self, seq: int):
         return deepseek.build(self.name, config=self.config, weights=self.weights, seq=seq,
@@ -294,6 +313,53 @@ class CausalLM:
                                     seq_lengths=self._positions + seq, **self._caches)
         self._positions += real
         return np.asarray(outputs[0], np.float32)
+
+
+def calibration_ids(calibration, vocab_size: int) -> np.ndarray:
+    """The calibration prompt as int64 (rows, tokens): `calibration` token ids ((rows, tokens) or
+    (tokens,), NumPy, a list or torch), or None: CALIBRATION_TOKENS ids drawn with a fixed seed."""
+    if calibration is None:
+        return np.random.default_rng(0).integers(0, vocab_size, (1, CALIBRATION_TOKENS), dtype=np.int64)
+    ids = np.asarray(calibration.detach().cpu().numpy() if hasattr(calibration, "detach") else calibration)
+    ids = ids[None] if ids.ndim == 1 else ids
+    if ids.ndim != 2 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer) \
+            or ids.min() < 0 or ids.max() >= vocab_size:
+        raise ValueError(f"calibration: expected token ids in [0, {vocab_size}), (rows, tokens) or (tokens,), "
+                         f"got {ids.dtype} {ids.shape}")
+    return ids.astype(np.int64)
+
+
+def calibrated_kv_scales(config: dict, weights: dict, ids: np.ndarray, built, **args) -> dict:
+    """{layer: 127 / max |latent|}: the static int8 scale of each layer's latent cache, from the
+    values the model itself writes. The checkpoint's w8a8 model (the same int8 weights, a bf16
+    cache: what w8a8c8 quantizes, before any cache error) runs the calibration prompt `ids`
+    (rows, tokens) from empty caches; each layer's largest |value| written then maps to 127, so
+    the calibration tokens use the whole int8 range and later ones clip only beyond it (min-max
+    calibration). A weights-only bound (checkpoint.kv_cache_scale) must allow for rows it cannot
+    foresee and spends about half the range on them."""
+    unquantized = {k: v for k, v in weights.items() if not k.endswith("self_attn.kv_scale")}
+    lm = CausalLM(config, unquantized, batch=ids.shape[0], max_positions=ids.shape[1], quant="w8a8", **args)
+    lm(ids)
+    scales = {}
+    for i in built:
+        largest = float(np.abs(np.asarray(lm._caches[f"kv_cache.{i}"], np.float32)).max())
+        scales[i] = 127.0 / largest if largest > 0 else 1.0
+    return scales
+
+
+def kv_scales_by_layer(kv_scale, built) -> dict:
+    """{layer: float} from `kv_scale`: one positive number for every layer built, or
+    {layer index: number} naming each of them."""
+    def number(v, what):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not 0 < v < np.inf:
+            raise ValueError(f"kv_scale: expected a positive finite number{what}, got {v!r}")
+        return float(v)
+    if not isinstance(kv_scale, dict):
+        return {i: number(kv_scale, " (or a dict by layer)") for i in built}
+    if set(kv_scale) != set(built):
+        raise ValueError(f"kv_scale: expected one scale for each layer built {list(built)}, "
+                         f"got keys {sorted(kv_scale, key=str)}")
+    return {i: number(kv_scale[i], f" for layer {i}") for i in built}
 
 
 def _as_mask(mask, shape) -> np.ndarray | None:

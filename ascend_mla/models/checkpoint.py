@@ -595,9 +595,12 @@ def _int8_per_channel(w) -> tuple:
 
 
 def kv_cache_scale(kv_a_gamma) -> np.ndarray:
-    """The static per-tensor int8 scale of the latent cache (w8a8c8), (1, kv_lora_rank) float32.
-    A checkpoint carries no calibration: after the RmsNorm an element is |x_hat * gamma| with
-    |x_hat| < 8 for all but extreme rows, so 127 / (8 max|gamma|) keeps it in range."""
+    """The weights-only static per-tensor int8 scale of the latent cache (w8a8c8), (1,
+    kv_lora_rank) float32: after the RmsNorm an element is |x_hat * gamma| with |x_hat| < 8 for
+    all but extreme rows, so 127 / (8 max|gamma|) keeps it in range. A bound, not a measurement:
+    typical latents reach about half of it, which doubles the cache's rounding error, so
+    CausalLM.from_pretrained replaces it by a calibrated scale (causal_lm.calibrated_kv_scales);
+    the attention blocks alone (deepseek.from_pretrained) keep it."""
     g = float(np.abs(np.asarray(kv_a_gamma, np.float32)).max()) or 1.0
     return np.full((1, np.shape(kv_a_gamma)[0]), 127.0 / (8.0 * g), np.float32)
 

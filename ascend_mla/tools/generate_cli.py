@@ -41,7 +41,8 @@ def add_parser(commands, count):
     g.add_argument("--ignore-eos", action="store_true",
                    help="generate all N tokens: do not stop at the checkpoint's end-of-sequence token")
     g.add_argument("--batch", metavar="B", type=count("--batch"), default=1, help="rows generated together (default 1)")
-    g.add_argument("--quant", choices=QUANTS, help="quantize at load (default: the checkpoint's weights as bf16)")
+    g.add_argument("--quant", choices=QUANTS, help="quantize at load (default: the checkpoint's weights as bf16); "
+                   "w8a8c8 calibrates its latent cache's int8 scale on 64 seeded random tokens first")
     g.add_argument("--cache-mode", choices=CACHE_MODES, default="PA_BSND", help="paged cache layout (default PA_BSND)")
     g.add_argument("--target", choices=TARGETS, default="auto",
                    help="backend: auto = the NPU when present, else the CPU")

@@ -270,13 +270,100 @@ def reference(hf_checkpoint, hf_model):
 
 
 # Measured on this checkpoint (relative L2 of the logits against fp32; transformers' own bf16:
-# 1.53 %): w8a8 5.9 % (4.4 % with the MLPs and experts bf16), w8a8c8 7.2 % (6.3 %). Each layer
+# 1.53 %): w8a8 5.9 % (4.4 % with the MLPs and experts bf16), w8a8c8 5.8 % with its latent-cache
+# scale calibrated (7.2 % with the weights-only 127 / (8 max|gamma|)). Each layer
 # rounds 5 activations to int8 per token (the attention's input, q_b's, o_proj's, the MLP's or
 # experts' two) in steps of 2^-7 of the row's maximum (an error of ~1 % of a typical element,
 # where bf16 rounds each element within 2^-9 of itself), and the weights per channel alike. Carried through two layers
 # and the x8 lm_head that stays below 6x transformers' bf16 distance with room (3.8x and 4.7x);
 # what is w8a8's own is shown by transformers with w8a8's rounding written in
 # (bench/bench_w8a8.py): 5.6 % here, as far from fp32.
+@pytest.fixture(scope="module")
+def latents(hf_checkpoint, hf_model):
+    """transformers' fp32 latent (kv_a_layernorm's output) of PROMPT per layer, (tokens, 512) float64."""
+    import copy
+    torch = pytest.importorskip("torch")
+    model = copy.deepcopy(hf_model(hf_checkpoint())).float()
+    out = {}
+    hooks = [layer.self_attn.kv_a_layernorm.register_forward_hook(
+        lambda m, a, y, i=i: out.__setitem__(i, y[0].double().numpy())) for i, layer in enumerate(model.model.layers)]
+    with torch.no_grad():
+        model(torch.tensor(PROMPT))
+    for h in hooks:
+        h.remove()
+    return out
+
+
+def latent_cache(lm, layer, tokens):
+    """The first `tokens` rows of a layer's latent cache (PA_BSND, identity block table), float64;
+    an int8 cache dequantized with its layer's static scale."""
+    rows = np.asarray(lm._caches[f"kv_cache.{layer}"]).reshape(-1, 512)[:tokens].astype(np.float64)
+    if lm._caches[f"kv_cache.{layer}"].dtype == np.int8:
+        rows = rows / float(lm.weights[f"model.layers.{layer}.self_attn.kv_scale"][0, 0])
+    return rows
+
+
+def rms(a) -> float:
+    return float(np.sqrt(np.mean(np.square(a))))
+
+
+def test_the_w8a8c8_latent_cache_costs_one_calibrated_int8_step(hf_checkpoint, latents):
+    """The int8 latent cache against transformers' fp32 latent (layer 0: its input is the
+    embedding, the same in every mode). Two errors add up, independent of each other: w8a8's own
+    (the int8 kv_a_proj and its int8 input, measured here on the bf16 cache of quant="w8a8")
+    and the cache's rounding, uniform within half a step: rms step / sqrt(12). With the scale
+    calibrated (127 over the largest |latent| of the calibration tokens; a latent row spans
+    max/rms of about 4-5.5) that is about 1.2 % of the latent's rms, hence the 1.5 % bound; the
+    weights-only bound 127 / (8 max|gamma|) makes steps twice as coarse (2.3 %, the cause of
+    w8a8c8's extra error). The total is the quadrature sum of the two, 15 % of room for the
+    rms of 4096 samples of the rounding error."""
+    kw = dict(block_size=16, max_positions=32, target="cpu")
+    w8a8 = deepseek.CausalLM.from_pretrained(hf_checkpoint(), quant="w8a8", **kw)
+    c8 = deepseek.CausalLM.from_pretrained(hf_checkpoint(), quant="w8a8c8", **kw)
+    w8a8(np.asarray(PROMPT))
+    c8(np.asarray(PROMPT))
+    tokens, ref = len(PROMPT[0]), latents[0]
+    own = rms(latent_cache(w8a8, 0, tokens) - ref) / rms(ref)
+    step = 1 / float(c8.weights["model.layers.0.self_attn.kv_scale"][0, 0])
+    rounding = step / np.sqrt(12) / rms(ref)
+    assert rounding < 0.015, (rounding, step)
+    error = rms(latent_cache(c8, 0, tokens) - ref) / rms(ref)
+    assert error < 1.15 * np.hypot(own, rounding), (error, own, rounding)
+    for i in range(2):           # every layer's cache uses most of the int8 range
+        assert np.abs(c8._caches[f"kv_cache.{i}"]).max() >= 64
+
+
+def test_w8a8c8_calibrates_on_given_tokens_or_takes_given_scales(hf_checkpoint):
+    """calibration=PROMPT: layer 0's largest |latent| on PROMPT maps to 127 exactly (its latent
+    does not depend on any cache), layer 1's within the few % of noise layer 0's int8 cache adds
+    to its input. kv_scale: the scales used as given (the cache is round(latent * scale) of the
+    w8a8 model's bf16 latent within one level: the w8a8c8 graph quantizes the float32 value,
+    within 2^-9 of the bf16 one). Bad values name the parameter."""
+    kw = dict(block_size=16, max_positions=32, target="cpu")
+    prompt = np.asarray(PROMPT)
+    calibrated = deepseek.CausalLM.from_pretrained(hf_checkpoint(), quant="w8a8c8", calibration=prompt, **kw)
+    calibrated(prompt)
+    assert np.abs(calibrated._caches["kv_cache.0"]).max() == 127
+    assert np.abs(calibrated._caches["kv_cache.1"]).max() >= 120
+    given = deepseek.CausalLM.from_pretrained(hf_checkpoint(), quant="w8a8c8", kv_scale={0: 20.0, 1: 30.0}, **kw)
+    assert [float(given.weights[f"model.layers.{i}.self_attn.kv_scale"].max()) for i in range(2)] == [20.0, 30.0]
+    w8a8 = deepseek.CausalLM.from_pretrained(hf_checkpoint(), quant="w8a8", **kw)
+    given(prompt)
+    w8a8(prompt)
+    tokens = prompt.shape[1]
+    want = np.clip(np.rint(latent_cache(w8a8, 0, tokens) * 20.0), -127, 127)
+    got = np.asarray(given._caches["kv_cache.0"]).reshape(-1, 512)[:tokens]
+    assert np.abs(got - want).max() <= 1 and np.mean(got == want) > 0.9
+    for bad, message in [(dict(quant="w8a8", kv_scale=10.0), "only quant=\"w8a8c8\""),
+                         (dict(quant="w8a8c8", kv_scale=-1.0), "kv_scale: expected a positive finite number"),
+                         (dict(quant="w8a8c8", kv_scale={0: 10.0}), "kv_scale: expected one scale for each layer"),
+                         (dict(quant="w8a8c8", kv_scale={"0": 1.0, "1": 1.0}), "kv_scale: expected one scale for each"),
+                         (dict(quant="w8a8c8", kv_scale={0: 1.0, 1: float("nan")}), "for layer 1, got nan"),
+                         (dict(quant="w8a8c8", calibration=[[0, 512]]), "calibration: expected token ids in [0, 512)")]:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            deepseek.CausalLM.from_pretrained(hf_checkpoint(), **bad, **kw)
+
+
 @pytest.mark.parametrize("quant", ["w8a8", "w8a8c8"])
 def test_w8a8_logits_against_transformers_fp32(quant, hf_checkpoint, reference):
     import torch
