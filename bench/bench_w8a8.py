@@ -12,7 +12,7 @@ relative L2 distance of each one's logits of a 16-token prompt from transformers
 (over all tokens, and the median token's), next to transformers' own bf16 forward, and w8a8c8
 once more with the weights-only latent-cache scale (checkpoint.kv_cache_scale) instead of the
 calibrated one (CausalLM.calibrated_kv_scales). Time: median decode step (one token), interleaved
-runs; the CPU interpreter's time, not a device's (int8 products are emulated in float).
+runs; the CPU interpreter's time, not a device's (int8 products in torch's int8 GEMM, or float32 BLAS without torch).
 
 The emulated w8a8 (transformers' fp32 model with every int8 linear's weight and input rounded
 as w8a8 rounds them) tells what of the distance is w8a8's own: a random model routes some
