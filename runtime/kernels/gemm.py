@@ -241,7 +241,10 @@ def use_torch() -> bool:
 
 
 def _torch_readonly(torch, array):
-    """torch.from_numpy of an array that may be read-only (a constant: torch only reads it)."""
+    """torch.from_numpy of an array that may be read-only (a constant: torch only reads it,
+    and would warn on every call)."""
+    if array.flags.writeable:
+        return torch.from_numpy(array)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         return torch.from_numpy(array)
@@ -254,11 +257,7 @@ def torch_bf16(torch, array, strided=False):
         bits = array.view(np.int16)
     else:
         bits = np.ascontiguousarray(array).view(np.int16)
-    if not bits.flags.writeable:                # read-only constants: torch only reads them
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            return torch.from_numpy(bits).view(torch.bfloat16)
-    return torch.from_numpy(bits).view(torch.bfloat16)
+    return _torch_readonly(torch, bits).view(torch.bfloat16)
 
 
 def torch_bf16_input(torch, a):
