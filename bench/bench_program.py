@@ -5,7 +5,8 @@ on the CPU backend, kernel calls per step, and the memory plan.
 
 A 2-layer DeepSeek-V3 attention block at tp=8 (N=16 heads), batch 4, block 128, fused (the
 default pipeline) and unfused (verify only), runs decode steps; the median step time is
-printed, and fused / unfused. --cpu-time: one thread per library and each step's process CPU
+printed, and fused / unfused; then compile() and the first step with and without the weights
+prepared at compile time. --cpu-time: one thread per library and each step's process CPU
 time (robust on a loaded machine). With --baseline-python (the interpreter of another checkout of ascend-mla, e.g. the
 commit before compiled programs ran lowered), the same steps run there too, interleaved with
 ours in the same run, and the ratio is printed. The memory plan is that of one DeepSeek-V3 layer
@@ -108,6 +109,36 @@ def calls_and_plans():
             print("    " + str(plan).replace("\n", "\n    "))
 
 
+def first_steps(rounds: int):
+    """compile() and the first step of the fused program, with the weights prepared by compile()
+    (the default) and without (the kernels convert them on the first call), interleaved."""
+    import ascend_mla
+    from ascend_mla import compiler
+    from ascend_mla.models import deepseek
+    from ascend_mla.runtime.kernels import load_all
+    load_all()                                    # imports outside the timed calls
+    model = deepseek.build("deepseek-v3", tp=8, layers=2, batch=4, block_size=128)
+    model.weights
+    prepare = compiler.prepare_weights
+    times = {"prepared": ([], []), "not prepared": ([], [])}
+    try:
+        for _ in range(rounds):
+            for name, (compiles, steps) in times.items():
+                compiler.prepare_weights = prepare if name == "prepared" else (lambda fn, constants: 0)
+                start = time.perf_counter()
+                program = ascend_mla.compile(model, target="cpu")
+                compiles.append(time.perf_counter() - start)
+                inputs = model.inputs(0)
+                start = time.perf_counter()
+                program(**inputs)
+                steps.append(time.perf_counter() - start)
+    finally:
+        compiler.prepare_weights = prepare
+    print(f"\ncompile() and the first fused step, medians of {rounds} interleaved rounds (s):")
+    for name, (compiles, steps) in times.items():
+        print(f"  weights {name:12s}: compile {statistics.median(compiles):.3f}, first step {statistics.median(steps):.3f}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -119,6 +150,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not args.plans_only:
         decode_steps(args)
+        first_steps(2 if args.quick else 4)
     calls_and_plans()
 
 

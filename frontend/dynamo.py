@@ -325,7 +325,8 @@ def _weight_values_for_pytorch(graph, weight_nodes, reasons) -> dict:
         if node.op == "placeholder":
             from_weights[node] = node in weight_nodes
         elif node.op == "call_function":
-            from_weights[node] = all(from_weights.get(i, False) for i in node.all_input_nodes)
+            inputs = node.all_input_nodes      # an op with none (arange) reads no weight
+            from_weights[node] = bool(inputs) and all(from_weights.get(i, False) for i in inputs)
     claimed = {n for n in graph.nodes if n.op == "call_function" and n.name not in reasons}
     left = {}
     changed = True

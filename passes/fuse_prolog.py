@@ -304,9 +304,7 @@ def _fuse(m, scenario, v1: bool, log) -> Refusal | None:
         operands[name] = build.nz(v) if name in nz else build.reshape(v, infos[name].shape)
     fused = build.op(opdef, operands, attributes, [results[r] for r in opdef.result_names])
     new = dict(zip(opdef.result_names, fused.results))
-    for name in ("query", "query_rope"):                # (T, N, D) seen as (B, S, N, D)
-        new[name] = build.reshape(new[name], tokens + info(new[name]).shape[len(op_tokens):])
-    replace(m, {name: new[name] for name in m.pattern.outputs}, build)
+    replace(m, {name: new[name] for name in m.pattern.outputs}, build)   # (T, N, D) viewed as (B, S, N, D)
     log.record_fused(opdef.name, where, scenario)
     return None
 

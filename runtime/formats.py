@@ -32,7 +32,10 @@ def nd_to_nz(nd: np.ndarray) -> np.ndarray:
     tiled = padded.reshape(*batch, hp // 16, 16, wp // c0, c0)
     nb = len(batch)
     axes = (*range(nb), nb + 2, nb + 0, nb + 1, nb + 3)
-    return np.ascontiguousarray(tiled.transpose(axes))
+    # a copy even where the transpose is already contiguous (W == C0): NZ data never aliases
+    # the array it was packed from
+    return np.array(tiled.transpose(axes), order="C", copy=True) if padded is nd \
+        else np.ascontiguousarray(tiled.transpose(axes))
 
 
 def nz_to_nd(nz: np.ndarray, logical_shape) -> np.ndarray:

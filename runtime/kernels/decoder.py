@@ -14,7 +14,7 @@ from ...dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK,
 from ...dialect.types import numpy_dtype
 from . import kernel, prepares
 from .common import bfloat16, f32
-from .gemm import float_matmul, int8_matmul, prepare
+from .gemm import bf16_product, float_matmul, int8_matmul, prepare
 
 
 def _out(result_types, name, fallback):
@@ -102,9 +102,8 @@ def _prepare_grouped_matmul(weights, types):
     if w is None or not isinstance(w, np.ndarray):
         return
     int8 = "scale" in types                          # the int8 form: exact int32 sums
-    bf16_result = types["y"].dtype == "bf16" and types["x"].dtype == "bf16"
     for group in range(w.shape[0]):
-        prepare(w[group], "matmul", rounds_to_bf16=bf16_result and not int8)
+        prepare(w[group], "matmul", rounds_to_bf16=bf16_product(types) and not int8)
 
 
 @kernel(MoeFinalizeRouting)

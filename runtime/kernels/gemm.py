@@ -58,13 +58,18 @@ def int8_matmul(a, weight) -> np.ndarray:
     products, else float32 BLAS in K-chunks that keep every partial sum exact (below)."""
     w = _torch_int8_weight(weight) if a.dtype == np.int8 else None
     if w is not None:
-        x = torch_module().from_numpy(np.ascontiguousarray(a))
-        return torch_module()._int_mm(x, w).numpy().astype(np.float32)
-    w = weight_f32(weight)
+        torch = torch_module()
+        return torch._int_mm(_torch_readonly(torch, np.ascontiguousarray(a)), w).numpy().astype(np.float32)
+    return int8_matmul_blas(a, weight_f32(weight))
+
+
+def int8_matmul_blas(a, w_f32) -> np.ndarray:
+    """int8_matmul in float32 BLAS, w_f32 the weight's float32 copy: K-chunks whose partial sums
+    stay exact (_INT8_K_CHUNK), added in float64."""
     a = f32(a)                                  # exact: int8 values
-    acc = np.zeros((a.shape[0], w.shape[1]), np.float64)
-    for k in range(0, w.shape[0], _INT8_K_CHUNK):
-        acc += a[:, k:k + _INT8_K_CHUNK] @ w[k:k + _INT8_K_CHUNK]
+    acc = np.zeros((a.shape[0], w_f32.shape[1]), np.float64)
+    for k in range(0, w_f32.shape[0], _INT8_K_CHUNK):
+        acc += a[:, k:k + _INT8_K_CHUNK] @ w_f32[k:k + _INT8_K_CHUNK]
     return acc.astype(np.float32)
 
 
@@ -126,6 +131,12 @@ def _torch_linear_weight(torch, weight, rows):
         return True, converted(weight, "gemm/torch_bf16_packed", pack, pack)
     nk = functools.partial(_nk_weight, torch)
     return False, converted(weight, "gemm/torch_bf16_nk", nk, nk)
+
+
+def bf16_product(types, x="x", y="y") -> bool:
+    """From an op's TensorInfos: is the product's result bf16 from bf16 operands (rounded once,
+    so torch's bf16 GEMM may serve; float_matmul's `rounds_to_bf16`)?"""
+    return types[x].dtype == "bf16" and types[y].dtype == "bf16"
 
 
 def prepare(weight, product: str, *, rounds_to_bf16: bool = True) -> None:
@@ -293,6 +304,21 @@ def _cached_constant(array: np.ndarray, key: str, build):
                  array.dtype.str, key)
     entry = _CONSTANTS.get(entry_key)
     if entry is None or entry[0]() is not root:
+        value = build(array)
+        if _aliases(value, root):
+            # a view of the constant's own memory (a torch tensor over a contiguous weight):
+            # cheap to make again, and kept here it would keep `root` alive for ever
+            return value
         ref = weakref.ref(root, lambda _, k=entry_key, table=_CONSTANTS: table.pop(k, None))   # the table bound now: at exit the module global is None
-        entry = _CONSTANTS[entry_key] = (ref, build(array))
+        entry = _CONSTANTS[entry_key] = (ref, value)
     return entry[1]
+
+
+def _aliases(value, root: np.ndarray) -> bool:
+    """Does `value` (a NumPy array or a torch tensor) start inside root's memory?"""
+    try:
+        start = value.__array_interface__["data"][0] if isinstance(value, np.ndarray) else value.data_ptr()
+    except (AttributeError, RuntimeError):      # an opaque (oneDNN-packed) tensor: its own memory
+        return False
+    low = root.__array_interface__["data"][0]
+    return low <= start < low + max(root.nbytes, 1)

@@ -12,7 +12,7 @@ from ..formats import FRACTAL_NZ, NZTensor, c0_for, format_cast, nz_cache_view
 from . import kernel, prepares
 from .common import (bfloat16, f32, last_writers, rms_norm as rms_norm_f32, rope_deinterleaved,
                      round_half_away, saturate_int8, scatter_paged_cache)
-from .gemm import float_matmul, head_matmul as head_matmul_f32, int8_matmul, prepare
+from .gemm import bf16_product, float_matmul, head_matmul as head_matmul_f32, int8_matmul, prepare
 from ...dialect.primitive import (Add, Amax, Attention, CausalMask, Div, DynamicQuant, FormatCast, Gather,
                                  HeadMatmul, Matmul, Mean, Mul, NzCacheView, PagedAttention, QuantMatmul,
                                  Quantize, RmsNorm, Rope, Rsqrt, ScatterCache, Transpose)
@@ -47,15 +47,10 @@ def matmul(x, w, result_types=None):
     return (y.astype(out).reshape(*x.shape[:-1], w.shape[1]),)
 
 
-def rounds_to_bf16(types, x="x", y="y") -> bool:
-    """Is the product's result bf16 from bf16 operands (rounded once; torch may serve)?"""
-    return types[x].dtype == "bf16" and types[y].dtype == "bf16"
-
-
 @prepares(Matmul)
 def _prepare_matmul(weights, types):
     if "w" in weights and types["x"].dtype != "i32":     # int32: exact int64 products, no form
-        prepare(weights["w"], "matmul", rounds_to_bf16=rounds_to_bf16(types))
+        prepare(weights["w"], "matmul", rounds_to_bf16=bf16_product(types))
 
 
 @kernel(HeadMatmul)
@@ -69,7 +64,7 @@ def head_matmul(x, w, result_types=None):
 @prepares(HeadMatmul)
 def _prepare_head_matmul(weights, types):
     if "w" in weights:
-        prepare(weights["w"], "heads", rounds_to_bf16=rounds_to_bf16(types))
+        prepare(weights["w"], "heads", rounds_to_bf16=bf16_product(types))
 
 
 @kernel(QuantMatmul)

@@ -11,7 +11,7 @@ from ...dialect.primitive import KvRmsNormRopeCache, TransposeBatchMatmul
 from ...dialect.types import numpy_dtype
 from . import kernel, prepares
 from .common import f32, last_writers, rms_norm, rope_deinterleaved, saturate_int8, write_paged_caches
-from .gemm import head_matmul as head_matmul_f32, prepare
+from .gemm import bf16_product, head_matmul as head_matmul_f32, prepare
 from .common import bfloat16
 
 KV_RMS = 512
@@ -51,7 +51,7 @@ def kv_rmsnorm_rope_cache(kv, gamma, cos, sin, index, k_cache, ckv_cache, k_rope
 @prepares(TransposeBatchMatmul)
 def _prepare_transpose_batchmatmul(weights, types):
     if "w" in weights:
-        prepare(weights["w"], "heads", rounds_to_bf16=types["x"].dtype == "bf16" == types["y"].dtype)
+        prepare(weights["w"], "heads", rounds_to_bf16=bf16_product(types))
 
 
 @kernel(TransposeBatchMatmul)

@@ -8,6 +8,7 @@ import pytest
 
 import ascend_mla
 from ascend_mla import FRACTAL_NZ, ND, format_cast, get_format
+from ascend_mla.runtime.formats import nd_to_nz, nz_to_nd
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -63,3 +64,13 @@ def test_nz_cache_view_shares_the_prolog_cache_memory():
     assert view.to_nd()[2, 5, 20] == 7
     with pytest.raises(ValueError, match="BlockSize must be a multiple of 16"):
         ascend_mla.nz_cache_view(np.zeros((3, 8, 1, 64), BF16))
+
+
+def test_nz_data_never_aliases_the_matrix_it_was_packed_from():
+    """A matrix one fractal wide (W == C0) is packed without padding and its transpose is already
+    contiguous: the NZ data must still be a copy, or writing one would change the other."""
+    for shape, dtype in (((32, 16), BF16), ((2, 32, 16), BF16), ((16, 32), np.int8), ((48, 80), BF16)):
+        a = np.arange(np.prod(shape)).reshape(shape).astype(dtype)
+        nz = nd_to_nz(a)
+        assert not np.shares_memory(nz, a), shape
+        np.testing.assert_array_equal(nz_to_nd(nz, shape).view(np.uint8), a.view(np.uint8))

@@ -1,5 +1,5 @@
 """compile() converts each bound weight into the form its CPU kernel reads (oneDNN-packed bf16,
-float32 for int8 products, contiguous per-head weights: runtime/kernels gemm.prepare), so a
+int8 as torch._int_mm reads it, contiguous per-head weights: runtime/kernels gemm.prepare), so a
 compiled program's first call converts nothing: it used to take 0.3-0.8 s of a 2-layer decode
 step. And compile() makes no form the kernels would not make themselves: the forms are the same
 as those a program compiled without the preparation makes on its first call."""
@@ -82,3 +82,35 @@ def test_an_empty_constant_weight_is_prepared_and_multiplied(shape, monkeypatch)
         gemm.prepare(w, "matmul")
         (y,) = get_kernel("mla.matmul")(x=np.ones((3, shape[0]), bf16), w=w)
         assert y.shape == (3, shape[1]) and not np.asarray(y, np.float32).any()
+
+
+def test_a_form_that_views_the_constant_is_not_kept():
+    """The kernels' forms of an ND constant live as long as the constant: a form that is a view
+    of the constant's own memory (torch._int_mm's int8 weight over a contiguous array, as each
+    expert of a w8a8 MoE is) is not kept, since the cache would then keep the constant alive for
+    ever: every compile of a w8a8 model added its experts to the process's memory for good."""
+    import gc
+    import weakref
+    w = np.arange(64 * 32).reshape(64, 32).astype(np.int8)
+    w.flags.writeable = False
+    alive = weakref.ref(w)
+    known = frozenset(gemm._CONSTANTS)
+    expected = gemm.int8_matmul_blas(np.ones((3, 64), np.int8), w.astype(np.float32))
+    np.testing.assert_array_equal(gemm.int8_matmul(np.ones((3, 64), np.int8), w), expected)
+    del w
+    gc.collect()
+    assert alive() is None and not set(gemm._CONSTANTS) - known
+
+
+def test_a_deleted_program_leaves_no_converted_weight_behind():
+    """The same for a whole program: its weights' forms go with it."""
+    import gc
+    model = deepseek.build("deepseek-v3", tp=32, layers=1, batch=1, quant="w8a8", block_size=16,
+                           max_positions=16)
+    known = frozenset(gemm._CONSTANTS)
+    program = ascend_mla.compile(model, pipeline=UNFUSED, target="cpu")
+    run_once(program, model)
+    assert set(gemm._CONSTANTS) - known, "the program kept no converted form"
+    del program
+    gc.collect()
+    assert not set(gemm._CONSTANTS) - known
