@@ -25,6 +25,8 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from timing import small_checkpoint   # noqa: E402
 
 
 def cpu_flags() -> str:
@@ -92,11 +94,7 @@ def main(argv=None):
           f"{torch.get_num_threads()} threads; ASCEND_MLA_MATMUL={os.environ.get('ASCEND_MLA_MATMUL', '(default)')}")
     ascend_mla.set_backend("cpu")
     with tempfile.TemporaryDirectory() as tmp:
-        path = args.checkpoint
-        if path is None:
-            sys.path.insert(0, os.path.join(HERE, "..", "test", "python"))
-            import hf_checkpoints
-            path = hf_checkpoints.write_transformers_checkpoint(os.path.join(tmp, "deepseek-v3-small"))
+        path = args.checkpoint or small_checkpoint(tmp)
         start = time.perf_counter()
         lm = deepseek.CausalLM.from_pretrained(path, batch=args.batch, target="cpu",
                                                max_positions=128 * -(-(prompt_len + new) // 128))

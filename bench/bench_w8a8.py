@@ -28,7 +28,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from timing import CPU_TIME_HELP, machine, median_times   # noqa: E402  (before NumPy: --cpu-time's threads)
+from timing import CPU_TIME_HELP, machine, median_times, small_checkpoint   # noqa: E402  (before NumPy: --cpu-time's threads)
 
 import numpy as np                                          # noqa: E402
 
@@ -128,11 +128,7 @@ def main(argv=None):
     print(machine())
     ascend_mla.set_backend("cpu")
     with tempfile.TemporaryDirectory() as tmp:
-        path = args.checkpoint
-        if path is None:
-            sys.path.insert(0, os.path.join(HERE, "..", "test", "python"))
-            import hf_checkpoints
-            path = hf_checkpoints.write_transformers_checkpoint(os.path.join(tmp, "deepseek-v3-small"))
+        path = args.checkpoint or small_checkpoint(tmp)
         lms = {q: deepseek.CausalLM.from_pretrained(path, quant=None if q == "bf16" else q, block_size=16,
                                                     max_positions=64, target="cpu") for q in QUANTS}
         # w8a8c8 with the weights-only latent-cache scale (checkpoint.kv_cache_scale) instead of

@@ -82,3 +82,12 @@ def before_kernels():
     sys.path.insert(0, tests)
     import kernels_before
     return kernels_before.get_kernel
+
+
+def small_checkpoint(directory: str) -> str:
+    """The tests' small DeepSeek-V3 checkpoint (test/python/hf_checkpoints.SMALL: the MLA
+    prolog's dims, a dense and a MoE layer, random init), written by transformers into
+    `directory`: what the whole-model benchmarks run without --checkpoint."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "test", "python"))
+    import hf_checkpoints
+    return hf_checkpoints.write_transformers_checkpoint(os.path.join(directory, "deepseek-v3-small"))

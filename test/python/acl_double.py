@@ -174,3 +174,26 @@ def compile_cpp(source: Path, include: Path, double_root: Path, out: Path, synta
         lib = double_root / "lib64"
         command += ["-L", str(lib), "-lascendcl", f"-Wl,-rpath,{lib}", "-o", str(out)]
     return subprocess.run(command, capture_output=True, text=True)
+
+
+def emit_cpp(ir_text: str, workdir: Path, name: str) -> str:
+    """The C++ host program `mla-translate --emit-cpp` writes for IR text (asserting it succeeds)."""
+    source = workdir / f"{name}.mlir"
+    source.write_text(ir_text)
+    done = subprocess.run([str(Path(sys.executable).parent / "mla-translate"), "--emit-cpp", str(source)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def check_cpp_syntax(code: str, workdir: Path, name: str):
+    """g++ -fsyntax-only of generated C++ against CANN's real headers and the aclnn prototypes;
+    the test skips, saying why, when the torch-npu wheel carrying the headers cannot be had."""
+    import pytest
+    include, why = headers()
+    if include is None:
+        pytest.skip(f"the CANN headers cannot be obtained here: {why}")
+    cpp = workdir / f"{name}.cpp"
+    cpp.write_text(code)
+    built = compile_cpp(cpp, include, build(include), None, syntax_only=True)
+    assert built.returncode == 0, built.stderr[-3000:]

@@ -3,7 +3,6 @@ DeepseekV3TopkRouter and DeepseekV3MoE modules, torch's SiLU; their lowering to 
 aclnn calls, the C++ emission through mla-translate, and the data rules of checked mode."""
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -148,23 +147,12 @@ def test_the_lowering_calls_the_documented_aclnn_functions():
 
 def test_mla_translate_emits_the_moe_calls(tmp_path):
     import acl_double
-    source = tmp_path / "moe.mlir"
-    source.write_text(moe_graph("bf16", residual=True))
-    tool = Path(sys.executable).parent / "mla-translate"
-    done = subprocess.run([str(tool), "--emit-cpp", str(source)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    code = done.stdout
+    code = acl_double.emit_cpp(moe_graph("bf16", residual=True), tmp_path, "moe")
     for header in ("moe_gating_top_k", "moe_init_routing_v2", "grouped_matmul_v4", "swi_glu",
                    "moe_finalize_routing_v2"):
         assert f'#include "aclnnop/aclnn_{header}.h"' in code
     assert "aclCreateTensorList" in code
-    include, why = acl_double.headers()
-    if include is None:
-        pytest.skip(f"the CANN headers cannot be obtained here: {why}")
-    cpp = tmp_path / "moe.cpp"
-    cpp.write_text(code)
-    built = acl_double.compile_cpp(cpp, include, acl_double.build(include), None, syntax_only=True)
-    assert built.returncode == 0, built.stderr[-3000:]
+    acl_double.check_cpp_syntax(code, tmp_path, "moe")
 
 
 def _runtime_case():
