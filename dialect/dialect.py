@@ -25,9 +25,15 @@ class Dialect:
         return opdef
 
     def irdl(self) -> str:
+        """The dialect's IRDL text (made once per set of ops: every new context loads it)."""
+        cached = getattr(self, "_irdl_text", None)
+        if cached is not None and cached[0] == len(self.ops):
+            return cached[1]
         body = [self._attribute_irdl] if self._attribute_irdl else []
         body += [op.irdl() for op in self.ops.values()]
-        return f"irdl.dialect @{self.name} {{\n" + "\n".join(body) + "\n}\n"
+        text = f"irdl.dialect @{self.name} {{\n" + "\n".join(body) + "\n}\n"
+        self._irdl_text = (len(self.ops), text)
+        return text
 
     def load(self, context: ir.Context):
         """Load this dialect's IRDL into `context`, once."""

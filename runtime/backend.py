@@ -21,6 +21,7 @@ import functools
 import inspect
 import logging
 import math
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -30,6 +31,11 @@ from .formats import NZTensor, contiguous_strides, describe_value, nz_physical_s
 from .kernels import get_kernel
 
 log = logging.getLogger("ascend_mla")
+
+
+class BackendFallbackWarning(RuntimeWarning):
+    """`auto` runs on the CPU because a CANN install that is configured here does not work
+    (issued once per selection of `auto`; the reason is the NPU backend's)."""
 
 BACKENDS = ("cpu", "npu", "auto")
 _selected = "auto"
@@ -72,8 +78,14 @@ def backend_instance(name=None):
     why = unavailable_reason()          # not an exception: "auto" asks on every call
     if why is not None:
         if not _announced:
-            log.info("backend 'auto': running on the CPU backend (%s)", why)
             _announced = True
+            from .npu import broken_install_reason
+            if broken_install_reason() is not None:      # a CANN install that does not work: said once
+                warnings.warn(f"backend 'auto': running on the CPU backend because the CANN install here does "
+                              f"not work: {why}", BackendFallbackWarning, stacklevel=2)
+                log.warning("backend 'auto': running on the CPU backend (%s)", why)
+            else:                                        # no CANN at all: the CPU is the expected backend
+                log.info("backend 'auto': running on the CPU backend (%s)", why)
         return CPU
     if not _announced:
         log.info("backend 'auto': running on the NPU")

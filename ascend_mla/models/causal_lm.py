@@ -21,17 +21,23 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+import warnings
 
 import numpy as np
 
 from .. import compile as compile_program
 from ..compiler import CompileError, Report
 from . import deepseek
+from .checkpoint import CheckpointNote
 
 PREFILL_CHUNK = 128          # the prefill function's largest chunk (tokens per row per call)
 FIRST_CHUNK = 16             # its chunk when the first call is a single token
-DEFAULT_POSITIONS = 4096     # max_positions when neither the caller nor a smaller config says
 CALIBRATION_TOKENS = 64      # w8a8c8: the default calibration prompt of the latent cache's scale
+MOST_POSITIONS = (1 << 20) - 2 * PREFILL_CHUNK - 1024   # deepseek.build's cache bound, less a padded chunk
+CACHE_SHARE = 0.5            # the default max_positions' caches take at most this share of free memory
+
+
 
 
 def _as_numpy_ids(input_ids, batch):
@@ -45,6 +51,18 @@ def _as_numpy_ids(input_ids, batch):
         raise ValueError(f"input_ids: the model was compiled for batch {batch} (from_pretrained(batch=...)), "
                          f"got {ids.shape[0]} rows")
     return ids.astype(np.int64), torch_in
+
+
+def _in_vocabulary(ids: np.ndarray, mask, vocab_size: int) -> np.ndarray:
+    """The ids with each real token checked against the vocabulary (ValueError naming the first
+    outside it) and the padding's ids (mask 0: never attended, never cached) made 0."""
+    real = np.ones(ids.shape, bool) if mask is None else mask
+    bad = real & ((ids < 0) | (ids >= vocab_size))
+    if bad.any():
+        r, c = (int(i[0]) for i in np.nonzero(bad))
+        raise ValueError(f"input_ids: token id {int(ids[r, c])} (row {r}, column {c}) is outside the vocabulary "
+                         f"[0, {vocab_size})")
+    return ids if mask is None else np.where(mask, ids, 0)
 
 
 CHECKPOINT = object()        # generate()'s default: the checkpoint's generation tokens
@@ -89,17 +107,15 @@ class CausalLM:
     def __init__(self, config: dict, weights: dict, *, name: str, batch: int = 1, max_positions: int | None = None,
                  quant: str | None = None, cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1,
                  layers: int | None = None, target: str = "auto", rope: str = "interleave", rank: int = 0,
-                 sharded: bool = False, eos_token_id=(), pad_token_id: int | None = None):
+                 sharded: bool = False, eos_token_id=(), pad_token_id: int | None = None, notes=()):
         total = config["num_hidden_layers"]
         layers = total if layers is None else layers
         if not isinstance(layers, int) or not 1 <= layers <= total:
             raise ValueError(f"layers: expected an integer in [1, {total}], got {layers!r}")
-        if not isinstance(batch, int) or batch < 1:
+        if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
             raise ValueError(f"batch: expected an integer >= 1, got {batch!r}")
-        if max_positions is None:
-            max_positions = min(config.get("max_position_embeddings") or DEFAULT_POSITIONS, DEFAULT_POSITIONS)
-        if not isinstance(max_positions, int) or max_positions < 1:
-            raise ValueError(f"max_positions: expected an integer >= 1, got {max_positions!r}")
+        self.notes = list(notes)
+        max_positions = self._positions_for(config, batch, max_positions, quant, layers)
         # Read-only constants: the kernels convert a weight once (gemm.converted) only when
         # nothing can change it; a writeable one would be converted again at every step.
         self.name, self.config, self.weights = name, config, {k: _frozen(v) for k, v in weights.items()}
@@ -118,12 +134,53 @@ class CausalLM:
         self.block_table = np.arange(decode.block_table.size, dtype=np.int32).reshape(decode.block_table.shape)
         self._caches = decode.new_caches()
         self._positions = np.zeros(batch, np.int64)      # tokens each row's caches hold
+        self._written = 0                                # cache positions written since the last reset
+        # One caller at a time: a call reads and advances the caches and positions (one state
+        # per model), and the first call compiles. Calls from several threads are serialised;
+        # generate() holds the lock for the whole generation, so each gets the tokens it would
+        # get alone. (Independent streams in parallel: one CausalLM per thread.)
+        self._lock = threading.RLock()
+
+    def _positions_for(self, config, batch, max_positions, quant, layers) -> int:
+        """max_positions: the caller's, or the config's max_position_embeddings, capped so the
+        caches take at most CACHE_SHARE of the memory available (said in a note); refused above
+        the config's or when even the caller's do not fit."""
+        from .config_keys import available_memory, cache_bytes_per_position, size_text
+        trained = config.get("max_position_embeddings") or MOST_POSITIONS
+        if max_positions is not None and (isinstance(max_positions, bool) or not isinstance(max_positions, int)
+                                          or not 1 <= max_positions <= trained):
+            raise ValueError(f"max_positions: expected an integer in [1, {trained}] (the config's "
+                             f"max_position_embeddings), got {max_positions!r}")
+        per_position = batch * cache_bytes_per_position(config, layers, quant)
+        free = available_memory()
+        budget = None if free is None else CACHE_SHARE * free     # the weights are loaded already
+        if max_positions is not None:
+            if budget is not None and max_positions * per_position > 2 * budget:
+                raise ValueError(f"max_positions: {max_positions} positions x batch {batch} need "
+                                 f"{size_text(max_positions * per_position)} of caches, {size_text(free)} of memory "
+                                 f"are available")
+            return max_positions
+        positions = min(trained, MOST_POSITIONS)
+        if budget is not None and positions * per_position > budget:
+            fit = int(budget // per_position) // 128 * 128
+            if fit < 128:
+                raise ValueError(f"max_positions: even 128 positions x batch {batch} need "
+                                 f"{size_text(128 * per_position)} of caches, {size_text(free)} of memory are available")
+            self.notes.append(f"max_positions: {fit} (the config's max_position_embeddings {trained} would need "
+                              f"{size_text(trained * per_position)} of caches; {size_text(free)} are available): "
+                              f"pass max_positions= to choose")
+            positions = fit
+        elif positions < trained:
+            self.notes.append(f"max_positions: {positions}, the most a cache holds here (the config's "
+                              f"max_position_embeddings is {trained})")
+        return positions
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
     def from_pretrained(cls, path, *, batch: int = 1, max_positions: int | None = None, quant: str | None = None,
                         cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1, layers: int | None = None,
-                        target: str = "auto", kv_scale=None, calibration=None) -> "CausalLM":
+                        target: str = "auto", kv_scale=None, calibration=None,
+                        allow_nonfinite: bool = False) -> "CausalLM":
         """Read a Hugging Face checkpoint directory (checkpoint.py: config formats, dtypes, FP8,
         shards, refusals) and compile its decode program (the prefill one on first use).
 
@@ -132,7 +189,14 @@ class CausalLM:
         tool's; None calibrates it here: the w8a8 model runs `calibration` (token ids (rows,
         tokens); default CALIBRATION_TOKENS seeded random ids) and each layer's scale is 127 over
         the largest |latent| it wrote (calibrated_kv_scales). Both are checked before the
-        checkpoint is read."""
+        checkpoint is read.
+
+        max_positions: the caches' positions per row; default the config's
+        max_position_embeddings, capped by the memory available (said in a note).
+        allow_nonfinite: load weights holding NaN or Inf (refused by default: CKPT-NONFINITE).
+        What a user should know but is not an error (a multi-token-prediction layer skipped,
+        config keys nobody reads, capped positions) is issued once as a CheckpointNote warning
+        and kept in `lm.notes`."""
         from . import checkpoint
         if quant != "w8a8c8" and (kv_scale is not None or calibration is not None):
             raise ValueError(f"kv_scale, calibration: only quant=\"w8a8c8\" has an int8 latent cache, got quant={quant!r}")
@@ -146,9 +210,20 @@ class CausalLM:
             scales = None if kv_scale is None else kv_scales_by_layer(kv_scale, built)
             ids = calibration_ids(calibration, c["vocab_size"]) if scales is None else None
         rank = tensor_parallel_rank(tp)
+        notes = list(config.notes)
+        check_weight_memory(config, len(built), quant, path)
+        index = checkpoint.tensor_index(path)
+        if tp > 1:          # before the first collective: the same call on the same checkpoint everywhere
+            from ..runtime.distributed import agree
+            agree({"arguments": dict(batch=batch, max_positions=max_positions, quant=quant, cache_mode=cache_mode,
+                                     block_size=block_size, tp=tp, layers=layers, target=target,
+                                     kv_scale=kv_scale, allow_nonfinite=allow_nonfinite,
+                                     calibration=None if calibration is None else _digest(calibration_ids(
+                                         calibration, config.vocab_size))),
+                   "checkpoint": checkpoint.fingerprint(path, index)}, "arguments and checkpoint")
         weights = checkpoint.load_tensors(
-            path, config, names=checkpoint_names(config, built, checkpoint.tensor_index(path)),
-            ignore=_beyond(len(built)), quant=quant, tp=tp, rank=rank)
+            path, config, names=checkpoint_names(config, built, index), ignore=_beyond(len(built), total),
+            quant=quant, tp=tp, rank=rank, allow_nonfinite=allow_nonfinite, notes=notes, index=index)
         weights = stack_experts(weights, config, built)
         name = os.path.basename(os.path.normpath(os.fspath(path)))
         eos, pad = checkpoint.generation_tokens(path)
@@ -160,7 +235,10 @@ class CausalLM:
             weights = dict(weights)
             for i, scale in scales.items():
                 weights[f"model.layers.{i}.self_attn.kv_scale"] = np.full((1, c["kv_lora_rank"]), scale, np.float32)
-        return cls(c, weights, batch=batch, max_positions=max_positions, quant=quant, **args)
+        lm = cls(c, weights, batch=batch, max_positions=max_positions, quant=quant, notes=notes, **args)
+        for note in lm.notes:
+            warnings.warn(note, CheckpointNote, stacklevel=2)
+        return lm
 
     def _model(self, seq: int):
         return deepseek.build(self.name, config=self.config, weights=self.weights, seq=seq,
@@ -191,10 +269,16 @@ class CausalLM:
         return merged
 
     def reset(self):
-        """Empty caches, position 0."""
-        for cache in self._caches.values():
-            cache[...] = 0
-        self._positions[:] = 0
+        """Empty caches, position 0 (only the blocks written are cleared: a cache sized for the
+        config's positions is mostly never touched, and its pages stay unallocated)."""
+        with self._lock:
+            blocks = -(-self._written // self._build_args["block_size"])
+            if blocks:
+                rows = self.block_table[:, :blocks].reshape(-1)
+                for cache in self._caches.values():
+                    cache[rows] = 0
+            self._positions[:] = 0
+            self._written = 0
 
     @property
     def position(self) -> int:
@@ -213,7 +297,11 @@ class CausalLM:
         left or right padding), which takes no position and no cache slot and gets logits 0.
         torch in, torch out."""
         ids, torch_in = _as_numpy_ids(input_ids, self.batch)
-        logits = self._step(ids, _as_mask(attention_mask, ids.shape))
+        mask = _as_mask(attention_mask, ids.shape)
+        ids = _in_vocabulary(ids, mask, self.vocab_size)
+        with self._lock:
+            self._agree("input_ids of a call", ids=_digest(ids), mask=None if mask is None else _digest(mask))
+            logits = self._step(ids, mask)
         if torch_in:
             import torch
             return torch.from_numpy(logits)
@@ -236,25 +324,39 @@ class CausalLM:
         stop = self.stopping(eos_token_id, pad_token_id)
         ids, torch_in = _as_numpy_ids(input_ids, self.batch)
         mask = _as_mask(attention_mask, ids.shape)
+        prompt, ids = ids, _in_vocabulary(ids, mask, self.vocab_size)
         real = np.full(self.batch, ids.shape[1]) if mask is None else mask.sum(1)
         if ids.shape[1] < 1 or real.min() < 1:
             raise ValueError("input_ids: expected at least one prompt token per row")
-        if real.max() + max_new_tokens > self.max_positions + 1:
-            raise ValueError(f"max_new_tokens: prompt {int(real.max())} + {max_new_tokens} new tokens exceed "
-                             f"max_positions {self.max_positions}")
-        self.reset()
-        out = [ids]
-        if max_new_tokens:
-            logits = self._step(ids, mask)
-            last = ids.shape[1] - 1 if mask is None else _last_real(mask)    # each row's last prompt token
-            out.append(stop.next(logits[np.arange(self.batch), last]))
-        while len(out) <= max_new_tokens and not stop.done:
-            out.append(stop.next(self._step(out[-1])[:, -1]))
+        self.check_length(int(real.max()), max_new_tokens)
+        out = [prompt]                      # the prompt as given (its padding ids too)
+        with self._lock:
+            self._agree("arguments of generate", ids=_digest(ids), mask=None if mask is None else _digest(mask),
+                        max_new_tokens=max_new_tokens, eos=stop.eos.tolist(), pad=stop.pad)
+            self.reset()
+            if max_new_tokens:
+                logits = self._step(ids, mask)
+                last = ids.shape[1] - 1 if mask is None else _last_real(mask)    # each row's last prompt token
+                out.append(stop.next(logits[np.arange(self.batch), last]))
+            while len(out) <= max_new_tokens and not stop.done:
+                out.append(stop.next(self._step(out[-1])[:, -1]))
         tokens = np.concatenate(out, axis=1)
         if torch_in:
             import torch
             return torch.from_numpy(tokens)
         return tokens
+
+    def _agree(self, what: str, **description):
+        """Tensor parallelism: every rank must make this call with the same arguments (else its
+        collectives would mismatch): runtime.distributed.agree, one error on every rank."""
+        if self._build_args["tp"] > 1:
+            from ..runtime.distributed import agree
+            agree(description, what)
+
+    def check_length(self, prompt: int, max_new_tokens: int):
+        """Refuse a generation that would not fit the caches (generate and `ascend-mla generate`
+        ask the same: check_length)."""
+        check_length(prompt, max_new_tokens, self.max_positions)
 
     def stopping(self, eos_token_id=CHECKPOINT, pad_token_id=CHECKPOINT) -> "GreedyStop":
         """The end-of-sequence rule of one generation (generate's arguments, checked)."""
@@ -308,11 +410,20 @@ class CausalLM:
         rows = np.arange(self.batch)[:, None]
         slots = self.block_table[rows, positions // block_size].astype(np.int64) * block_size + positions % block_size
         slots[np.arange(seq)[None, :] >= real[:, None]] = -1          # padding: written nowhere
+        self._written = max(self._written, int(positions.max()) + 1)   # before the run: a failed one may write
         outputs = self._program.run(function="decode" if seq == 1 else "prefill", input_ids=ids,
                                     positions=positions, slot_mapping=slots, block_table=self.block_table,
                                     seq_lengths=self._positions + seq, **self._caches)
         self._positions += real
         return np.asarray(outputs[0], np.float32)
+
+
+def check_length(prompt: int, max_new_tokens: int, max_positions: int):
+    """ValueError when a prompt and its new tokens do not fit `max_positions`: each takes a
+    position but the last new token (produced, never fed back)."""
+    if prompt + max(max_new_tokens - 1, 0) > max_positions:
+        raise ValueError(f"max_new_tokens: prompt {prompt} + {max_new_tokens} new tokens exceed "
+                         f"max_positions {max_positions}")
 
 
 def calibration_ids(calibration, vocab_size: int) -> np.ndarray:
@@ -360,6 +471,13 @@ def kv_scales_by_layer(kv_scale, built) -> dict:
         raise ValueError(f"kv_scale: expected one scale for each layer built {list(built)}, "
                          f"got keys {sorted(kv_scale, key=str)}")
     return {i: number(kv_scale[i], f" for layer {i}") for i in built}
+
+
+def _digest(a: np.ndarray) -> str:
+    """An array's shape, dtype and bytes as a short text (what ranks compare)."""
+    import hashlib
+    a = np.ascontiguousarray(a)
+    return f"{a.dtype}{list(a.shape)}:{hashlib.sha256(a.tobytes()).hexdigest()[:16]}"
 
 
 def _as_mask(mask, shape) -> np.ndarray | None:
@@ -441,12 +559,26 @@ def checkpoint_names(config, layers, index) -> set:
     return names
 
 
-def _beyond(count):
-    """Checkpoint tensors of layers past the ones built (a model cut to its first layers)."""
+def _beyond(count, total):
+    """Checkpoint tensors of the model's layers past the ones built (a model cut to its first
+    layers); a layer past the model's own (`total`) is not skipped: CKPT-UNUSED names it."""
     def ignored(name):
         m = re.match(r"model\.layers\.(\d+)\.", name)
-        return bool(m) and int(m.group(1)) >= count
+        return bool(m) and count <= int(m.group(1)) < total
     return ignored
+
+
+def check_weight_memory(config, layers: int, quant, path):
+    """Refuse before reading a checkpoint whose weights (for the layers built) cannot fit in
+    the memory available: CompileError [CKPT-MEMORY] with the figures."""
+    from .checkpoint import _error
+    from .config_keys import available_memory, estimated_bytes, size_text
+    need = estimated_bytes(config.build_config(), layers, quant)
+    free = available_memory()
+    if free is not None and need > free:
+        raise _error(f"{path}: the weights of {layers} layer{'s' * (layers > 1)} need about {size_text(need)} "
+                     f"({'int8' if quant in ('w8a8', 'w8a8c8') else 'bf16'}), {size_text(free)} of memory are "
+                     f"available: build fewer (layers=N) or quant=\"w8a8\"", "CKPT-MEMORY")
 
 
 def tensor_parallel_rank(tp: int) -> int:

@@ -176,7 +176,7 @@ class Run:
         """("cpu" | "npu", what to print): --target auto is the NPU when the CANN runtime and a
         device are here, else the CPU (the runtime says what is missing)."""
         from ..dialect.errors import BackendUnavailable
-        from ..runtime.npu import npu_backend
+        from ..runtime.npu import broken_install_reason, npu_backend
         if self.args.target == "cpu":
             return "cpu", "cpu"
         try:
@@ -184,7 +184,8 @@ class Run:
         except BackendUnavailable as why:
             if self.args.target == "npu":
                 raise Failure(f"--target npu: {' '.join(str(why).split())}") from None
-            return "cpu", "cpu (auto: no NPU here)"
+            broken = broken_install_reason()        # a CANN install that does not work: say why, once
+            return "cpu", f"cpu (auto: {' '.join(broken.split())})" if broken else "cpu (auto: no NPU here)"
         return "npu", "npu"
 
     def build(self):

@@ -1,12 +1,16 @@
 """One rank of a tensor-parallel attention block (test_tensor_parallel.py starts two of these
 with the environment torchrun gives its workers: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT).
 
-    python tp_worker.py OUT MODE        MODE: ok | bad_shard | die
+    python tp_worker.py OUT MODE        MODE: ok | bad_shard | die | decoder | decoder_w8a8 |
+                                              lm_batch | lm_checkpoint | lm_prompt
 
 Every rank builds the same full random weights (seeded), takes its own slice (deepseek.build
 tp=WORLD_SIZE, rank=RANK), compiles and runs two decode steps; rank 0 saves the outputs to
 OUT/rank0.npz. bad_shard: rank 1's o_proj has the wrong width (its compile fails);
-die: rank 1 ends before the first collective. A failing rank prints one line and exits 1.
+die: rank 1 ends before the first collective. lm_*: CausalLM.from_pretrained(TP_CHECKPOINT,
+tp=2) and a generation, where rank 1 differs: its batch (lm_batch), its checkpoint
+(TP_CHECKPOINT_1, lm_checkpoint), its prompt (lm_prompt). A failing rank prints one line and
+exits 1.
 """
 from __future__ import annotations
 
@@ -56,6 +60,9 @@ def main(out_dir, mode):
         if world.rank == 0:
             np.savez(os.path.join(out_dir, "rank0.npz"), logits=logits, report=str(program.report()))
         return
+    if mode.startswith("lm_"):
+        run_lm(out_dir, mode, world)
+        return
     weights = full_weights()
     if mode == "bad_shard" and world.rank == 1:
         key = "model.layers.0.self_attn.o_proj.weight"
@@ -68,6 +75,18 @@ def main(out_dir, mode):
     if world.rank == 0:
         np.savez(os.path.join(out_dir, "rank0.npz"), outs=outs, report=str(program.report()),
                  by_rows=gathered[0], by_columns=gathered[1])
+
+
+def run_lm(out_dir, mode, world):
+    """A CausalLM over tp 2; rank 1 differs as `mode` says (or nothing: lm_same)."""
+    odd = world.rank == 1
+    path = os.environ["TP_CHECKPOINT_1" if odd and mode == "lm_checkpoint" else "TP_CHECKPOINT"]
+    batch = 2 if odd and mode == "lm_batch" else 1
+    lm = deepseek.CausalLM.from_pretrained(path, tp=world.size, batch=batch, target="cpu")
+    prompt = [[0, 5, 7] if odd and mode == "lm_prompt" else [0, 5, 7, 9]] * batch
+    tokens = lm.generate(prompt, max_new_tokens=3, eos_token_id=None)
+    if world.rank == 0:
+        np.savez(os.path.join(out_dir, "rank0.npz"), tokens=tokens)
 
 
 # each rank's (2, 3) block gathered along rows (HCCL's own layout) and along columns (the
