@@ -294,7 +294,7 @@ def generation_tokens(path) -> tuple[tuple, int | None]:
     found = {}
     files = CheckpointDir(path)
     for name in ("config.json", "generation_config.json"):        # the second one wins
-        raw = files.read_json(name, name, required=False)
+        raw = files.read_json(name, required=False)
         if raw is None:
             continue
         if not isinstance(raw, dict):
@@ -341,7 +341,7 @@ def _raw_config(path):
     root, name = (path, "config.json") if os.path.isdir(path) else os.path.split(path)
     files = CheckpointDir(root or ".")
     label = files.label(name)
-    raw = files.read_json(name, "config.json", required=False)
+    raw = files.read_json(name, required=False)
     if raw is None:
         raise _error(f"{label}: no config.json (a Hugging Face checkpoint directory has one)", "CKPT-CONFIG")
     if not isinstance(raw, dict):
@@ -412,7 +412,7 @@ def tensor_index(path) -> dict:
     """name -> Entry of every tensor of the checkpoint directory (sharded or not), every file
     checked (checkpoint_files.py: confined to the directory, regular, a valid header)."""
     files = CheckpointDir(path)
-    index = files.read_json(INDEX, INDEX, required=False)
+    index = files.read_json(INDEX, required=False)
     if index is not None:
         weight_map = index.get("weight_map") if isinstance(index, dict) else None
         if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
@@ -420,7 +420,7 @@ def tensor_index(path) -> dict:
                          "CKPT-FILES")
         shards = sorted(set(weight_map.values()))
         for name in shards:
-            files.resolve(name, f"{files.label(INDEX)} names shard {name!r}")
+            files.resolve(name, f"{files.label(INDEX)}: shard")
             if not os.path.lexists(files.label(name)):
                 raise _error(f"{files.label(INDEX)}: names shard {name}, which is not in {files.path}", "CKPT-FILES")
     else:
@@ -431,7 +431,7 @@ def tensor_index(path) -> dict:
         raise _error(f"{files.path}: no *.safetensors files", "CKPT-FILES")
     entries = {}
     for name in shards:
-        what = f"shard {name!r}" if weight_map is not None else name
+        what = f"{files.label(INDEX)}: shard" if weight_map is not None else None
         fd = files.open(name, what)
         try:
             header = read_header(fd, files.label(name), files.resolve(name, what))
@@ -463,7 +463,7 @@ def fingerprint(path, index: dict | None = None, samples: int = 16, block: int =
     files = CheckpointDir(path)
     digest = hashlib.sha256()
     for name in ("config.json", "generation_config.json", INDEX):
-        fd = files.open(name, name, required=False)
+        fd = files.open(name, required=False)
         if fd is not None:
             try:
                 digest.update(name.encode() + b"\0" + os.pread(fd, 1 << 26, 0))

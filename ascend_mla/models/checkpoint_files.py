@@ -70,31 +70,46 @@ class CheckpointDir:
     def label(self, name: str) -> str:
         return os.path.join(self.path, name)
 
-    def resolve(self, name, what: str) -> str:
+    def resolve(self, name, what: str | None = None) -> str:
         """The real path of `name` (relative to the directory), refused unless it is a plain
-        relative name whose target lies inside the directory (or the hub's blobs)."""
+        relative name whose target lies inside the directory (or the hub's blobs). `what`: who
+        names it, for the message (an index: "<index>: shard")."""
+        said = f"{what} " if what else ""
         if not isinstance(name, str) or not name or "\0" in name:
-            raise _error(f"{what}: {name!r} is not a file name", "CKPT-PATH")
+            raise _error(f"{said}{name!r} is not a file name", "CKPT-PATH")
         parts = name.replace("\\", "/").split("/")
         if os.path.isabs(name) or name.startswith(("/", "\\")) or ".." in parts:
-            raise _error(f"{what}: {name!r} points outside the checkpoint directory {self.path} "
-                         f"(an absolute path or '..')", "CKPT-PATH")
+            raise _error(f"{said}{name!r} points outside the checkpoint directory {self.path} (an absolute path "
+                         f"or '..')", "CKPT-PATH")
         real = os.path.realpath(os.path.join(self.real, name))
         if not any(real == a or real.startswith(a + os.sep) for a in self.allowed):
-            raise _error(f"{what}: {self.label(name)} is a link to {real}, outside the checkpoint directory",
+            raise _error(f"{said}{self.label(name)} is a link to {real}, outside the checkpoint directory",
                          "CKPT-PATH")
         return real
 
-    def open(self, name, what: str, required: bool = True) -> int | None:
+    def open(self, name, what: str | None = None, required: bool = True) -> int | None:
         """A read-only file descriptor of `name`, a regular file inside the directory; None
         when it does not exist and is not `required`."""
-        real = self.resolve(name, what)
-        return open_regular(real, self.label(name), required)
+        return open_regular(self.resolve(name, what), self.label(name), required)
 
-    def read_json(self, name, what: str, required: bool = True):
+    def read_json(self, name, required: bool = True):
         """The parsed JSON of `name` (at most MAX_JSON_BYTES), or None when absent and not required."""
-        fd = self.open(name, what, required)
-        return None if fd is None else read_json_fd(fd, self.label(name))
+        data = self.read_bytes(name, required)
+        return None if data is None else parse_json(data, self.label(name), "CKPT-CONFIG")
+
+    def read_bytes(self, name, required: bool = True, rule: str = "CKPT-CONFIG") -> bytes | None:
+        """The bytes of `name` (a JSON file of the checkpoint: at most MAX_JSON_BYTES), or None."""
+        fd = self.open(name, None, required)
+        if fd is None:
+            return None
+        try:
+            size = os.fstat(fd).st_size
+            if size > MAX_JSON_BYTES:
+                raise _error(f"{self.label(name)}: {size} bytes; a JSON file of a checkpoint is at most "
+                             f"{MAX_JSON_BYTES >> 20} MiB", rule)
+            return _pread_all(fd, size, 0)
+        finally:
+            os.close(fd)
 
 
 def open_regular(real: str, label: str, required: bool = True) -> int | None:
@@ -168,18 +183,6 @@ def parse_json(data: bytes, label: str, rule: str, *, strict: bool = False):
         raise _error(f"{label}: JSON nested too deeply to read", rule) from None
     except ValueError as e:
         raise _error(f"{label}: not valid JSON: {e}", rule) from None
-
-
-def read_json_fd(fd: int, label: str, rule: str = "CKPT-CONFIG"):
-    try:
-        size = os.fstat(fd).st_size
-        if size > MAX_JSON_BYTES:
-            raise _error(f"{label}: {size} bytes; a JSON file of a checkpoint is at most {MAX_JSON_BYTES >> 20} MiB",
-                         rule)
-        data = _pread_all(fd, size, 0)
-    finally:
-        os.close(fd)
-    return parse_json(data, label, rule)
 
 
 def read_header(fd: int, label: str, real: str) -> dict:

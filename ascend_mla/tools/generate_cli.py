@@ -91,12 +91,20 @@ class Generate:
 
     # --- the pieces ------------------------------------------------------------------------------
     def tokenizer(self):
-        path = os.path.join(self.args.checkpoint, "tokenizer.json")
-        if not os.path.exists(path):
+        from ..models.checkpoint_files import CheckpointDir
+        try:             # a regular file inside the checkpoint, as every file read from it
+            data = CheckpointDir(self.args.checkpoint).read_bytes("tokenizer.json", required=False)
+        except ValueError as e:
+            raise self.usage(" ".join(str(e).split())) from None
+        if data is None:
             raise self.usage(f"--prompt: {self.args.checkpoint} has no tokenizer.json; give the prompt as "
                              f"--prompt-ids instead")
         from tokenizers import Tokenizer
-        return Tokenizer.from_file(path)
+        try:
+            return Tokenizer.from_str(data.decode("utf-8"))
+        except Exception as e:      # noqa: BLE001 - the tokenizers library's own error
+            raise self.usage(f"{os.path.join(self.args.checkpoint, 'tokenizer.json')}: not a tokenizer "
+                             f"({' '.join(str(e).split())[:200]})") from None
 
     def prompt(self, config, tokenizer):
         a = self.args

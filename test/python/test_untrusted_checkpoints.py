@@ -473,3 +473,36 @@ def test_four_threads_on_one_causal_lm_give_the_sequential_tokens(tiny_lm):
     for i in range(4):
         for tokens in results[i]:
             np.testing.assert_array_equal(tokens, sequential[i])
+
+
+def test_ascend_mla_generate_on_a_hostile_checkpoint_is_one_line(tmp_path, capsys):
+    """The campaign's first finding through the CLI: an index naming ../outside/model.safetensors
+    loaded that file's tensors and exited 0. Now: exit 2, one line, nothing outside opened."""
+    from ascend_mla.tools import ascend_mla_cli
+    path = write_tiny(tmp_path / "ckpt", shards=2)
+    _outside(tmp_path)
+    index = json.loads((tmp_path / "ckpt" / "model.safetensors.index.json").read_text())
+    index["weight_map"]["model.norm.weight"] = "../outside/model.safetensors"
+    (tmp_path / "ckpt" / "model.safetensors.index.json").write_text(json.dumps(index))
+    status = _opened_during(lambda: ascend_mla_cli.main(["generate", path, "--max-new-tokens", "2"]))
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1, err
+    assert err[0] == (f"ascend-mla: error: {path}/model.safetensors.index.json: shard '../outside/model.safetensors' "
+                      f"points outside the checkpoint directory {path} (an absolute path or '..') [CKPT-PATH]")
+    assert not [p for p in OPENED if "outside" in p], OPENED
+
+
+def test_a_tokenizer_that_is_a_fifo_or_a_link_out_is_refused(tmp_path, capsys):
+    """`ascend-mla generate --prompt` reads tokenizer.json as it reads every file of a checkpoint."""
+    from ascend_mla.tools import ascend_mla_cli
+    path = write_tiny(tmp_path / "ckpt")
+    for make, words in [(lambda p: os.mkfifo(p), "not a regular file (a FIFO): refused [CKPT-PATH]"),
+                        (lambda p: p.symlink_to("/etc/passwd"), "is a link to /etc/passwd, outside the checkpoint "
+                                                               "directory [CKPT-PATH]")]:
+        tokenizer = tmp_path / "ckpt" / "tokenizer.json"
+        if os.path.lexists(tokenizer):
+            tokenizer.unlink()
+        make(tokenizer)
+        assert ascend_mla_cli.main(["generate", path, "--prompt", "hello", "--max-new-tokens", "1"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("ascend-mla: error: ") and words in err[0], err

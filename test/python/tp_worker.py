@@ -2,7 +2,7 @@
 with the environment torchrun gives its workers: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT).
 
     python tp_worker.py OUT MODE        MODE: ok | bad_shard | die | decoder | decoder_w8a8 |
-                                              lm_batch | lm_checkpoint | lm_prompt
+                                              lm_same | lm_batch | lm_checkpoint | lm_prompt | lm_fault
 
 Every rank builds the same full random weights (seeded), takes its own slice (deepseek.build
 tp=WORLD_SIZE, rank=RANK), compiles and runs two decode steps; rank 0 saves the outputs to
@@ -14,6 +14,7 @@ exits 1.
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -78,15 +79,29 @@ def main(out_dir, mode):
 
 
 def run_lm(out_dir, mode, world):
-    """A CausalLM over tp 2; rank 1 differs as `mode` says (or nothing: lm_same)."""
-    odd = world.rank == 1
-    path = os.environ["TP_CHECKPOINT_1" if odd and mode == "lm_checkpoint" else "TP_CHECKPOINT"]
-    batch = 2 if odd and mode == "lm_batch" else 1
-    lm = deepseek.CausalLM.from_pretrained(path, tp=world.size, batch=batch, target="cpu")
-    prompt = [[0, 5, 7] if odd and mode == "lm_prompt" else [0, 5, 7, 9]] * batch
-    tokens = lm.generate(prompt, max_new_tokens=3, eos_token_id=None)
+    """A CausalLM over tp 2, where rank 1 differs as `mode` says (lm_same: in nothing), or as
+    TP_FAULT says (lm_fault: a JSON object of the faulty rank's "batch", "prompt",
+    "max_new_tokens", "checkpoint" (TP_CHECKPOINT_1), "quant", or "die_at": the step after
+    which it ends without a word). Rank 0 saves the tokens."""
+    fault = {"lm_batch": {"batch": 2}, "lm_checkpoint": {"checkpoint": True}, "lm_prompt": {"prompt": [0, 5, 7]},
+             "lm_same": {}}.get(mode) or json.loads(os.environ.get("TP_FAULT", "{}"))
+    odd = world.rank == fault.get("rank", 1)
+    mine = fault if odd else {}
+    path = os.environ["TP_CHECKPOINT_1" if mine.get("checkpoint") else "TP_CHECKPOINT"]
+    batch = mine.get("batch", 1)
+    lm = deepseek.CausalLM.from_pretrained(path, tp=world.size, batch=batch, target="cpu", quant=mine.get("quant"))
+    prompt = [mine.get("prompt", [0, 5, 7, 9])] * batch
+    new = mine.get("max_new_tokens", 3)
+    if "die_at" not in mine:
+        tokens = lm.generate(prompt, max_new_tokens=new, eos_token_id=None)
+    else:                       # step by step, ending after step die_at
+        tokens = [np.asarray(lm(prompt))[:, -1].argmax(-1)[:, None]]
+        for step in range(new - 1):
+            if step == mine["die_at"]:
+                os._exit(3)
+            tokens.append(np.asarray(lm(tokens[-1]))[:, -1].argmax(-1)[:, None])
     if world.rank == 0:
-        np.savez(os.path.join(out_dir, "rank0.npz"), tokens=tokens)
+        np.savez(os.path.join(out_dir, "rank0.npz"), tokens=np.asarray(tokens))
 
 
 # each rank's (2, 3) block gathered along rows (HCCL's own layout) and along columns (the
