@@ -220,6 +220,8 @@ MLA_KEYS = Schema.of(
     Key("pad_token_id", IDS, low=0, high=_TOKENS, nullable=True, meaning="padding", role=INERT),
     Key("num_nextn_predict_layers", INT, low=0, high=16, nullable=True,
         meaning="multi-token-prediction layers after the last decoder layer"),
+    Key("mlp_layer_types", LIST, nullable=True, meaning="per layer 'dense' or 'sparse'"),
+    Key("router_bias", FLAG, nullable=True, meaning="must be false: the router has no bias"),
     # transformers' bookkeeping and training settings: checked for their type, no effect here
     _inert("dtype", TEXT), _inert("torch_dtype", TEXT), _inert("transformers_version", TEXT),
     _inert("num_key_value_heads", INT, low=1, high=1024), _inert("head_dim", INT, low=1, high=_HEAD_DIM),
@@ -239,9 +241,10 @@ def _router(c: dict) -> str | None:
     experts = c.get("n_routed_experts")
     if not experts:
         return None
+    experts += c.get("zero_experts") or 0          # LongCat's identity experts are scored too
     groups, kept, k = c.get("n_group") or 1, c.get("topk_group") or 1, c.get("num_experts_per_tok")
     if experts % groups:
-        return "n_group", f"{groups} must divide n_routed_experts {experts}"
+        return "n_group", f"{groups} must divide the {experts} experts the router scores"
     if kept > groups:
         return "topk_group", f"{kept} must be at most n_group {groups}"
     if k is None or not 1 <= k <= kept * (experts // groups):
@@ -250,14 +253,18 @@ def _router(c: dict) -> str | None:
     return None
 
 
+# The routers the decoder builds: scoring function -> the expert choices it has for it
+# (decoder.check_config refuses the others too).
+ROUTERS = {"sigmoid": ("noaux_tc",), "softmax": ("greedy", "group_limited_greedy", "noaux_tc")}
+
+
 def _router_pair(c: dict) -> str | None:
     if not c.get("n_routed_experts"):
         return None
     scoring, method = c.get("scoring_func"), c.get("topk_method")
-    known = {"sigmoid": ("noaux_tc",), "softmax": ("greedy", "group_limited_greedy")}
-    if method not in known.get(scoring, ()):
-        return (f"{method!r} with {scoring} scores is not a router this compiler has (sigmoid: noaux_tc; "
-                f"softmax: greedy, group_limited_greedy)")
+    if method not in ROUTERS.get(scoring, ()):
+        return (f"{method!r} with {scoring} scores is not a router this compiler has ("
+                + "; ".join(f"{s}: {', '.join(m)}" for s, m in ROUTERS.items()) + ")")
     return None
 
 
@@ -294,6 +301,25 @@ DEEPSEEK_KEYS = MLA_KEYS.extend(
            Rule("eos_token_id", _token_ids)],
 )
 
+_KIND_OF = {bool: FLAG, int: INT, float: NUMBER, str: TEXT, dict: OBJECT, list: LIST, tuple: LIST}
+
+
+def family_keys(family) -> Schema:
+    """The key table of a model family (families.Family): DEEPSEEK_KEYS, the family's own
+    `keys` when its description gives them, and for each key its defaults name that the table
+    lacks a row typed like its default (a number stays a number, a flag a flag), so that a
+    family's keys are checked and never reported unknown."""
+    own = tuple(getattr(family, "keys", ()) or ())
+    table = DEEPSEEK_KEYS.extend(*own)
+    extra = [Key(name, _KIND_OF[type(value)], nullable=True, meaning=f"a {family.name} key")
+             for name, value in family.defaults.items()
+             if name not in table.keys and type(value) in _KIND_OF]
+    table = table.extend(*extra)
+    if family.text_config:
+        table = table.extend(Key(family.text_config, OBJECT, nullable=True, meaning="the text model's config"))
+    return table
+
+
 # the rope parameters (rope_scaling / rope_parameters), checked the same way
 ROPE_KEYS = Schema.of(
     Key("rope_type", TEXT), Key("type", TEXT), Key("rope_theta", NUMBER, low=1e-6, high=1e15),
@@ -324,8 +350,12 @@ def parameter_counts(c: dict, layers: int) -> dict:
     counts = {"embedding": v * he * (1 if c.get("tie_word_embeddings") else 2) + he,
               "attention": attention * layers, "mlp": 0, "router": 0}
     experts = c.get("n_routed_experts") or 0
+    kinds = c.get("mlp_layer_types") or ()
+    if c.get("layer_kind") == "dual":               # LongCat: two attention blocks per layer
+        counts["attention"] *= 2
     for i in range(layers):
-        moe = experts and i >= (c.get("first_k_dense_replace") or 0) and i % (c.get("moe_layer_freq") or 1) == 0
+        moe = experts and (kinds[i] == "sparse" if i < len(kinds) else
+                           i >= (c.get("first_k_dense_replace") or 0) and i % (c.get("moe_layer_freq") or 1) == 0)
         if moe:
             inter = c.get("moe_intermediate_size") or c["intermediate_size"]
             counts["mlp"] += 3 * he * inter * (experts + (c.get("n_shared_experts") or 0)) + he
