@@ -11,7 +11,6 @@ import random
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -36,31 +35,6 @@ def checkpoints(tmp_path_factory):
     return write_tiny(root / "a", seed=0), write_tiny(root / "b", seed=1)
 
 
-def _silent_listener():
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    held, stop = [], threading.Event()
-
-    def accept():
-        listener.settimeout(0.5)
-        while not stop.is_set():
-            try:
-                held.append(listener.accept()[0])
-            except OSError:
-                pass
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-
-    def close():
-        stop.set()
-        thread.join()
-        for c in held:
-            c.close()
-        listener.close()
-    return listener.getsockname()[1], close
-
-
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -68,11 +42,14 @@ def _free_port():
 
 
 def _case(fault, checkpoints, out):
-    close = None
-    if fault.get("silent"):
-        port, close = _silent_listener()
-    else:
-        port = _free_port()
+    import contextlib
+    sys.path.insert(0, str(WORKER.parent))
+    from tp_worker import silent_listener
+    with silent_listener() if fault.get("silent") else contextlib.nullcontext(_free_port()) as port:
+        return _launch(fault, checkpoints, out, port)
+
+
+def _launch(fault, checkpoints, out, port):
     procs = []
     start = time.monotonic()
     try:
@@ -95,8 +72,6 @@ def _case(fault, checkpoints, out):
         for p in procs:
             if p.poll() is None:
                 p.kill()
-        if close:
-            close()
     return results
 
 

@@ -181,32 +181,10 @@ def test_a_master_port_held_by_a_silent_listener_ends_every_rank_in_time(tmp_pat
     """MASTER_PORT held by a program that accepts connections and never answers: rank 0 cannot
     serve the store there (address in use), rank 1's store client would wait forever (torch's
     timeout does not apply to it): both end within TP_TIMEOUT (+5 s), saying why."""
-    import threading
     import time
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    held = []
-    stop = threading.Event()
-
-    def accept():
-        listener.settimeout(0.5)
-        while not stop.is_set():
-            try:
-                held.append(listener.accept()[0])
-            except OSError:
-                pass
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
     start = time.monotonic()
-    try:
-        results = launch(tmp_path, "ok", port=listener.getsockname()[1], TP_TIMEOUT="10")
-    finally:
-        stop.set()
-        thread.join()
-        for c in held:
-            c.close()
-        listener.close()
+    with tp_worker.silent_listener() as port:
+        results = launch(tmp_path, "ok", port=port, TP_TIMEOUT="10")
     assert time.monotonic() - start < DEADLINE_S
     (code0, err0), (code1, err1) = results
     assert code0 == 1 and "rank 0 of 2: joining the process group (gloo) at 127.0.0.1:" in err0 \

@@ -14,6 +14,7 @@ exits 1.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -102,6 +103,36 @@ def run_lm(out_dir, mode, world):
             tokens.append(np.asarray(lm(tokens[-1]))[:, -1].argmax(-1)[:, None])
     if world.rank == 0:
         np.savez(os.path.join(out_dir, "rank0.npz"), tokens=np.asarray(tokens))
+
+
+@contextlib.contextmanager
+def silent_listener():
+    """A port held by a program that accepts connections and never answers (the port's number
+    inside the block)."""
+    import socket
+    import threading
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held, stop = [], threading.Event()
+
+    def accept():
+        listener.settimeout(0.5)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                pass
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join()
+        for c in held:
+            c.close()
+        listener.close()
 
 
 # each rank's (2, 3) block gathered along rows (HCCL's own layout) and along columns (the
