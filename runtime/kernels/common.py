@@ -12,12 +12,12 @@ bfloat16 = np.dtype(ml_dtypes.bfloat16)
 
 # --- which library runs the hot products -------------------------------------------------
 
-MATMUL_CHOICES = ("numpy", "torch", "auto")
+MATMUL_CHOICES = ("numpy", "torch", "jit", "auto")
 
 
 def matmul_choice() -> str:
-    """ASCEND_MLA_MATMUL = numpy | torch | auto (default), read on every call so tests can
-    switch it. Each kernel decides what "auto" means for its products."""
+    """ASCEND_MLA_MATMUL = numpy | torch | jit | auto (default), read on every call so tests can
+    switch it. Each kernel decides what "auto" means for its products (gemm.bf16_engine)."""
     choice = os.environ.get("ASCEND_MLA_MATMUL", "auto").lower()
     if choice not in MATMUL_CHOICES:
         raise ValueError(f"ASCEND_MLA_MATMUL: expected one of {MATMUL_CHOICES}, got {choice!r}")
