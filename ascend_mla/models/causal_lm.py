@@ -100,6 +100,11 @@ class CausalLM:
             max_positions = min(config.get("max_position_embeddings") or DEFAULT_POSITIONS, DEFAULT_POSITIONS)
         if not isinstance(max_positions, int) or max_positions < 1:
             raise ValueError(f"max_positions: expected an integer >= 1, got {max_positions!r}")
+        rope = config.get("rope_scaling") or {}
+        if rope.get("type") == "longrope" and max_positions > rope["original_max_position_embeddings"]:
+            raise ValueError(f"max_positions: {max_positions} passes LongRoPE's original context "
+                             f"({rope['original_max_position_embeddings']}), where transformers switches every "
+                             f"position to the long factors; the compiled rotary tables hold the short ones")
         # Read-only constants: the kernels convert a weight once (gemm.converted) only when
         # nothing can change it; a writeable one would be converted again at every step.
         self.name, self.config, self.weights = name, config, {k: _frozen(v) for k, v in weights.items()}
