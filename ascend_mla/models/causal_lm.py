@@ -100,10 +100,10 @@ class CausalLM:
             max_positions = min(config.get("max_position_embeddings") or DEFAULT_POSITIONS, DEFAULT_POSITIONS)
         if not isinstance(max_positions, int) or max_positions < 1:
             raise ValueError(f"max_positions: expected an integer >= 1, got {max_positions!r}")
-        rope = config.get("rope_scaling") or {}
-        if rope.get("type") == "longrope" and max_positions > rope["original_max_position_embeddings"]:
+        scaling = config.get("rope_scaling") or {}
+        if scaling.get("type") == "longrope" and max_positions > scaling["original_max_position_embeddings"]:
             raise ValueError(f"max_positions: {max_positions} passes LongRoPE's original context "
-                             f"({rope['original_max_position_embeddings']}), where transformers switches every "
+                             f"({scaling['original_max_position_embeddings']}), where transformers switches every "
                              f"position to the long factors; the compiled rotary tables hold the short ones")
         # Read-only constants: the kernels convert a weight once (gemm.converted) only when
         # nothing can change it; a writeable one would be converted again at every step.
@@ -366,7 +366,7 @@ def calibrated_kv_scales(config: dict, weights: dict, ids: np.ndarray, built, **
     the calibration tokens use the whole int8 range and later ones clip only beyond it (min-max
     calibration). A weights-only bound (checkpoint.kv_cache_scale) must allow for rows it cannot
     foresee and spends about half the range on them."""
-    unquantized = {k: v for k, v in weights.items() if not k.endswith("self_attn.kv_scale")}
+    unquantized = {k: v for k, v in weights.items() if not re.search(r"\.self_attn\.(\d+\.)?kv_scale$", k)}
     lm = CausalLM(config, unquantized, batch=ids.shape[0], max_positions=ids.shape[1], quant="w8a8", **args)
     lm(ids)
     scales = {}

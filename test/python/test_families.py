@@ -70,19 +70,6 @@ def expected(cell: str) -> tuple:
     return cell.startswith("fused"), tuple(re.findall(r"\b(?:MLA|FIA)-[A-Z0-9-]*\d", cell))
 
 
-@pytest.fixture(scope="module")
-def written(tmp_path_factory):
-    """family -> (directory, transformers' bf16 model), each written once."""
-    made = {}
-
-    def get(name):
-        if name not in made:
-            path = tmp_path_factory.mktemp(name) / "ckpt"
-            made[name] = write_checkpoint.write_family_checkpoint(name, path, **OVERRIDES.get(name, {}))
-        return made[name]
-    return get
-
-
 def greedy_reference(model, prompt, new):
     """transformers' float32 greedy tokens of `prompt` and how many of their steps are clear
     (top-2 margin of its float32 logits >= MARGIN)."""
@@ -99,8 +86,8 @@ def greedy_reference(model, prompt, new):
 
 
 @pytest.mark.parametrize("name", TESTED)
-def test_family_gives_transformers_tokens_and_logits(name, written, capsys):
-    path, model = written(name)
+def test_family_gives_transformers_tokens_and_logits(name, tmp_path, capsys):
+    path, model = write_checkpoint.write_family_checkpoint(name, tmp_path / "ckpt", **OVERRIDES.get(name, {}))
     new = NEW.get(name, 8)
     for seed in range(8):           # a prompt whose first steps are clear (a random model has near-ties)
         prompt = np.random.default_rng([seed, 31]).integers(2, 512, 8).tolist()
