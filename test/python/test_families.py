@@ -186,11 +186,15 @@ def test_the_table_is_what_the_compiler_does_with_the_real_models_dims(name):
             (name, op, fused, refused)
 
 
-def test_glm_flash_fuses_the_attention_once_tensor_parallel_leaves_a_power_of_two_heads_per_rank():
+def test_tensor_parallel_slices_of_families_build_and_glm_flash_fuses_with_a_power_of_two_heads_per_rank():
     assert fusion("glm4_moe_lite")[0]["mla.fused_infer_attention_score"] == 0         # 20 heads: FIA-MLA-8
     for tp in (5, 10, 20):                                            # sizes tp divides
         fused = fusion("glm4_moe_lite", tp=tp, vocab_size=640, intermediate_size=320, moe_intermediate_size=80)[0]
         assert fused["mla.fused_infer_attention_score"] == 1, tp
+    # LongCat's two blocks per layer, its dense MLPs (mlps.{0,1}) and its identity experts under tp
+    # (the identity part added after the ranks' sum)
+    fused, refused = fusion("longcat_flash", tp=2)
+    assert fused["mla.fused_infer_attention_score"] == 2 and refused == {("mla.prolog_v2 NQ", "MLA-090")}
 
 
 def test_every_family_of_the_table_is_known_and_every_known_family_is_in_the_table():
