@@ -287,3 +287,23 @@ def test_minicpm3_longrope_tables_are_transformers_and_its_long_context_is_refus
         AutoCausalLM.from_pretrained(tmp_path, max_positions=64, target="cpu")
     with pytest.raises(ascend_mla.CompileError, match=r"LongRoPE's short_factor: expected 16 numbers .*\[CKPT-ROPE\]"):
         checkpoint.read_config(dict(config.to_dict(), model_type="minicpm3", rope_parameters=dict(rope, short_factor=[1.0])))
+
+
+def test_checkpoint_tensors_transformers_skips_are_skipped_and_others_refused(tmp_path):
+    """A LongCat checkpoint as the hub ships it: its MTP module (model.mtp.*, which transformers
+    does not load) and its identity experts' unused projections are skipped; any other tensor
+    nothing reads is still refused [CKPT-UNUSED]."""
+    from safetensors.torch import load_file, save_file
+    small = dict(vocab_size=64, hidden_size=64, num_attention_heads=2, num_key_value_heads=2, q_lora_rank=32,
+                 kv_lora_rank=32, qk_nope_head_dim=16, qk_rope_head_dim=8, head_dim=8, v_head_dim=16, num_layers=1,
+                 ffn_hidden_size=32, expert_ffn_hidden_size=16, n_routed_experts=4, zero_expert_num=2, moe_topk=2)
+    transformers.LongcatFlashForCausalLM(transformers.LongcatFlashConfig(**small)).save_pretrained(tmp_path)
+    file = os.path.join(tmp_path, "model.safetensors")
+    tensors = load_file(file)
+    assert "model.layers.0.mlp.experts.5.gate_proj.weight" in tensors          # an identity expert's
+    save_file(dict(tensors, **{"model.mtp.layers.0.eh_proj.weight": torch.zeros(4, 4)}), file, metadata={"format": "pt"})
+    lm = AutoCausalLM.from_pretrained(tmp_path, max_positions=16, target="cpu")
+    assert lm.config["layer_kind"] == "dual" and lm.config["zero_experts"] == 2
+    save_file(dict(tensors, **{"model.layers.0.mlp.stray.weight": torch.zeros(4, 4)}), file, metadata={"format": "pt"})
+    with pytest.raises(ascend_mla.CompileError, match=r"model\.layers\.0\.mlp\.stray\.weight would be ignored.*\[CKPT-UNUSED\]"):
+        AutoCausalLM.from_pretrained(tmp_path, max_positions=16, target="cpu")
