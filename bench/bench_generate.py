@@ -1,5 +1,6 @@
-"""Tokens/s of deepseek.CausalLM on the CPU backend against transformers' eager DeepseekV3 on the
-same checkpoint, in one run: prefill and decode apart, greedy, runs of the two interleaved.
+"""Tokens/s of AutoCausalLM on the CPU backend against transformers' eager model of the same
+checkpoint (DeepseekV3 or the family's own class), in one run: prefill and decode apart, greedy,
+runs of the two interleaved.
 
     python bench/bench_generate.py [--quick] [--checkpoint DIR] [--families F,..] [--batch 1,8]
                                    [--prompt 16,128,1024] [--new N]
@@ -29,7 +30,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from timing import FAMILIES, family_checkpoint   # noqa: E402
+from timing import FAMILIES, family_checkpoint, small_checkpoint   # noqa: E402
 
 
 def cpu_flags() -> str:
@@ -75,15 +76,25 @@ def theirs(model, prompt, new):
     return torch.cat(tokens, 1).numpy(), prefill, decode
 
 
+def transformers_model(path, model_type):
+    """transformers' bf16 eager model of the checkpoint: its Auto class, else the family's own
+    class (Mistral 4 and Kimi-K2.5 are not AutoModelForCausalLM models)."""
+    import torch
+    import transformers
+    sys.path.insert(0, os.path.join(HERE, os.pardir, "examples"))
+    from write_checkpoint import FAMILIES as WRITTEN
+    cls = transformers.AutoModelForCausalLM
+    if model_type in ("mistral4", "kimi_k25"):
+        cls = getattr(transformers, WRITTEN[model_type][1])
+    return cls.from_pretrained(path, dtype=torch.bfloat16, attn_implementation="eager").eval()
+
+
 def measure(path, batch, prompt_len, new, repeat):
     """One checkpoint at one shape: both sides loaded, warmed, timed interleaved. Returns a
     dict of medians and whether the greedy tokens agreed."""
-    import torch
-    from ascend_mla.models import deepseek
-    from transformers import AutoModelForCausalLM
-    lm = deepseek.CausalLM.from_pretrained(path, batch=batch, target="cpu",
-                                           max_positions=128 * -(-(prompt_len + new) // 128))
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.bfloat16, attn_implementation="eager").eval()
+    from ascend_mla.models import AutoCausalLM, checkpoint
+    lm = AutoCausalLM.from_pretrained(path, batch=batch, target="cpu", max_positions=128 * -(-(prompt_len + new) // 128))
+    model = transformers_model(path, checkpoint.read_config(path).model_type)
     rng = np.random.default_rng(0)
     prompt = rng.integers(2, model.config.vocab_size, (batch, prompt_len)).astype(np.int64)
     start = time.perf_counter()
@@ -103,7 +114,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="prompts 16 and 128, batch 1 and 8, 4 new tokens, 2 repeats")
     p.add_argument("--checkpoint", help="a Hugging Face DeepSeek checkpoint directory (default: each family's small one)")
-    p.add_argument("--families", default=",".join(FAMILIES), help=f"comma-separated, of {', '.join(FAMILIES)}")
+    p.add_argument("--families", default=",".join(FAMILIES), help=f"comma-separated, of {', '.join(FAMILIES)} "
+                   "or examples/write_checkpoint.FAMILIES' names (deepseek_v3, minicpm3, ...)")
     p.add_argument("--batch", default="1,8", help="batch sizes, comma-separated (default 1,8)")
     p.add_argument("--prompt", help="prompt tokens per row, comma-separated (default 16,128,1024)")
     p.add_argument("--new", type=int, help="new tokens per row (default 16, --quick 4)")
@@ -130,7 +142,8 @@ def main(argv=None):
     print("-" * len(header))
     with tempfile.TemporaryDirectory() as tmp:
         for family in (["checkpoint"] if args.checkpoint else args.families.split(",")):
-            path = args.checkpoint or family_checkpoint(tmp, family)
+            path = args.checkpoint or (family_checkpoint(tmp, family) if family in FAMILIES
+                                       else small_checkpoint(tmp, family))
             for batch in batches:
                 for prompt_len in prompts:
                     r = measure(path, batch, prompt_len, new, repeat)
