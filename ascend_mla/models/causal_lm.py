@@ -136,8 +136,8 @@ class CausalLM:
         shards, refusals) and compile its decode program (the prefill one on first use).
 
         quant="w8a8c8" only: the latent cache's static int8 scale per layer (int8 = round(kv *
-        scale)). `kv_scale`: a number (every layer) or {layer index: number}, e.g. a calibration
-        tool's; None calibrates it here: the w8a8 model runs `calibration` (token ids (rows,
+        scale)). `kv_scale`: a number (every layer) or {layer index: number} (LongCat, two
+        attention blocks per layer: by block, 2i and 2i + 1), e.g. a calibration tool's; None calibrates it here: the w8a8 model runs `calibration` (token ids (rows,
         tokens); default CALIBRATION_TOKENS seeded random ids) and each layer's scale is 127 over
         the largest |latent| it wrote (calibrated_kv_scales). Both are checked before the
         checkpoint is read."""

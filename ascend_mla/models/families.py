@@ -72,10 +72,6 @@ _NO_MOE = dict(n_routed_experts=None, n_shared_experts=None, num_experts_per_tok
                n_group=None, topk_group=None, first_k_dense_replace=0)
 
 
-def _layer_types(types):
-    return lambda c: tuple(types(c))
-
-
 def _first_k_dense(c):
     """DeepSeek's rule: MoE from layer first_k_dense_replace on, every moe_layer_freq-th."""
     first, freq = c.get("first_k_dense_replace") or 0, c.get("moe_layer_freq") or 1
@@ -103,7 +99,8 @@ class Family:
                                                  # partial_rotary_factor); default qk_rope_head_dim
     text_config: str | None = None               # a multimodal config: the key of its text model's
     tensor_names: tuple = ()                     # (checkpoint regex, decoder name) renames, in order
-    skipped_tensors: str | None = None           # checkpoint tensors that are not the text model's
+    skipped_tensors: str | None = None           # checkpoint tensors transformers does not load either
+                                                 # (a vision tower, an MTP module)
     optional_tensors: tuple = ()                 # tensor suffixes transformers fills with zeros when absent
     attention: str = "mla"                       # the attention builder (deepseek.py); "dsa": issue 30's
     summary: str = ""
