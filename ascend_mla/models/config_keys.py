@@ -274,7 +274,9 @@ def _rope_even(c: dict) -> str | None:
 
 
 def _token_ids(c: dict) -> str | None:
-    for key in ("bos_token_id", "eos_token_id"):
+    """End-of-sequence ids inside the vocabulary (generation could never stop on another; the
+    BOS id is checked where it is used, as the CLI's default prompt)."""
+    for key in ("eos_token_id",):
         ids = c.get(key)
         for i in ids if isinstance(ids, (list, tuple)) else [ids]:
             if i is not None and not 0 <= i < c["vocab_size"]:

@@ -122,7 +122,9 @@ class Generate:
             ids = [int(config.bos_token_id)]
         bad = [i for i in ids if i >= config.vocab_size]
         if bad:
-            raise self.usage(f"--prompt-ids: token id {bad[0]} is outside the vocabulary (size {config.vocab_size})")
+            who = "--prompt-ids" if a.prompt_ids is not None else (
+                "--prompt" if a.prompt is not None else "config.json bos_token_id (the default prompt)")
+            raise self.usage(f"{who}: token id {bad[0]} is outside the vocabulary (size {config.vocab_size})")
         return np.array([ids] * a.batch, np.int64)
 
     def load(self, config):

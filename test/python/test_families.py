@@ -162,7 +162,7 @@ def fusion(name, tp=1, **config):
     cls = getattr(transformers, write_checkpoint.FAMILIES["deepseek_v3" if name == "kimi_k2" else name][0])
     small = dict(vocab_size=512, intermediate_size=256, moe_intermediate_size=64, n_routed_experts=8,
                  num_experts_per_tok=2, n_group=1, topk_group=1, ffn_hidden_size=256, expert_ffn_hidden_size=64,
-                 zero_expert_num=2, moe_topk=2)
+                 zero_expert_num=2, moe_topk=2, bos_token_id=0, eos_token_id=1)   # ids inside the small vocabulary
     small.update(config)
     raw = dict(cls().to_dict(), **small, model_type=name)
     if name == "kimi_k25":

@@ -53,6 +53,7 @@ BAD = [  # (key, value, words of the reason)
     ("eos_token_id", 9999, "9999 is outside the vocabulary [0, 512)"),
     ("eos_token_id", [1, "2"], "a list holding '2' (a string)"),
     ("bos_token_id", -1, "got -1"),
+    ("eos_token_id", [1, 512], "512 is outside the vocabulary [0, 512)"),
     ("max_position_embeddings", 2 ** 40, "got 1099511627776"),
     ("num_nextn_predict_layers", -1, "got -1"),
     ("model_type", ["deepseek_v3"], "expected a string"),
