@@ -8,6 +8,7 @@ from mlir.dialects import irdl
 
 from .diagnostics import emit, unescape
 from .opdef import OpDef, Verdict
+from .traits import CONSTANT_LIKE, PURE, RESHAPE, Trait, upstream_traits
 
 
 class Dialect:
@@ -121,6 +122,32 @@ def opdef_of(op) -> Optional[OpDef]:
         if name in dialect.ops:
             return dialect.ops[name]
     return None
+
+
+def traits_of(op) -> frozenset:
+    """The traits of an op (dialect/traits.py): its OpDef's, or an upstream op's declared ones;
+    none for an op declared nowhere (then nothing may be assumed about it)."""
+    opdef = opdef_of(op)
+    if opdef is not None:
+        return opdef.traits
+    return upstream_traits(op.operation.name) or frozenset()
+
+
+def has_trait(op, trait: Trait) -> bool:
+    return trait in traits_of(op)
+
+
+def is_pure(op) -> bool:
+    """Computes its results only: erasable when unused, evaluable when its operands are known."""
+    return PURE in traits_of(op)
+
+
+def is_constant_like(op) -> bool:
+    return CONSTANT_LIKE in traits_of(op)
+
+
+def is_reshape(op) -> bool:
+    return RESHAPE in traits_of(op)
 
 
 def verify_ops(root, *, profile: Optional[str] = None) -> bool:

@@ -969,6 +969,7 @@ CACHES_IN_PLACE = {"kv_cache_out": "kv_cache", "kr_cache_out": "kr_cache"}
 
 Prolog = MLA.add(OpDef(
     "mla.prolog",
+    traits=(),
     operands=OPERANDS,
     attributes=ATTRIBUTES,
     results=["query", "query_rope", "kv_cache_out", "kr_cache_out"],
@@ -982,6 +983,7 @@ Prolog = MLA.add(OpDef(
 
 PrologV2 = MLA.add(OpDef(
     "mla.prolog_v2",
+    traits=(),
     operands=OPERANDS,
     attributes=ATTRIBUTES,
     results=["query", "query_rope", "kv_cache_out", "kr_cache_out", "dequant_scale_q_nope"],

@@ -1,5 +1,5 @@
-"""cleanup: erase what no one uses — side-effect-free ops (the mla primitives, tensor and
-arith ops, constant loads; dialect/primitive PURE) and the private globals no symbol refers to
+"""cleanup: erase what no one uses — ops with the PURE trait (dialect/traits.py: the mla ops
+that declare it, tensor/arith/math ops, constant loads) and the private globals no symbol refers to
 (their values leave the weight table, PassInputs.weights, when one is handed in)."""
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..dialect.dialect import symbol_text
-from .pattern import side_effect_free
+from ..dialect.dialect import is_pure, symbol_text
 from .registry import ModulePass, UNCHANGED, register_pass
 from .weights import bodies, ops_of
 
@@ -31,7 +30,7 @@ def _erase_unused(block) -> int:
         for region in op.regions:
             for inner in region.blocks:
                 erased += _erase_unused(inner)
-        if op.results and side_effect_free(op) and all(not list(r.uses) for r in op.results):
+        if op.results and is_pure(op) and all(not list(r.uses) for r in op.results):
             op.erase()
             erased += 1
     return erased

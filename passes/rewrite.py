@@ -9,6 +9,7 @@ from typing import Optional
 
 from mlir import ir
 
+from ..dialect.dialect import is_constant_like
 from ..dialect.opdef import OpDef
 from ..dialect.rules import Finding
 from ..dialect.primitive import FormatCast
@@ -155,9 +156,8 @@ def insertion_point(values: list, match: Match, *, after_users_of=()) -> Optiona
     inside = match.operations
     block = next(iter(match.ops.values())).block
     anchors = [defining_op(v) for v in values]
-    constants = [op for op in anchors if op is not None and op.name in CONSTANT_OPS
-                 and not list(op.operands) and _in_block(op, block) is op]
-    anchors = [op for op in anchors if op is None or op.name not in CONSTANT_OPS or op not in constants]
+    constants = [op for op in anchors if op is not None and is_constant_like(op) and _in_block(op, block) is op]
+    anchors = [op for op in anchors if op is None or op not in constants]
     anchors += [u.owner.operation for v in after_users_of for u in v.uses if u.owner.operation not in inside]
     last = None
     for op in anchors:
@@ -177,9 +177,6 @@ def insertion_point(values: list, match: Match, *, after_users_of=()) -> Optiona
         tops = [op for op in constants if not any(op.is_before_in_block(o) for o in constants)]
         return ir.InsertionPoint.after(tops[0]) if tops else ir.InsertionPoint.at_block_begin(block)
     return ir.InsertionPoint.after(last)
-
-
-CONSTANT_OPS = ("ml_program.global_load_const", "arith.constant")
 
 
 def _in_block(op, block):

@@ -117,6 +117,7 @@ from __future__ import annotations
 
 from ..dialect import MLA
 from ..opdef import OpDef, f64, i1, i64, i64_array, operand, optional, string, variadic
+from ..traits import PURE
 from ..rules import RuleSet
 from ..types import TensorInfo
 from .common import OPTIONAL_TENSORS, OP_NAME, PT, V2
@@ -175,6 +176,7 @@ def infer_results(op, s):
 
 FusedInferAttentionScore = MLA.add(OpDef(
     OP_NAME,
+    traits=(PURE,),
     operands=[operand("query"), variadic("key"), variadic("value"),
               *[optional(name) for name in OPTIONAL_TENSORS],
               optional("query_rope"), optional("key_rope"), optional("dequant_scale_query")],

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..dialect import MLA
 from ..opdef import OpDef, f64, i1, operand, optional, string
+from ..traits import PURE, CONSTANT_LIKE
 from ..rules import DATAFLOW, RuleSet, dim, shape_text
 from ..types import ND, TensorInfo
 from .checks import (CACHE_MODES, FLOAT_TYPES, INDEX_TYPES, differs, dtype_in, nd_only, pa_nz_blocks,
@@ -156,6 +157,7 @@ def _paged_out(op, s):
 
 PagedAttention = MLA.add(OpDef(
     "mla.paged_attention",
+    traits=(PURE,),
     operands=[operand("query"), operand("key_cache"), operand("value_cache"),
               operand("block_table"), operand("seq_lengths"),
               optional("query_rope"), optional("key_rope_cache"),
@@ -211,6 +213,7 @@ attention_rules.rule("ATT-009", "attention_out")(result_is(
 
 Attention = MLA.add(OpDef(
     "mla.attention",
+    traits=(PURE,),
     operands=[operand("query"), operand("key"), operand("value"), optional("atten_mask")],
     attributes=[f64("scale_value", default=1.0), i1("causal", default=False)],
     results=["attention_out"],
@@ -238,6 +241,7 @@ def causal_mask_type(op, s):
 
 CausalMask = MLA.add(OpDef(
     "mla.causal_mask",
+    traits=(CONSTANT_LIKE,),
     operands=[],
     results=["mask"],
     rules=causal_mask_rules,

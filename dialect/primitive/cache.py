@@ -56,6 +56,7 @@ def scatter_slots_in_range(op, s):
 
 ScatterCache = MLA.add(OpDef(
     "mla.scatter_cache",
+    traits=(),
     operands=[operand("cache"), operand("slot_mapping"), operand("update")],
     attributes=[string("cache_mode", default="PA_BSND")],
     results=["cache_out"],
@@ -223,6 +224,7 @@ kvr_rules.rule("KVR-014", "y_out")(result_is("y_out", lambda op, s: op.kv.shape[
 
 KvRmsNormRopeCache = MLA.add(OpDef(
     "mla.kv_rmsnorm_rope_cache",
+    traits=(),
     operands=[operand("kv"), operand("gamma"), operand("cos"), operand("sin"), operand("index"),
               operand("k_cache"), operand("ckv_cache"), optional("k_rope_scale"),
               optional("c_kv_scale"), optional("k_rope_offset"), optional("c_kv_offset")],

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..dialect import MLA
 from ..opdef import OpDef, i64, i64_array, operand
+from ..traits import PURE
 from ..rules import RuleSet, dim, shape_text
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, differs, dtype_in, nd_only, rank_at_least, rank_is, result_is, same_dtype
@@ -39,6 +40,7 @@ def matmul_result(op, s):
 
 Matmul = MLA.add(OpDef(
     "mla.matmul",
+    traits=(PURE,),
     operands=[operand("x"), operand("w")],
     results=["y"],
     rules=matmul_rules,
@@ -71,6 +73,7 @@ head_matmul_rules.rule("HMM-007", "y")(result_is("y", lambda op, s: op.x.shape[:
 
 HeadMatmul = MLA.add(OpDef(
     "mla.head_matmul",
+    traits=(PURE,),
     operands=[operand("x"), operand("w")],
     results=["y"],
     rules=head_matmul_rules,
@@ -119,6 +122,7 @@ quant_matmul_rules.rule("QMM-009", "y")(result_is("y", lambda op, s: op.x.shape[
 
 QuantMatmul = MLA.add(OpDef(
     "mla.quant_matmul",
+    traits=(PURE,),
     operands=[operand("x"), operand("w"), operand("x_scale"), operand("w_scale")],
     results=["y"],
     rules=quant_matmul_rules,
@@ -207,6 +211,7 @@ tbmm_rules.rule("TBMM-008", "y")(result_is("y", _tbmm_shape, TBMM_TYPES))
 
 TransposeBatchMatmul = MLA.add(OpDef(
     "mla.transpose_batchmatmul",
+    traits=(PURE,),
     operands=[operand("x"), operand("w")],
     attributes=[i64_array("perm_x1", default=(0, 1, 2)), i64_array("perm_x2", default=(0, 1, 2)),
                 i64_array("perm_y", default=(1, 0, 2)), i64("batch_split_factor", default=1)],

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..dialect import MLA
 from ..opdef import OpDef, f64, operand
+from ..traits import PURE
 from ..rules import RuleSet
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, differs, nd_only
@@ -59,6 +60,7 @@ def result_type(op, s):
 
 RmsNorm = MLA.add(OpDef(
     "mla.rms_norm",
+    traits=(PURE,),
     operands=[operand("x"), operand("gamma")],
     attributes=[f64("epsilon", default=1e-5)],
     results=["y"],

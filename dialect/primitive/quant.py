@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..dialect import MLA
 from ..opdef import OpDef, operand, optional, string
+from ..traits import PURE
 from ..rules import RuleSet, shape_text
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, broadcasts_to, differs, dtype_in, nd_only, rank_at_least, result_is
@@ -61,6 +62,7 @@ def torch_dynamic_quant_smooth(op, s):
 
 DynamicQuant = MLA.add(OpDef(
     "mla.dynamic_quant",
+    traits=(PURE,),
     operands=[operand("x"), optional("smooth_scales")],
     attributes=[string("rounding", default="half_even")],
     results=["y", "scale"],
@@ -92,6 +94,7 @@ quantize_rules.rule("QNT-005", "y")(result_is("y", lambda op, s: op.x.shape, ("i
 
 Quantize = MLA.add(OpDef(
     "mla.quantize",
+    traits=(PURE,),
     operands=[operand("x"), operand("scale")],
     results=["y"],
     rules=quantize_rules,

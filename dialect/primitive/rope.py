@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..dialect import MLA
 from ..opdef import OpDef, operand, string
+from ..traits import PURE
 from ..rules import RuleSet, shape_text
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, broadcasts_to, differs, dtype_in, nd_only, result_is
@@ -81,6 +82,7 @@ def interleave_rope_mode(op, s):
 
 Rope = MLA.add(OpDef(
     "mla.rope",
+    traits=(PURE,),
     operands=[operand("x"), operand("cos"), operand("sin")],
     attributes=[string("mode", default="interleave")],
     results=["y"],
