@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Mapping, Optional, Sequence
 
 import numpy as np
 from mlir import ir
@@ -68,6 +69,22 @@ class Report(dict):
         return "\n".join(lines)
 
 
+@dataclass
+class CompiledFunction:
+    """One function of a Program as calls use it: the lowered function the executor runs, the
+    data checks of its mla-level IR (None for a program given lowered), the names of its
+    arguments (`mla.name`), and the buffers the program owns (argument index -> array)."""
+    lowered: object                      # runtime/executor.py LoweredFunction
+    checks: Optional[DataChecks]
+    argument_names: list
+    states: dict
+
+    @property
+    def input_names(self) -> list:
+        """The arguments a call gives (the program's own buffers aside)."""
+        return [n for i, n in enumerate(self.argument_names) if i not in self.states]
+
+
 class Program:
     """A compiled module: call it with the function's inputs (positional, or by the names of
     its arguments' `mla.name` attributes). `module` is the lowered module (kernel calls);
@@ -110,31 +127,30 @@ class Program:
 
     def input_names(self, function: str | None = None) -> list[str]:
         """The names of the inputs a call takes (the arguments but the program's own state)."""
-        _, _, names, states = self._function(function)
-        return [n for i, n in enumerate(names) if i not in states]
+        return self._function(function).input_names
 
     def input_types(self, function: str | None = None) -> list:
         """The TensorInfo of each input a call takes."""
-        lowered, _, _, states = self._function(function)
-        return [t for i, t in enumerate(lowered.arg_types) if i not in states]
+        f = self._function(function)
+        return [t for i, t in enumerate(f.lowered.arg_types) if i not in f.states]
 
     def states(self, function: str | None = None) -> dict:
         """The buffers the program owns (arguments marked `mla.state`, e.g. the latent caches
         absorb-kv makes): name -> array, zeros when first used, updated in place by each call."""
-        _, _, names, states = self._function(function)
-        return {names[i]: a for i, a in states.items()}
+        f = self._function(function)
+        return {f.argument_names[i]: a for i, a in f.states.items()}
 
     def executable(self, function: str | None = None):
         """The function as the executor runs it (runtime/executor.py LoweredFunction): its
         decoded kernel calls, and `stats(backend)`, the phase-one runs and executor reuses per
         call site."""
-        return self._function(function)[0]
+        return self._function(function).lowered
 
     def memory_plan(self, function: str | None = None):
         """The device memory of one call (lowering/memory_plan.py MemoryPlan): peak bytes of the
         arena that holds every intermediate and output buffer, with liveness-based reuse, and
         the buffers with their offsets; `str()` of it is readable."""
-        return plan_memory(self._function(function)[0])
+        return plan_memory(self._function(function).lowered)
 
     def roofline(self, inputs=None, *, function: str | None = None):
         """Bytes, FLOPs and the lower bound on an Atlas A2 / A3 of each kernel call of one call
@@ -142,7 +158,7 @@ class Program:
         from .cost import roofline
         return roofline(self, inputs, function=function)
 
-    def _function(self, function):
+    def _function(self, function) -> CompiledFunction:
         if function in self._functions:
             return self._functions[function]
         with self._lock, self.context:
@@ -154,7 +170,8 @@ class Program:
                     owned = state_arguments(fn)
                     states = {i: np.zeros(t.shape, numpy_dtype(t.dtype))
                               for i, t in enumerate(lowered.arg_types) if i in owned}
-                    self._functions[name] = (lowered, self._data_checks(name), _argument_names(fn), states)
+                    self._functions[name] = CompiledFunction(lowered, self._data_checks(name),
+                                                             argument_names(fn), states)
                 self._functions[function] = self._functions[name]
         return self._functions[function]
 
@@ -166,8 +183,9 @@ class Program:
         return DataChecks(find_function(self._mla_module, name), self.weights)
 
     def run(self, *inputs, function: str | None = None, **named):
-        lowered, checks, all_names, states = self._function(function)
-        names = [n for i, n in enumerate(all_names) if i not in states]
+        f = self._function(function)
+        lowered, checks, all_names, states = f.lowered, f.checks, f.argument_names, f.states
+        names = f.input_names
         if named:
             if inputs:
                 raise TypeError("give the inputs either by position or by name, not both")
@@ -214,7 +232,8 @@ def state_arguments(fn) -> set:
     return {i for i, a in enumerate(argument_attributes(fn)) if "mla.state" in a}
 
 
-def _argument_names(fn) -> list[str]:
+def argument_names(fn) -> list[str]:
+    """The `mla.name` of each argument of func.func `fn` (arg<i> where it has none)."""
     return [argument_name(fn, i) for i in range(len(fn.regions[0].blocks[0].arguments))]
 
 

@@ -124,7 +124,7 @@ class Roofline:
 def roofline(source, inputs=None, *, function: str | None = None, devices: Sequence[Device] = DEVICES) -> Roofline:
     """The roofline of a compiled Program (or a lowered `ir.Module`): see the module docstring.
     `inputs`: the call's inputs (a dict by argument name, or a sequence), for the kv lengths."""
-    from .compiler import Program, _argument_names, find_function
+    from .compiler import Program, argument_names, find_function
     if isinstance(source, Program):
         context, module = source.context, source.module
     elif isinstance(source, ir.Module):
@@ -136,7 +136,7 @@ def roofline(source, inputs=None, *, function: str | None = None, devices: Seque
         block = fn.regions[0].blocks[0]
         values = {}
         if inputs is not None:
-            names = _argument_names(fn)
+            names = argument_names(fn)
             by_position = inputs if not isinstance(inputs, Mapping) else [inputs.get(n) for n in names]
             values = {arg: v for arg, v in zip(block.arguments, by_position) if v is not None}
         walker = _Calls(values)

@@ -4,16 +4,9 @@
 and a device are present and the CPU otherwise, and says which once. "npu" without them raises
 `ascend_mla.BackendUnavailable` naming what is missing.
 
-The interface (used by runtime/executor.py, which owns the two-phase protocol):
-    new_state(lowered)                      per-function state (stable buffers across calls)
-    argument(state, index, value, info)     an input as a buffer (NPU: copied to the device)
-    alloc(state, slot, info) / view(base, info, offset, strides) / constant(state, slot, array, info)
-    workspace(state, size)                  the workspace of one launch
-    tensor_key(buffer)                      what phase one binds of a tensor (description, buffer)
-    phase_one(call, args) -> (workspace_size, executor);  release(executor)
-    launch(callee, workspace, size, executor, checked)
-    communicator(group, world_size);  collective(function, args)   HCCL calls (runtime/collective.py)
-    synchronize();  host_value(buffer);  result(buffer, info, caller) -> a host value
+`Backend` (runtime/interface.py) is the interface both backends implement (CpuBackend here,
+NpuBackend in runtime/npu.py) and the executor (runtime/executor.py, which owns the two-phase
+protocol) calls; test/python/test_backend.py checks that each implements all of it.
 """
 from __future__ import annotations
 
@@ -22,14 +15,17 @@ import inspect
 import logging
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..dialect.errors import VerificationError
 from .formats import NZTensor, contiguous_strides, describe_value, nz_physical_shape
+from .interface import Backend
 from .kernels import get_kernel
 
 log = logging.getLogger("ascend_mla")
+
 
 BACKENDS = ("cpu", "npu", "auto")
 _selected = "auto"
@@ -206,33 +202,41 @@ def _same(x, y) -> bool:
     return x is y
 
 
-class CpuBackend:
+@dataclass
+class CpuState:
+    """A function's cells on the CPU backend, stable across calls (as device addresses are)."""
+    args: dict = field(default_factory=dict)        # input index -> CpuBuffer
+    allocs: dict = field(default_factory=dict)      # slot -> CpuBuffer (allocations, constants)
+    scratch: list = field(default_factory=list)     # the allocations: emptied after each call
+
+
+class CpuBackend(Backend):
     """Each kernel call runs the CPU kernel of the mla op it comes from (runtime/kernels):
     through the Function's binds, or its implementation in runtime/cpu_calls.py."""
     name = "cpu"
 
-    def new_state(self, lowered):
-        return {"args": {}, "allocs": {}, "scratch": []}
+    def new_state(self, lowered) -> CpuState:
+        return CpuState()
 
     def argument(self, state, index, value, info):
-        cell = state["args"].get(index)
+        cell = state.args.get(index)
         if cell is None:
-            cell = state["args"][index] = CpuBuffer(info)
+            cell = state.args[index] = CpuBuffer(info)
         cell.value = value
         cell.info = info
         return cell
 
     def alloc(self, state, slot, info):
-        cell = state["allocs"].get(slot)
+        cell = state.allocs.get(slot)
         if cell is None:
-            cell = state["allocs"][slot] = CpuBuffer(info)
-            state["scratch"].append(cell)
+            cell = state.allocs[slot] = CpuBuffer(info)
+            state.scratch.append(cell)
         return cell
 
     def constant(self, state, slot, array, info):
-        cell = state["allocs"].get(slot)
+        cell = state.allocs.get(slot)
         if cell is None:
-            cell = state["allocs"][slot] = CpuBuffer(info)
+            cell = state.allocs[slot] = CpuBuffer(info)
             cell.value = array
         return cell
 
@@ -295,9 +299,9 @@ class CpuBackend:
     def finish(self, state):
         """After a call: the buffers drop their arrays (results are the caller's now), so the
         next call's kernels reuse the freed memory, as a device reuses its arena."""
-        for cell in state["scratch"]:
+        for cell in state.scratch:
             cell.value = None
-        for cell in state["args"].values():
+        for cell in state.args.values():
             cell.value = None
 
     def host_value(self, buffer):

@@ -18,7 +18,9 @@ import os
 import re
 import struct
 import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Optional
 
 import numpy as np
 
@@ -27,6 +29,7 @@ from ..dialect.errors import BackendUnavailable
 from ..dialect import aclnn as A
 from . import npu_api as api
 from ..dialect.layout import nbytes as _nbytes, storage_shape as _storage_shape
+from .interface import Backend
 from .formats import NZTensor
 
 LIBRARIES = ("libascendcl.so", "libopapi.so", "libnnopbase.so")
@@ -109,7 +112,17 @@ class NpuExecutor:
         self.tensors, self.lists, self.arrays, self.scalars, self.keep = [], [], [], [], []
 
 
-class NpuBackend:
+@dataclass
+class NpuState:
+    """A function's device memory, allocated at its first call and kept for the next ones."""
+    plan: Any                                        # its memory plan (lowering/memory_plan.py)
+    arena: Optional[int] = None                      # the plan's arena, allocated at first use
+    staging: dict = field(default_factory=dict)      # input index -> (address, bytes)
+    constants: dict = field(default_factory=dict)    # slot -> DeviceBuffer (resident weights)
+    workspace: tuple = (None, 0)                     # (address, bytes) of the largest workspace
+
+
+class NpuBackend(Backend):
     name = "npu"
 
     def __init__(self, paths: dict, device: int = 0):
@@ -177,7 +190,7 @@ class NpuBackend:
 
     # the Backend interface ----------------------------------------------------------------
     def new_state(self, lowered):
-        from .executor import ExecutionError
+        from ..dialect.errors import ExecutionError
         from ..lowering.memory_plan import plan
         for call in lowered.calls:
             if call.variant:
@@ -188,17 +201,15 @@ class NpuBackend:
             memory = plan(lowered)
         except ValueError as e:
             raise ExecutionError(str(e)) from None
-        state = {"plan": memory, "arena": None, "staging": {}, "constants": {},
-                 "workspace": (None, 0)}
+        state = NpuState(memory)
         weakref.finalize(lowered, self._free_state, state)
         return state
 
     def _free_state(self, state):
         if self._closed:
             return
-        for address in [state["arena"], state["workspace"][0],
-                        *(a for a, _ in state["staging"].values()),
-                        *(b.address for b in state["constants"].values())]:
+        for address in [state.arena, state.workspace[0], *(a for a, _ in state.staging.values()),
+                        *(b.address for b in state.constants.values())]:
             self.free(address)
 
     def argument(self, state, index, value, info):
@@ -206,11 +217,11 @@ class NpuBackend:
             return self._resident_buffer(value, info)
         data = value.data if isinstance(value, NZTensor) else value
         nbytes = _nbytes(np.shape(data), info.dtype)
-        address, size = state["staging"].get(index, (None, 0))
+        address, size = state.staging.get(index, (None, 0))
         if size < nbytes:
             self.free(address)
             address = self.malloc(nbytes)
-            state["staging"][index] = (address, nbytes)
+            state.staging[index] = (address, nbytes)
         self.upload(address, np.asarray(data))
         return DeviceBuffer(address, info)
 
@@ -230,31 +241,30 @@ class NpuBackend:
         self.free(address)
 
     def alloc(self, state, slot, info):
-        plan = state["plan"]
-        if state["arena"] is None:
-            state["arena"] = self.malloc(plan.peak_bytes)
-        return DeviceBuffer(state["arena"] + plan.offsets[slot], info)
+        if state.arena is None:
+            state.arena = self.malloc(state.plan.peak_bytes)
+        return DeviceBuffer(state.arena + state.plan.offsets[slot], info)
 
     def constant(self, state, slot, array, info):
         """A constant (a weight, an arith.constant) is uploaded once per function state and
         stays on the device across calls."""
-        if slot not in state["constants"]:
+        if slot not in state.constants:
             data = array.data if isinstance(array, NZTensor) else np.asarray(array)
             address = self.malloc(data.nbytes)
             self.upload(address, data)
-            state["constants"][slot] = DeviceBuffer(address, info)
-        return state["constants"][slot]
+            state.constants[slot] = DeviceBuffer(address, info)
+        return state.constants[slot]
 
     def view(self, base: DeviceBuffer, info, offset, strides):
         storage = _storage_shape(info) if info.format == "FRACTAL_NZ" else base.storage
         return DeviceBuffer(base.address, info, strides, base.offset + offset, storage)
 
     def workspace(self, state, size):
-        address, capacity = state["workspace"]
+        address, capacity = state.workspace
         if size > capacity:
             self.free(address)
             address = self.malloc(size)
-            state["workspace"] = (address, size)
+            state.workspace = (address, size)
         return address if size else None
 
     def tensor_key(self, buffer: DeviceBuffer):
