@@ -235,9 +235,8 @@ class DecodedFunction:
     def _find_unread_outputs(self):
         reads: dict = {}
         for inst in self.instructions:
-            if isinstance(inst, (PhaseOne, View, TensorList, ReadIntArray, Collective)):
-                for slot in inst.reads:
-                    reads[slot] = reads.get(slot, 0) + 1
+            for slot in inst.reads:
+                reads[slot] = reads.get(slot, 0) + 1
         for slot in self.result_slots:
             reads[slot] = reads.get(slot, 0) + 1
         for call in self.calls:

@@ -93,13 +93,13 @@ class NpuCommunicator:
 
 def npu_communicator(backend, group: str, world_size: int) -> NpuCommunicator:
     """The backend's communicator of `group`, made on first use (see the module docstring)."""
-    comms = backend.__dict__.setdefault("_communicators", {})
+    comms = backend.communicators
     if group in comms:
         return comms[group]
     w = check_world("HcclCommInitRootInfo", group, world_size)
-    hccl = backend.__dict__.get("_hccl")
-    if hccl is None:
-        hccl = backend._hccl = Hccl(backend._lookup_hccl)
+    if backend.hccl is None:
+        backend.hccl = Hccl(backend.lookup_hccl)
+    hccl = backend.hccl
     root = ctypes.create_string_buffer(HCCL_ROOT_INFO_BYTES)
     if w.rank == 0:
         hccl.check("HcclGetRootInfo", hccl.fn["HcclGetRootInfo"](ctypes.addressof(root)))
@@ -123,7 +123,7 @@ def npu_communicator(backend, group: str, world_size: int) -> NpuCommunicator:
 def npu_collective(backend, function: str, args: list):
     """HcclAllReduce / HcclAllGather on the backend's stream."""
     from ..dialect.types import numpy_dtype
-    hccl = backend._hccl
+    hccl = backend.hccl
     send, recv, count, dtype, comm = args[0], args[1], int(args[2]), args[3], args[-1]
     if function == "HcclAllGather" and world().alone and comm.world_size != 1:
         raise CollectiveError(f"HcclAllGather over {comm.world_size} ranks in a world of one: the other ranks' "
@@ -141,8 +141,9 @@ def npu_collective(backend, function: str, args: list):
 
 def npu_close(backend):
     """Destroy the backend's communicators (before the device is reset)."""
-    for comm in backend.__dict__.pop("_communicators", {}).values():
-        backend._hccl.check("HcclCommDestroy", backend._hccl.fn["HcclCommDestroy"](comm.handle))
+    for comm in backend.communicators.values():
+        backend.hccl.check("HcclCommDestroy", backend.hccl.fn["HcclCommDestroy"](comm.handle))
+    backend.communicators.clear()
 
 
 # --- the report ---------------------------------------------------------------------------------

@@ -134,6 +134,8 @@ class NpuBackend(Backend):
                 self.fn[name] = api.bind(self._lookup, name, table)
         self._aclnn = {}
         self._resident = {}
+        self.hccl = None                # libhccl.so, bound at the first collective (runtime/collective.py)
+        self.communicators = {}         # group -> NpuCommunicator
         self._check("aclInit", self.fn["aclInit"](None))
         self._check("aclrtSetDevice", self.fn["aclrtSetDevice"](device))
         self.stream = ctypes.c_void_p()
@@ -351,7 +353,7 @@ class NpuBackend(Backend):
         self._check(callee, two(workspace, size, executor.handle, self.stream))
 
     # HCCL (runtime/collective.py): loaded when a program first has a collective
-    def _lookup_hccl(self, name):
+    def lookup_hccl(self, name):
         if getattr(self, "_libhccl", None) is None:
             path = next((str(d / "libhccl.so") for d in library_dirs() if (d / "libhccl.so").is_file()), None)
             if path is None:
