@@ -129,8 +129,7 @@ def roofline(source, inputs=None, *, function: str | None = None, devices: Seque
     """The roofline of a compiled Program (or a lowered `ir.Module`, or a decoded function):
     see the module docstring. `inputs`: the call's inputs (a dict by argument name, or a
     sequence), for the kv lengths."""
-    from .compiler import Program
-    if isinstance(source, Program):
+    if callable(getattr(source, "executable", None)):        # a compiled Program
         decoded = source.executable(function)
     elif isinstance(source, ir.Module):
         with source.context:

@@ -38,7 +38,8 @@ from typing import Any, Callable, Optional, Protocol, Sequence
 
 from mlir import ir
 from mlir.dialects import irdl
-from .dialect import register_python_namespace, symbol_text
+from .diagnostics import symbol_text
+from .registry import register_python_namespace
 
 # --- the ACL enums a call describes its tensors with
 
@@ -301,7 +302,10 @@ class AclnnDialect:
         return "\n".join(lines) + "\n"
 
     def load(self, context: ir.Context):
-        load_functions()
+        """Load the dialect into `context`, once; its functions are declared first
+        (dialect/dialect.py load_dialects does both)."""
+        if not self.functions:
+            raise RuntimeError("no aclnn function is declared yet: load with dialect.dialect.load_dialects")
         register_python_namespace("aclnn")
         if context.is_registered_operation("aclnn.alloc"):
             return
@@ -340,15 +344,6 @@ def _irdl_op(name, operands, attributes, results) -> list[str]:
 
 
 ACLNN = AclnnDialect()
-
-
-def load_functions():
-    from . import aclnn_functions  # noqa: F401  (declares every Function in ACLNN)
-
-
-def irdl_module_text() -> str:
-    load_functions()
-    return ACLNN.irdl()
 
 
 # --- types ----------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from .dialect import MLA
+from .registry import MLA
 from .opdef import OpDef, i64, operand, string
 from .rules import RuleSet
 from .types import ND, TensorInfo

@@ -255,3 +255,17 @@ def parse_module(source) -> ir.Module:
     cleaned = _ESCAPE_STR.sub(lambda m: "\\3F" if len(m.group(1)) == 2 else m.group(), cleaned)
     ir.Module.parse(cleaned)            # MLIRError with the diagnostics, as a rule
     raise ir.MLIRError("the input has bytes that are not UTF-8 where MLIR quotes them", [])
+
+
+# --- symbols ----------------------------------------------------------------------------------
+
+def symbol_text(attr) -> str:
+    """The name a `sym_name` (or any StringAttr) or a symbol reference (FlatSymbolRefAttr) holds,
+    with bytes that are not UTF-8 as U+FFFD: @"\\FF" is legal IR, but the bindings' `.value` cannot
+    convert it (nanobind's "conversion error")."""
+    if isinstance(attr, ir.StringAttr):
+        return bytes(attr.value_bytes).decode("utf-8", "replace")
+    try:
+        return attr.value
+    except RuntimeError:        # no value_bytes here: its printed form, @"..." with \\XX escapes
+        return unescape(str(attr)[2:-1].encode()).decode("utf-8", "replace")

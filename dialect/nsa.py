@@ -58,7 +58,7 @@ import math
 
 import numpy as np
 
-from .dialect import MLA
+from .registry import MLA
 from .opdef import OpDef, f64, i64, i64_array, operand, optional, string
 from .traits import PURE
 from .rules import ARGUMENT, RuleSet, dim, shape_text, waive

@@ -71,7 +71,7 @@ import math
 
 import numpy as np
 
-from .dialect import MLA
+from .registry import MLA
 from .opdef import OpDef, f64, operand, optional, string
 from .rules import ARGUMENT, RuleSet, dim, shape_text, waive
 from .types import FRACTAL_NZ, ND, TensorInfo, numpy_dtype

@@ -24,7 +24,7 @@ inputs: Dynamo inlines nn.Modules) and its example inputs. For each graph:
 Recompilation is Dynamo's: it calls the backend again when a guard fails (a new shape), so a
 decode loop with a static cache compiles one graph for the prefill and one for the decode steps.
 A region whose attention reads a boolean mask takes the kv lengths from it at each call, checked
-to be the causal mask of those lengths (frontend/torch.py `mask_lengths`); a call whose mask is
+to be the causal mask of those lengths (frontend/importer.py `mask_lengths`); a call whose mask is
 not (left padding) runs the region's PyTorch graph instead, and `backend.fallbacks` counts it.
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ import time
 import torch
 
 from ..compiler import CompileError, Report, compile as compile_ir
-from .torch import COMPLEX, Importer, UnsupportedOperatorError, _target_name, mask_lengths, source_line
+from .importer import COMPLEX, Importer, UnsupportedOperatorError, mask_lengths, source_line, target_name
 
 ASSERTIONS = (torch.ops.aten._assert_tensor_metadata.default, torch.ops.aten._assert_scalar.default)
 MIN_OPS = 4           # a region with fewer converted ops is not worth a program call
@@ -112,8 +112,8 @@ class TrialImporter(Importer):
 def _reason(node, error) -> str:
     text = str(error)
     if not isinstance(error, UnsupportedOperatorError):
-        text = f"{_target_name(node.target)}: {type(error).__name__}: {text}"
-    return text.splitlines()[0] if text else _target_name(node.target)
+        text = f"{target_name(node.target)}: {type(error).__name__}: {text}"
+    return text.splitlines()[0] if text else target_name(node.target)
 
 
 # --- one region as an mla program ---------------------------------------------------------------------

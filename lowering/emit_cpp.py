@@ -27,7 +27,8 @@ import numpy as np
 from mlir import ir
 
 from ..dialect import aclnn as A
-from ..dialect.aclnn import DTYPE_NAMES, FORMAT_NAMES, load_functions
+from ..dialect.aclnn import DTYPE_NAMES, FORMAT_NAMES
+from ..dialect.dialect import load_functions
 from ..dialect.layout import contiguous_strides, nbytes as _nbytes, storage_shape
 from ..dialect.types import NUMPY_DTYPES, describe_type
 from .collective import HCCL_DTYPE_NAMES, HCCL_REDUCE_NAMES

@@ -33,13 +33,13 @@ from typing import Callable, Mapping, Optional
 from mlir import ir
 from mlir.dialects import arith
 
-from ..dialect.dialect import opdef_of
+from ..dialect.dialect import load_dialects, opdef_of
 from ..dialect.rules import DynamicDim
 from ..dialect.types import TensorInfo, TypeDescriptionError, describe_type, tensor_type
 from ..passes.registry import ModulePass, PassFailure, register_pass
 from ..dialect.layout import contiguous_strides
 from ..dialect import aclnn as A
-from ..dialect.aclnn import ACLNN, Function, verify_calls
+from ..dialect.aclnn import Function, verify_calls
 
 LOWERINGS: dict[str, Callable] = {}      # op name -> conversion
 
@@ -448,7 +448,7 @@ class LowerToAclnn(ModulePass):
 
     def apply(self, module, inputs):
         load_lowerings()
-        ACLNN.load(module.context)
+        load_dialects(module.context)
         ok = True
         for op in module.regions[0].blocks[0].operations:
             if op.operation.name == "func.func" and op.operation.regions[0].blocks:   # not a declaration

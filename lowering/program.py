@@ -18,7 +18,7 @@ from mlir import ir
 
 from ..dialect import aclnn as A
 from ..dialect.aclnn import ACLNN, Function
-from ..dialect.dialect import argument_name, symbol_text
+from ..dialect.dialect import argument_name, load_dialects, symbol_text
 from ..dialect.errors import ExecutionError
 from ..dialect.types import NUMPY_DTYPES, TensorInfo, TypeDescriptionError, describe_type, numpy_dtype
 
@@ -188,7 +188,7 @@ class DecodedFunction:
     def __init__(self, fn, constants: Optional[Mapping] = None):
         fn = fn.operation
         self.fn = fn
-        ACLNN.load(fn.context)
+        load_dialects(fn.context)
         self._constants = constants if constants is not None else {}
         self.name = symbol_name(fn)
         block = fn.regions[0].blocks[0]

@@ -11,18 +11,15 @@ protocol) calls; test/python/test_backend.py checks that each implements all of 
 from __future__ import annotations
 
 import functools
-import inspect
 import logging
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from ..dialect.errors import VerificationError
-from .formats import NZTensor, contiguous_strides, describe_value, nz_physical_shape
+from .cpu_buffers import CpuBuffer, CpuView, resolve, store, view_array  # noqa: F401 (also the backend's API)
+from .formats import describe_value
 from .interface import Backend
-from .kernels import get_kernel
+from .kernels import run_kernel  # noqa: F401 (also the backend's API)
 
 log = logging.getLogger("ascend_mla")
 
@@ -77,77 +74,13 @@ def backend_instance(name=None):
     return npu_backend()
 
 
-def run_kernel(op, operands: dict, attributes: dict, result_types: dict | None = None):
-    """Execute one op's CPU kernel (`op`: its OpDef or name); returns its results as a tuple.
-    Attributes left out take the OpDef's defaults. A kernel that takes `result_types` (name ->
-    TensorInfo) gets the op's result types, for ops whose result element type is a choice of
-    the IR rather than a function of the operands."""
-    fn = get_kernel(op)
-    extra = {"result_types": result_types} if result_types is not None and _wants_result_types(fn) else {}
-    return fn(**operands, **attributes, **extra)
-
-
 @functools.lru_cache(maxsize=None)
 def _has_data_rules(opdef) -> bool:
     from ..dialect.rules import RUNTIME
     return any(r.kind == RUNTIME for r in opdef.rules)
 
 
-@functools.lru_cache(maxsize=None)
-def _wants_result_types(fn) -> bool:
-    return "result_types" in inspect.signature(fn).parameters
-
-
 # --- the CPU backend -------------------------------------------------------------------------
-
-class CpuBuffer:
-    """A CPU 'device buffer': a cell holding the array (or NZTensor) written into it. Cells are
-    stable per function (like device addresses), so a phase-one executor bound to them stays
-    valid across calls."""
-    __slots__ = ("info", "value")
-
-    def __init__(self, info):
-        self.info = info
-        self.value = None
-
-
-class CpuView:
-    """`base`'s memory seen with another description; resolved when read."""
-    __slots__ = ("base", "info", "offset", "strides", "count")
-
-    def __init__(self, base, info, offset, strides):
-        self.base, self.info, self.offset, self.strides = base, info, offset, strides
-        # element count of a contiguous ND view (read as a slice and a reshape), else None
-        self.count = (math.prod(info.shape) if info.format == "ND"
-                      and list(strides) == contiguous_strides(info.shape) else None)
-
-    @property
-    def value(self):
-        return view_array(resolve(self.base), self.info, self.offset, self.strides, self.count)
-
-
-def resolve(buffer):
-    return buffer.value if isinstance(buffer, (CpuBuffer, CpuView)) else buffer
-
-
-def view_array(base, info, offset: int, strides, count=None):
-    """A NumPy view of `base` described by (info, offset, strides) in elements of its row-major
-    order; a FRACTAL_NZ description gives the NZTensor over the same memory. A base that is
-    not contiguous (a kernel may return a transposed view) is read through a copy."""
-    if isinstance(base, NZTensor):
-        raise NotImplementedError("a view of a FRACTAL_NZ buffer")
-    base = np.asarray(base)
-    flat = base.reshape(-1)
-    if info.format == "FRACTAL_NZ":
-        physical = nz_physical_shape(info.shape, base.dtype)
-        count = int(np.prod(physical))
-        return NZTensor(flat[offset:offset + count].reshape(physical), info.shape)
-    if count is not None:              # a reshape or a leading slice: no stride tricks
-        return flat[offset:offset + count].reshape(info.shape)
-    item = base.itemsize
-    return np.lib.stride_tricks.as_strided(flat[offset:], shape=info.shape,
-                                           strides=[s * item for s in strides])
-
 
 class CpuExecutor:
     """Phase one on the CPU: the call bound to its buffers and host values (and, once
@@ -279,7 +212,7 @@ class CpuBackend(Backend):
             written = implementation(CpuCall(fn, values, types, buffers, checked, executor.snapshots,
                                              call.unread, call.variant))
             for name, value in written.items():
-                _store(buffers[name], value)
+                store(buffers[name], value)
             return
         if fn.kernel is None:
             raise NotImplementedError(f"{fn.name}: no CPU implementation")
@@ -310,12 +243,6 @@ class CpuBackend(Backend):
     def result(self, buffer, info, caller):
         value = resolve(buffer)
         return caller if caller is not None else value
-
-
-def _store(buffer, value):
-    if not isinstance(buffer, CpuBuffer):
-        raise NotImplementedError("a kernel output written into a view")
-    buffer.value = value
 
 
 def _run_bound_kernel(fn, args, values, types, checked, variant=None, snapshots=None, opdef=None):
@@ -353,7 +280,7 @@ def _run_bound_kernel(fn, args, values, types, checked, variant=None, snapshots=
     results = run_kernel(opdef, operands, attributes, result_types)
     for name, value in zip(opdef.result_names, results):
         if name in outputs:
-            _store(outputs[name], value)
+            store(outputs[name], value)
 
 
 class _Binding:

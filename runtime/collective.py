@@ -22,7 +22,9 @@ import numpy as np
 from ..dialect.collective import AllGather, AllReduce
 from ..lowering.collective import (HCCL_API, HCCL_DTYPE_ENUM, HCCL_REDUCE_ENUM, HCCL_RESULT,
                                    HCCL_ROOT_INFO_BYTES)
+from .cpu_buffers import resolve, store
 from .distributed import CollectiveError, check_world, world
+from .kernels import run_kernel
 
 
 # --- CPU --------------------------------------------------------------------------------------
@@ -36,7 +38,6 @@ class CpuCommunicator:
 def cpu_collective(function: str, args: list):
     """HcclAllReduce / HcclAllGather on the CPU backend: the op's kernel on the send buffer's
     `count` elements, the result stored in the receive buffer."""
-    from .backend import _store, resolve, run_kernel
     send, recv, count, comm = args[0], args[1], int(args[2]), args[-1]
     x = np.asarray(resolve(send)).reshape(-1)[:count]
     if function == "HcclAllReduce":
@@ -48,7 +49,7 @@ def cpu_collective(function: str, args: list):
                                                                          "dim": 0, "group": comm.group})
     else:
         raise NotImplementedError(f"{function} on the CPU backend")
-    _store(recv, np.asarray(y).reshape(recv.info.shape))
+    store(recv, np.asarray(y).reshape(recv.info.shape))
 
 
 # --- NPU (HCCL through ctypes) --------------------------------------------------------------------

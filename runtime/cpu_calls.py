@@ -14,8 +14,6 @@ buffers it writes, by C name. In-place caches are written where they are.
 """
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 
 from ..dialect.types import TensorInfo, numpy_dtype
@@ -26,25 +24,7 @@ from ..dialect.aclnn_functions import (ABS, CAST, CAT, EMBEDDING, FIA_V4, INPLAC
 from ..dialect.fia import FusedInferAttentionScore
 from ..dialect.primitive import (Attention, Gather, HeadMatmul, Matmul, PagedAttention, QuantMatmul, RmsNorm, Rope,
                                  ScatterCache)
-
-CPU_CALLS: dict[str, Callable] = {}     # aclnn function name -> its CPU implementation
-
-
-def cpu_call(function, variants: tuple = ()):
-    """Register the CPU implementation of the aclnn Function `function` (its declaration in
-    dialect/aclnn_functions.py); `variants`: the keys of the numerics variants (`mla.<key>` on
-    the call) it implements, which it reads from `call.variant`."""
-    if isinstance(function, str):
-        raise TypeError(f"cpu_call({function!r}): register by the Function, not its name")
-
-    def register(fn):
-        if function.name in CPU_CALLS:
-            raise ValueError(f"a CPU implementation of {function.name} is already registered")
-        fn.variants = frozenset(variants)
-        CPU_CALLS[function.name] = fn
-        return fn
-    return register
-
+from .cpu_call_registry import CPU_CALLS, cpu_call  # noqa: F401 (CPU_CALLS: the complete table, once this module is loaded)
 
 def _out(call, name):
     """The result type of an op whose one result is `y`, from the C output `name`."""
@@ -236,5 +216,5 @@ cpu_call(MINIMUM)(_elementwise(np.minimum))
 
 
 
-# The decoder's MoE calls (lowering/decoder.py) are in their own module.
-from . import cpu_calls_decoder  # noqa: E402,F401
+# The CPU calls of other modules (each registers with cpu_call_registry), loaded with this one:
+from . import cpu_calls_decoder  # noqa: E402,F401   the decoder's MoE calls (lowering/decoder.py)

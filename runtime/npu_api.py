@@ -120,7 +120,8 @@ def aclnn_header(function) -> str:
 def write_headers(directory) -> list:
     """Write aclnn/acl_meta.h and every aclnnop/aclnn_<op>.h under `directory`."""
     from pathlib import Path
-    from ..dialect.aclnn import ACLNN, load_functions
+    from ..dialect.aclnn import ACLNN
+    from ..dialect.dialect import load_functions
     load_functions()
     root = Path(directory)
     (root / "aclnn").mkdir(parents=True, exist_ok=True)

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import compile as compile_program
 from ..compiler import CompileError, Report
-from . import deepseek
+from . import blocks
 
 PREFILL_CHUNK = 128          # the prefill function's largest chunk (tokens per row per call)
 FIRST_CHUNK = 16             # its chunk when the first call is a single token
@@ -163,7 +163,7 @@ class CausalLM:
         return cls(c, weights, batch=batch, max_positions=max_positions, quant=quant, **args)
 
     def _model(self, seq: int):
-        return deepseek.build(self.name, config=self.config, weights=self.weights, seq=seq,
+        return blocks.build(self.name, config=self.config, weights=self.weights, seq=seq,
                               max_positions=self._capacity, decoder=True, **self._build_args)
 
     def _compile(self, chunk: int):

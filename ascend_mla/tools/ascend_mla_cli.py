@@ -404,7 +404,7 @@ class Run:
         if a.naive and a.quant != "bf16":
             raise Usage("--naive: the naive PyTorch module is bf16 (drop --quant)")
         try:
-            from ..frontend import torch as frontend
+            from .torch_example import deepseek_example
         except ImportError:
             raise Failure("--from-torch needs PyTorch: pip install 'ascend-mla[torch]'") from None
         target, backend = self.resolve_target()
@@ -416,9 +416,8 @@ class Run:
         with self.progress(1):
             self.stage("torch.export, import, compile, run against eager PyTorch")
             try:
-                result = frontend.deepseek_example(a.model, tp=a.tp, layers=a.layers, batch=a.batch,
-                                                   seq=a.seq, steps=a.steps, target=target, quant=a.quant,
-                                                   form=form)
+                result = deepseek_example(a.model, tp=a.tp, layers=a.layers, batch=a.batch, seq=a.seq,
+                                          steps=a.steps, target=target, quant=a.quant, form=form)
             except ValueError as e:
                 if str(e).split(":")[0] in ("tp", "layers", "batch", "seq", "name"):
                     raise Usage(f"--{e}") from None

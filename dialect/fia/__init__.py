@@ -115,7 +115,7 @@ the FIA-MLAQ rules say which quantization parameters exist.
 """
 from __future__ import annotations
 
-from ..dialect import MLA
+from ..registry import MLA
 from ..opdef import OpDef, f64, i1, i64, i64_array, operand, optional, string, variadic
 from ..traits import PURE
 from ..rules import RuleSet

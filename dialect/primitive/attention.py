@@ -1,7 +1,7 @@
 """Primitive ops: mla.paged_attention, mla.attention, mla.causal_mask."""
 from __future__ import annotations
 
-from ..dialect import MLA
+from ..registry import MLA
 from ..opdef import OpDef, f64, i1, operand, optional, string
 from ..traits import PURE, CONSTANT_LIKE
 from ..rules import DATAFLOW, RuleSet, dim, shape_text

@@ -1,7 +1,7 @@
 """Primitive ops: mla.scatter_cache, mla.kv_rmsnorm_rope_cache."""
 from __future__ import annotations
 
-from ..dialect import MLA
+from ..registry import MLA
 from ..opdef import OpDef, f64, i1, operand, optional, string
 from ..rules import RuleSet, dim, shape_text
 from ..types import ND, TensorInfo

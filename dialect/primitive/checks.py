@@ -6,7 +6,7 @@ import itertools
 
 from mlir import ir
 
-from ..dialect import MLA
+from ..registry import MLA
 from ..types import ND, TensorInfo, numpy_dtype
 from ..rules import dim
 

@@ -1,7 +1,7 @@
 """Primitive ops: mla.add, mla.mul, mla.div (elementwise) and mla.mean, mla.amax, mla.rsqrt (the pieces of a written-out RmsNorm and dynamic quant)."""
 from __future__ import annotations
 
-from ..dialect import MLA
+from ..registry import MLA
 from ..opdef import OpDef, operand
 from ..traits import PURE
 from ..rules import RuleSet, shape_text

@@ -1,7 +1,7 @@
 """Primitive ops: mla.gather, mla.format_cast, mla.transpose, mla.nz_cache_view (data movement and views)."""
 from __future__ import annotations
 
-from ..dialect import MLA
+from ..registry import MLA
 from ..opdef import Attribute, OpDef, operand
 from ..traits import PURE
 from ..rules import RuleSet

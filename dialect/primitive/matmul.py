@@ -1,7 +1,7 @@
 """Primitive ops: mla.matmul, mla.head_matmul, mla.quant_matmul, mla.transpose_batchmatmul."""
 from __future__ import annotations
 
-from ..dialect import MLA
+from ..registry import MLA
 from ..opdef import OpDef, i64, i64_array, operand
 from ..traits import PURE
 from ..rules import RuleSet, dim, shape_text

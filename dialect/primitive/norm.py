@@ -1,7 +1,7 @@
 """Primitive ops: mla.rms_norm."""
 from __future__ import annotations
 
-from ..dialect import MLA
+from ..registry import MLA
 from ..opdef import OpDef, f64, operand
 from ..traits import PURE
 from ..rules import RuleSet

@@ -1,7 +1,7 @@
 """Primitive ops: mla.dynamic_quant (and npu_dynamic_quant's torch_npu rules, profile PT), mla.quantize."""
 from __future__ import annotations
 
-from ..dialect import MLA
+from ..registry import MLA
 from ..opdef import OpDef, operand, optional, string
 from ..traits import PURE
 from ..rules import RuleSet, shape_text

@@ -1,7 +1,7 @@
 """Primitive ops: mla.rope (and npu_interleave_rope's torch_npu rules, profile PT)."""
 from __future__ import annotations
 
-from ..dialect import MLA
+from ..registry import MLA
 from ..opdef import OpDef, operand, string
 from ..traits import PURE
 from ..rules import RuleSet, shape_text

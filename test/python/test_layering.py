@@ -1,7 +1,10 @@
 """The stages import in one direction only: dialect < passes < lowering < runtime < API
-(ascend_mla/: compile, eager, models, tools) and frontend. Every import of every module of the
-package -- at module level and inside functions -- is read with `ast`; one that names a higher
-layer fails the test, naming the file, the line and the module."""
+(ascend_mla/: compile, eager, models, tools) and frontend, and no modules of the package import
+each other in a circle. Every import of every module of the package -- at module level and
+inside functions -- is read with `ast`; one that names a higher layer fails the test, naming the
+file, the line and the module, and so does each import cycle, naming its modules and the lines
+that tie them. (Importing a module runs its packages' __init__ first: an import of a.b.c depends
+on a.b too, except where a.b is the importer's own package -- a child may read its package.)"""
 from __future__ import annotations
 
 import ast
@@ -79,6 +82,119 @@ def upward_imports() -> list[str]:
 
 def test_no_import_goes_to_a_higher_layer():
     assert upward_imports() == []
+
+
+# --- import cycles --------------------------------------------------------------------------------
+
+def import_graph(modules: dict) -> dict:
+    """{module: {imported module: [where, ...]}} among `modules` ({absolute name: (source text,
+    the package its relative imports start from, where-prefix)}): `from x import y` is an edge to
+    x.y when that is one of the modules, else to x; each import is an edge to the packages
+    above its target too (their __init__ runs first), except the importer's own packages."""
+    graph = {}
+    for name, (text, package, where) in modules.items():
+        own = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
+        edges = graph.setdefault(name, {})
+        for line, target in _imports(ast.parse(text), package):
+            while target not in modules and "." in target:   # a name imported from a module
+                target = target.rsplit(".", 1)[0]
+            if target not in modules:
+                continue
+            chain = [target] + [".".join(target.split(".")[:i]) for i in range(1, target.count(".") + 1)]
+            for t in chain:
+                places = edges.setdefault(t, []) if t in modules and t != name and t not in own else None
+                if places is not None and f"{where}:{line}" not in places:
+                    places.append(f"{where}:{line}")
+    return graph
+
+
+def _imports(tree: ast.AST, package: str):
+    """(line, most specific module name) of each import: `from x import y` once, as x.y."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module
+            for alias in node.names:
+                yield node.lineno, f"{target}.{alias.name}"
+
+
+def cycles(graph: dict) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index, low, stack, on_stack, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, {}):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def describe(graph: dict, component: list) -> str:
+    inside = set(component)
+    ties = [f"  {a} -> {b} ({', '.join(where)})" for a in component for b, where in sorted(graph[a].items())
+            if b in inside]
+    return f"{len(component)} modules import each other:\n" + "\n".join(ties)
+
+
+def package_modules() -> dict:
+    out = {}
+    for path in sources():
+        name, package = module_name(path)
+        out[name] = (path.read_text(), package, str(path.relative_to(ROOT)))
+    return out
+
+
+def test_no_import_cycle():
+    graph = import_graph(package_modules())
+    assert [describe(graph, c) for c in cycles(graph)] == []
+
+
+PLANTED = {  # name: (source, package)
+    "p": ("from . import a", "p"),
+    "p.a": ("from . import b\nfrom . import helper", "p"),
+    "p.b": ("def late():\n    from .a import thing", "p"),          # inside a function: still a cycle
+    "p.helper": ("import p  # the child reads its own package: not an edge", "p"),
+    "p.c": ("import p.d", "p"),
+    "p.d": ("x = 1", "p"),
+}
+
+
+def test_the_scan_finds_a_planted_cycle_and_nothing_else():
+    graph = import_graph({n: (text, pkg, n) for n, (text, pkg) in PLANTED.items()})
+    assert cycles(graph) == [["p.a", "p.b"]]
+    assert "p.b -> p.a (p.b:2)" in describe(graph, cycles(graph)[0])
+    # without the late import, no cycle: a child reading its package, a package importing its
+    # children, a plain chain
+    acyclic = dict(PLANTED, **{"p.b": ("def late():\n    pass", "p")})
+    assert cycles(import_graph({n: (t, pkg, n) for n, (t, pkg) in acyclic.items()})) == []
 
 
 @pytest.mark.parametrize("source, package, expected", [

@@ -9,8 +9,8 @@ import inspect
 
 import pytest
 
-from ascend_mla.dialect.aclnn import ACLNN, load_functions
-from ascend_mla.dialect.dialect import MLA, load_op_definitions
+from ascend_mla.dialect.aclnn import ACLNN
+from ascend_mla.dialect.dialect import MLA, load_functions, load_op_definitions
 from ascend_mla.dialect.traits import CONSTANT_LIKE, PURE, RESHAPE, upstream_traits
 from ascend_mla.lowering.lower_to_aclnn import LOWERINGS, load_lowerings
 from ascend_mla.runtime.cpu_calls import CPU_CALLS, cpu_call
