@@ -23,7 +23,8 @@ from typing import Mapping, Optional, Sequence
 import numpy as np
 from mlir import ir
 
-from .dialect.dialect import argument_attributes, argument_name, make_context, verify_ops
+from .dialect.builder import clone_module
+from .dialect.dialect import argument_attributes, argument_name, load_dialects, make_context, verify_ops
 from .dialect.types import numpy_dtype
 from .dialect.diagnostics import DiagnosticCollector, parse_module, record_mlir_error
 from .errors import VerificationError
@@ -289,21 +290,22 @@ def transform(module: ir.Module, pipeline: str | Sequence | None, *, print_ir_af
 
 def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence = "default",
             target: str = "auto", source_name: str = "<source>") -> Program:
-    """Compile IR text, an `ir.Module` or a model from ascend_mla.models (docs/api.md 5)."""
+    """Compile IR text, an `ir.Module`, a model from ascend_mla.models or a GraphWriter
+    (docs/api.md 5). Text is parsed (the one input format); an ir.Module is compiled in its
+    own context, as a copy; any other source is asked to build its IR into a context
+    (`source.build(context)`, into its own `source.context` when it has one), and brings its
+    weights (`source.weights`) and name."""
     if target not in BACKENDS:
         raise ValueError(f"target: expected one of {BACKENDS}, got {target!r}")
     if target == "npu":
         set_backend("npu")          # raises, saying what is missing, when there is no NPU
     bound = {}
-    if hasattr(source, "module") and hasattr(source, "weights") and not isinstance(source, ir.Module):
-        bound.update(source.weights)
+    if not isinstance(source, (str, bytes, ir.Module)):
+        if not callable(getattr(source, "build", None)):
+            raise TypeError(f"source: expected IR text (str or bytes), an mlir.ir.Module, a model from "
+                            f"ascend_mla.models or a GraphWriter, got {type(source).__name__}")
+        bound.update(getattr(source, "weights", None) or {})
         source_name = getattr(source, "name", source_name)
-        source = source.module
-    if isinstance(source, ir.Module):
-        source = str(source)
-    if not isinstance(source, (str, bytes)):
-        raise TypeError(f"source: expected IR text (str or bytes), an mlir.ir.Module or a model from "
-                        f"ascend_mla.models, got {type(source).__name__}")
     if not isinstance(pipeline, str) and not (isinstance(pipeline, (list, tuple)) and all(
             isinstance(e, tuple) and len(e) == 2 for e in pipeline)):
         raise TypeError(f"pipeline: expected a pass-pipeline string such as 'builtin.module(verify)' "
@@ -311,7 +313,11 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
     if weights is not None and not isinstance(weights, Mapping):
         raise TypeError(f"weights: expected a mapping name -> array, got {type(weights).__name__}")
     bound.update(weights or {})
-    context = make_context()
+    if isinstance(source, ir.Module):
+        context = source.context
+        load_dialects(context)
+    else:
+        context = getattr(source, "context", None) or make_context()
     table = WeightTable()
     for name, value in bound.items():
         table.bind(name, interop.to_numpy_arguments({0: value})[0][0])
@@ -321,7 +327,11 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
     with context, ir.Location.unknown(), DiagnosticCollector(context) as diags:
         module = None
         try:
-            parsed = parse_module(source)
+            if isinstance(source, (str, bytes)):
+                parsed = parse_module(source)
+            else:       # built, not parsed: MLIR's own checks (IRDL, SSA dominance) first
+                parsed = clone_module(source) if isinstance(source, ir.Module) else source.build(context)
+                parsed.operation.verify()
         except ir.MLIRError as error:
             record_mlir_error(error)
         else:

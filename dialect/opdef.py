@@ -626,9 +626,9 @@ def _add_inplace_rule(rules: RuleSet, operand: str):
 
 
 def _where(loc) -> str:
-    from .diagnostics import file_position
+    from .diagnostics import file_position, location_name
     line, col = file_position(loc)
-    return f"line {line}, column {col}" if line is not None else str(loc)
+    return f"line {line}, column {col}" if line is not None else (location_name(loc) or str(loc))
 
 
 def _same(a, b) -> bool:

@@ -78,7 +78,7 @@ class TrialImporter(Importer):
     the nodes after it are tried too. `reasons`: node -> why it is not supported."""
 
     def __init__(self, weights: set):
-        super().__init__()
+        super().__init__(context=_trial_context())
         self.weight_nodes = weights
         self.reasons: dict = {}
 
@@ -107,6 +107,19 @@ class TrialImporter(Importer):
                     self.values[node] = None
                     self.reasons[node] = _reason(node, error)
         return self.reasons
+
+
+_TRIAL = None
+
+
+def _trial_context():
+    """The MLIR context trial imports build in: one for all (what they write is thrown away;
+    a new context would cost its dialects' loading at every graph)."""
+    global _TRIAL
+    if _TRIAL is None:
+        from ..dialect.dialect import make_context
+        _TRIAL = make_context()
+    return _TRIAL
 
 
 def _reason(node, error) -> str:
@@ -178,7 +191,7 @@ def compile_region(sub: torch.fx.GraphModule, weights: dict, names: dict, backen
     inputs += [(kind, (index[of[0]], of[1])) for _, kind, of in cx.derived]
     source = next((source_line(n)[0] for n in sub.graph.nodes if n.op == "call_function" and source_line(n)),
                   "<graph>")
-    program = compile_ir(cx.g.text(), weights=bound, pipeline=backend.pipeline, target=backend.target,
+    program = compile_ir(cx.g, weights=bound, pipeline=backend.pipeline, target=backend.target,
                          source_name=source)
     return program, inputs
 

@@ -29,8 +29,9 @@ class UnsupportedOperatorError(CompileError):
 
 @dataclass
 class Imported:
-    """A module imported into the mla dialect: IR text, weights, and how to call it."""
-    text: str
+    """A module imported into the mla dialect: its IR (`graph`, a GraphWriter: compile() takes
+    it as it is), weights, and how to call it."""
+    graph: GraphWriter
     weights: dict
     inputs: list                 # the function's arguments: ("user", index) or ("buffer", name)
     outputs: list                # its results: ("user", index), ("mutation", input or buffer spec)
@@ -38,6 +39,11 @@ class Imported:
     ops: int = 0                 # ATen nodes converted
     spec: object = field(default=None, repr=False)      # the export's call spec (pytree in/out)
     user_inputs: list = field(default_factory=list)      # the flattened user inputs' names
+
+    @property
+    def text(self) -> str:
+        """The IR as text (to read)."""
+        return self.graph.text()
 
 
 # --- source lines ---------------------------------------------------------------------------------
@@ -68,9 +74,9 @@ def _where(node) -> str:
 class Importer:
     """Walks a functionalized ExportedProgram and writes its IR (see the module docstring)."""
 
-    def __init__(self, exported=None):
+    def __init__(self, exported=None, context=None):
         self.ep = exported
-        self.g = GraphWriter("forward")
+        self.g = GraphWriter("forward", context)          # a new MLIR context by default
         self.values: dict = {}            # FX node -> Value, list of Values, or None
         self._views: dict = {}            # Value name -> the Value it is a reshape of
         self._concats: dict = {}          # Value name -> (axis, parts): pieces a slice may take back
@@ -213,7 +219,7 @@ class Importer:
                 f"{target_name(node.target)} has no conversion to the mla dialect, at {_where(node)} "
                 f"(the converters: frontend/aten.py)")
         src = source_line(node)
-        self.g.location = f'loc("{src[0]}":{src[1]}:0)' if src else None
+        self.g.location = (src[0], src[1], 0) if src else None
         return converter(self, node)
 
     def run(self) -> Imported:
@@ -275,7 +281,7 @@ class Importer:
         self.g.ret(*results)
         self.g.drop_unused()
         inputs += [(kind, of) for _, kind, of in self.derived]
-        return Imported(self.g.text(), weights, inputs, outputs, _source_name(self.ep), count)
+        return Imported(self.g, weights, inputs, outputs, _source_name(self.ep), count)
 
 
 def _input_names(sig):

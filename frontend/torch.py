@@ -151,7 +151,7 @@ def compile_module(module: torch.nn.Module, example_inputs, *, dynamic=None, **c
         example_inputs = example_inputs[:position] + example_inputs[position + 1:]
     imported = import_module(module, example_inputs, dynamic=dynamic)
     compile_kwargs.setdefault("source_name", imported.source_name)
-    program = TorchProgram(compile_ir(imported.text, weights=imported.weights, **compile_kwargs), imported, module)
+    program = TorchProgram(compile_ir(imported.graph, weights=imported.weights, **compile_kwargs), imported, module)
     program.cache_position = position
     return program
 

@@ -24,12 +24,14 @@ def _referenced_symbols(module) -> set:
     return names
 
 
-def _erase_unused(block) -> int:
+def erase_unused(block) -> int:
+    """Erase the block's PURE ops (and those of nested blocks) whose results nothing uses, users
+    before what they use; returns how many."""
     erased = 0
     for op in reversed(ops_of(block)):
         for region in op.regions:
             for inner in region.blocks:
-                erased += _erase_unused(inner)
+                erased += erase_unused(inner)
         if op.results and is_pure(op) and all(not list(r.uses) for r in op.results):
             op.erase()
             erased += 1
@@ -44,7 +46,7 @@ class Cleanup(ModulePass):
 
     def apply(self, module, inputs):
         body = module.regions[0].blocks[0]
-        erased = sum(_erase_unused(block) for block in bodies(module))
+        erased = sum(erase_unused(block) for block in bodies(module))
         used = _referenced_symbols(module)
         table = inputs.weights
         for op in ops_of(body):

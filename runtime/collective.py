@@ -153,7 +153,7 @@ def collectives_of(module, source: str = "") -> list:
     """{"op", "location", "detail"} of each HCCL call of a lowered module, saying what it does in
     this process's world (a world of one: the identity)."""
     from mlir import ir
-    from ..dialect.diagnostics import file_position
+    from ..dialect.diagnostics import location_text
     from ..lowering.collective import CALLS
     found = []
     w = world()
@@ -163,14 +163,12 @@ def collectives_of(module, source: str = "") -> list:
         if op.name in CALLS:
             comm = op.operands[-2].owner
             size, group = int(comm.attributes["world_size"].value), comm.attributes["group"].value
-            line, col = file_position(op.location)
-            where = f"{line}:{col}" if line is not None else str(op.location)
             if w.alone:
                 here = "here a world of one: the identity" if op.name.endswith("all_reduce") or size == 1 else \
                     "here a world of one: refused when run (the other ranks' parts do not exist)"
             else:
                 here = f"rank {w.rank} of {w.size} ({w.backend})"
-            found.append({"op": CALLS[op.name], "location": f"{source}:{where}" if source else where,
+            found.append({"op": CALLS[op.name], "location": location_text(op.location, source),
                           "detail": f"over {size} ranks of group {group!r}; {here}"})
         return ir.WalkResult.ADVANCE
 

@@ -98,16 +98,30 @@ def softmax_scale(config: dict) -> float:
 
 @dataclass
 class Model:
-    """A built attention block: `module` (IR text of @forward), `weights` (HF names), `config`.
+    """A built attention block: `build(context)` writes its @forward into an MLIR context (what
+    ascend_mla.compile asks of it), `module` is that IR as text, `weights` (HF names), `config`.
     Random weights are made on first use of `weights` (the IR needs only their types)."""
     name: str
     config: dict
-    module: str
-    block_table: np.ndarray
-    num_blocks: int
-    max_positions: int
+    graph: object = field(repr=False)        # (context) -> ir.Module: writes @forward
+    block_table: np.ndarray = field(repr=False, default=None)
+    num_blocks: int = 0
+    max_positions: int = 0
     _weights: object = field(default=None, repr=False)      # a dict, or a function making it
     _caches: dict = field(default=None, repr=False)
+    _text: str = field(default=None, repr=False)
+
+    def build(self, context=None, *, into=None, function: str = "forward"):
+        """The model's function (@forward, or `function`) as an ir.Module in `context` (a new
+        one when None), or added to the module `into` (its weights' globals shared)."""
+        return self.graph(context, into, function)
+
+    @property
+    def module(self) -> str:
+        """The primitive-level IR of @forward, as text (docs/api.md 5)."""
+        if self._text is None:
+            self._text = str(self.build())
+        return self._text
 
     @property
     def weights(self) -> dict:
@@ -224,8 +238,8 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
             from .decoder import vocab_tables
             extra = vocab_tables(c)
         return {**values, **extra, "model.rotary_emb.cos_cached": cos, "model.rotary_emb.sin_cached": sin}
-    module = _forward(c, num_blocks, blocks_per_row, specs)
-    return Model(name, c, module, block_table, num_blocks, max_positions, make)
+    return Model(name, c, lambda context=None, into=None, function="forward": _forward(
+        c, num_blocks, blocks_per_row, specs, context, into, function), block_table, num_blocks, max_positions, make)
 
 
 # The hyper-parameters build reads from a config (config.json names), each a positive integer.
@@ -405,8 +419,10 @@ def load_weights(path: str, layers=None, *, quant: str | None = None, config=Non
 
 # --- the graph -------------------------------------------------------------------------------------
 
-def _forward(c, num_blocks, blocks_per_row, specs) -> str:
-    g = GraphWriter("forward")
+def _forward(c, num_blocks, blocks_per_row, specs, context=None, into=None, function="forward"):
+    """@forward (or `function`) written into `context`, or added to the module `into`; each
+    op's location is the model's module path it belongs to (model.layers.{i}.self_attn...)."""
+    g = GraphWriter(function, context, into)
     b, s, he = c["batch"], c["seq"], c["hidden_size"]
     n, nope, dr, dv, lora = c["heads"], c["qk_nope_head_dim"], c["qk_rope_head_dim"], c["v_head_dim"], c["kv_lora_rank"]
     quant, kv_int8 = c["quant"], c["quant"] == "w8a8c8"
@@ -421,6 +437,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
 
     if c.get("decoder"):
         from . import decoder as whole
+        g.location = "model.embed_tokens"
         h = whole.embedding(g, w, g.arg("input_ids", t((b, s), "i64")), c)
     else:
         h = g.arg("hidden_states", t((b, s, he), "bf16"))
@@ -432,6 +449,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
     for i in layer_ids(c):
         caches.append((g.arg(f"kv_cache.{i}", t((num_blocks, c["block_size"], 1, lora), "i8" if kv_int8 else "bf16")),
                        g.arg(f"kr_cache.{i}", t((num_blocks, c["block_size"], 1, dr), "bf16"))))
+    g.location = "model.rotary_emb"
     cos = g.op(Gather, table=w("model.rotary_emb.cos_cached"), indices=positions, name="cos")
     sin = g.op(Gather, table=w("model.rotary_emb.sin_cached"), indices=positions, name="sin")
     cos_heads, sin_heads = g.reshape(cos, (b, s, 1, dr), "cos_heads"), g.reshape(sin, (b, s, 1, dr), "sin_heads")
@@ -448,6 +466,7 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
     new_caches = []
     for i, (kv_cache, kr_cache) in zip(layer_ids(c), caches):
         layer = f"model.layers.{i}"
+        g.location = f"{layer}.self_attn"
         int8 = quant != "bf16"
         x = g.op(RmsNorm, x=h, gamma=w(f"{layer}.input_layernorm.weight"), epsilon=eps, name=f"l{i}_x")
         xq, xs = (g.op(DynamicQuant, x=x, name=f"l{i}_xq") if int8 else (x, None))
@@ -517,8 +536,10 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
             out = g.op(AllReduce, x=out, world_size=c["tp"], name=f"l{i}_o_sum")
         h = g.op(Add, x=h, y=out, name=f"l{i}_h")
         if c.get("decoder"):
+            g.location = f"{layer}.mlp"
             h = whole.feed_forward(g, w, c, i, h)
     if c.get("decoder"):
+        g.location = "lm_head"
         h = whole.logits(g, w, c, h)
     g.ret(h, *new_caches)
-    return g.text()
+    return g.module

@@ -170,8 +170,9 @@ class CausalLM:
         """The module of @decode and @prefill (chunk tokens per row), compiled once."""
         self._chunk = chunk
         decode, prefill = self._model(1), self._model(chunk)
-        text = _two_functions(decode.module, prefill.module)
-        self._program = compile_program(text, weights=decode.weights, target=self.target, source_name=self.name)
+        module = decode.build(function="decode")
+        prefill.build(into=module, function="prefill")          # the same weights' globals
+        self._program = compile_program(module, weights=decode.weights, target=self.target, source_name=self.name)
 
     # -- the API --------------------------------------------------------------------------------
     @property
@@ -392,21 +393,6 @@ def _frozen(value):
         value = np.array(value) if value.base is not None else value
         value.flags.writeable = False
     return value
-
-
-def _two_functions(decode: str, prefill: str) -> str:
-    """One module of two built modules: their (identical) weight globals once, then
-    @forward of each renamed @decode and @prefill."""
-    def split(text):
-        lines = text.splitlines()
-        start = next(i for i, line in enumerate(lines) if line.startswith("func.func @forward("))
-        return lines[:start], "\n".join(lines[start:])
-    globals_, decode_fn = split(decode)
-    other, prefill_fn = split(prefill)
-    if other != globals_:
-        raise AssertionError("decode and prefill declare different weights")
-    return "\n".join([*globals_, decode_fn.replace("func.func @forward(", "func.func @decode(", 1),
-                      prefill_fn.replace("func.func @forward(", "func.func @prefill(", 1)]) + "\n"
 
 
 # --- checkpoint names ----------------------------------------------------------------------------

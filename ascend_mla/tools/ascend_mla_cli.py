@@ -461,7 +461,7 @@ def full_heads_prolog(model):
     """The MLA prolog's cost at all heads (tp 1, one layer, the same batch): the model's IR
     lowered without weights (fold-constants leaves unbound weights alone), one call costed."""
     from mlir import ir
-    from ..compiler import parse_and_transform
+    from ..compiler import transform
     from ..cost import roofline
     from ..dialect.dialect import make_context
     from ..dialect.diagnostics import DiagnosticCollector
@@ -473,7 +473,7 @@ def full_heads_prolog(model):
     pipeline = PIPELINES["default"][:-1] + ",lower-to-aclnn)"
     context = make_context()
     with context, ir.Location.unknown(), DiagnosticCollector(context):
-        module = parse_and_transform(full.module, pipeline)
+        module = transform(full.build(context), pipeline)
         if module is None:
             return None
         prologs = roofline(module).find("aclnnMlaProlog")

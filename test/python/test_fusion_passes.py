@@ -162,7 +162,7 @@ def test_a_weight_two_ops_use_is_packed_once():
     a = g.op(Matmul, x=x, w=g.op(Transpose, x=w, permutation=[1, 0]))
     b = g.op(Matmul, x=x, w=g.op(Transpose, x=w, permutation=[1, 0]))
     g.ret(a, b)
-    program = ascend_mla.compile(g.text(), weights={"shared.weight": np.ones((32, 64), BF16)})
+    program = ascend_mla.compile(g, weights={"shared.weight": np.ones((32, 64), BF16)})
     assert sorted(program.weights) == ["shared.weight.T.cast"]
     assert program.ir.count("global_load_const @shared.weight.T.cast") == 2
 

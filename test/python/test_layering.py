@@ -215,3 +215,38 @@ def test_every_layer_is_scanned():
     scanned = {module_name(p)[0].split(".")[1] if "." in module_name(p)[0] else "ascend_mla"
                for p in sources()}
     assert {"dialect", "passes", "lowering", "runtime", "frontend", "tools", "models"} <= scanned
+
+
+# --- IR is made one way --------------------------------------------------------------------------
+# Text is an input format: it is parsed where a user hands text in (compile(), the tools) and the
+# dialects' IRDL is loaded from its text; everything else builds IR with dialect/builder.py.
+PARSERS = {"dialect/diagnostics.py": "parse_module itself", "dialect/registry.py": "a dialect's IRDL",
+           "dialect/aclnn.py": "the aclnn dialect's IRDL", "ascend_mla/compiler.py": "compile(text)",
+           "ascend_mla/tools/mla_opt.py": "mla-opt's input", "ascend_mla/tools/mla_translate.py": "mla-translate's input"}
+
+
+def parse_calls(tree: ast.AST) -> list[int]:
+    """Lines of the calls that parse IR text: ir.Module.parse(...), parse_module(...),
+    parse_and_transform(...)."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            owner = f.value.attr if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) else \
+                getattr(getattr(f, "value", None), "id", "")
+            if name in ("parse_module", "parse_and_transform") or (name == "parse" and owner == "Module"):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_ir_text_is_parsed_only_where_a_user_hands_it_in():
+    found = [f"{path.relative_to(ROOT)}:{line}" for path in sources()
+             for line in parse_calls(ast.parse(path.read_text())) if str(path.relative_to(ROOT)) not in PARSERS]
+    assert found == []
+
+
+def test_the_parse_scan_sees_a_planted_round_trip():
+    planted = "def f(module):\n    from mlir import ir\n    return ir.Module.parse(str(module))\n"
+    assert parse_calls(ast.parse(planted)) == [3]
+    assert parse_calls(ast.parse("x = parse_and_transform(text, 'verify')")) == [1]

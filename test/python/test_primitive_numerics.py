@@ -40,7 +40,7 @@ def run(opdef, operands: dict, result: dict | None = None, **attributes):
             if value is not None}
     out = g.op(opdef, result=result, **args, **attributes)
     g.ret(*(out if isinstance(out, tuple) else (out,)))
-    program = ascend_mla.compile(g.text(), pipeline="builtin.module(verify)")
+    program = ascend_mla.compile(g, pipeline="builtin.module(verify)")
     return program(*[v for v in operands.values() if v is not None])
 
 

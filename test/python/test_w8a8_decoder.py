@@ -425,7 +425,7 @@ def test_int8_experts_compute_the_w8a8_formula_token_by_token():
     g.ret(g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights), weights, chosen)
     rng = np.random.default_rng(7)
     xs = rng.standard_normal((tokens, he)).astype(BF16)
-    program = ascend_mla.compile(g.text(), target="cpu")
+    program = ascend_mla.compile(g, target="cpu")
     out, w, idx = program(**{short: m.weights[key] for key, short in keys.items()}, x=xs,
                           logits=rng.standard_normal((tokens, experts)).astype(np.float32))
     assert sorted(set(idx.reshape(-1).tolist())) != [int(idx[0, 0])]          # several experts in use
