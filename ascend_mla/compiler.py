@@ -24,23 +24,23 @@ import numpy as np
 from mlir import ir
 
 from .dialect.builder import clone_module
+from .dialect.diagnostics import DiagnosticCollector, parse_module, record_mlir_error
 from .dialect.dialect import argument_attributes, argument_name, load_dialects, make_context, verify_ops
 from .dialect.types import numpy_dtype
-from .dialect.diagnostics import DiagnosticCollector, parse_module, record_mlir_error
 from .errors import VerificationError
-from .passes.registry import PassInputs, build_pass_manager, parse_pipeline
-from .passes.weights import WeightTable
-from .passes.report import FusionLog
 from .lowering.lower_to_aclnn import is_lowered  # (also registers the lower-to-aclnn pass)
+from .lowering.memory_plan import plan as plan_memory
+from .lowering.program import find_function, symbol_name
+from .passes.registry import PassInputs, build_pass_manager, parse_pipeline
+from .passes.report import FusionLog
+from .passes.weights import WeightTable
 from .runtime import interop
 from .runtime.backend import BACKENDS, backend_instance, set_backend
-from .lowering.program import find_function, symbol_name
 from .runtime.checks import DataChecks, InputError
 from .runtime.evaluate import evaluate_op
-from .runtime.kernels import prepare_weights
 from .runtime.executor import load as load_lowered
+from .runtime.kernels import prepare_weights
 from .runtime.weights import bind_globals
-from .lowering.memory_plan import plan as plan_memory
 
 LOWERING = "lower-to-aclnn"
 

@@ -30,8 +30,23 @@ from mlir import ir
 
 from .dialect import aclnn as A
 from .dialect.aclnn import tensor_bytes
-from .lowering.program import (NULL, Alloc, Collective, Communicator, Constant, DecodedFunction, Host, Launch,
-                               PhaseOne, ReadIntArray, Synchronize, TensorList, View, Workspace, decode)
+from .lowering.program import (
+    NULL,
+    Alloc,
+    Collective,
+    Communicator,
+    Constant,
+    DecodedFunction,
+    Host,
+    Launch,
+    PhaseOne,
+    ReadIntArray,
+    Synchronize,
+    TensorList,
+    View,
+    Workspace,
+    decode,
+)
 
 
 @dataclass(frozen=True)

@@ -13,19 +13,18 @@ import threading
 import warnings
 from typing import Any, Mapping, Optional
 
-import numpy as np
 from mlir import ir
 
-from .errors import VerificationError, VerificationWarning
 from .dialect.builder import FunctionBuilder
-from .dialect.dialect import make_context, verify_ops
 from .dialect.diagnostics import DiagnosticCollector, record_mlir_error
+from .dialect.dialect import make_context, verify_ops
 from .dialect.opdef import VARIADIC, KindError, OpDef
 from .dialect.types import TensorInfo
+from .errors import VerificationError, VerificationWarning
 from .passes.registry import run_pipeline
-from .runtime.formats import describe_value
 from .runtime import interop
 from .runtime.executor import load as load_lowered
+from .runtime.formats import describe_value
 
 _verified: dict = {}   # signature -> (inferred result infos, LoweredFunction, its module)
 _context: Optional[ir.Context] = None

@@ -24,11 +24,10 @@ import argparse
 import statistics
 import time
 
-from timing import machine   # first: the machine line
-
 import ml_dtypes
 import numpy as np
 import torch
+from timing import machine  # first: the machine line
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 HE, HCQ, HCKV, D, DR, T = 7168, 1536, 512, 128, 64, 8

@@ -26,7 +26,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from timing import small_checkpoint   # noqa: E402
+from timing import small_checkpoint  # noqa: E402
 
 
 def cpu_flags() -> str:
@@ -86,9 +86,10 @@ def main(argv=None):
     repeat = args.repeat or (2 if args.quick else 3)
 
     import torch
+    from transformers import AutoModelForCausalLM
+
     import ascend_mla
     from ascend_mla.models import deepseek
-    from transformers import AutoModelForCausalLM
 
     print(f"CPU flags: {cpu_flags()}; {os.cpu_count()} CPUs; torch {torch.__version__} with "
           f"{torch.get_num_threads()} threads; ASCEND_MLA_MATMUL={os.environ.get('ASCEND_MLA_MATMUL', '(default)')}")

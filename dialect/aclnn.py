@@ -38,6 +38,7 @@ from typing import Any, Callable, Optional, Protocol, Sequence
 
 from mlir import ir
 from mlir.dialects import irdl
+
 from .diagnostics import symbol_text
 from .registry import register_python_namespace
 

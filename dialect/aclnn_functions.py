@@ -7,16 +7,49 @@ the CPU backend's dispatch to the kernels (through `binds`, or runtime/cpu_calls
 """
 from __future__ import annotations
 
+from .aclnn import (
+    ACLNN,
+    CallArguments,
+    Cost,
+    Function,
+    boolean,
+    dtype,
+    f64,
+    i8,
+    i32,
+    i64,
+    int_array,
+    opt_out,
+    opt_tensor,
+    opt_tensor_list,
+    out,
+    out_tensor_list,
+    ref,
+    scalar,
+    string,
+    tensor,
+    tensor_bytes,
+    tensor_list,
+)
+from .decoder import MoeFinalizeRouting, MoeInitRouting, SwiGlu
 from .fia import FusedInferAttentionScore
 from .nsa import NsaCompressAttentionInfer
-from .primitive import (Add, Amax, Div, DynamicQuant, FormatCast, KvRmsNormRopeCache, Mean, Mul,
-                        Quantize, Rope, Rsqrt, Transpose, TransposeBatchMatmul)
+from .primitive import (
+    Add,
+    Amax,
+    Div,
+    DynamicQuant,
+    FormatCast,
+    KvRmsNormRopeCache,
+    Mean,
+    Mul,
+    Quantize,
+    Rope,
+    Rsqrt,
+    Transpose,
+    TransposeBatchMatmul,
+)
 from .prolog import Prolog, PrologV2
-from .aclnn import (ACLNN, CallArguments, Cost, Function, Param, boolean, dtype, f64, i8, i32, i64, int_array,
-                    opt_out, opt_tensor, opt_tensor_list, out, out_tensor_list, ref, scalar, string, tensor,
-                    tensor_bytes, tensor_list)
-from .decoder import MoeFinalizeRouting, MoeInitRouting, SwiGlu
-
 
 # --- cost formulas (the roofline, ascend_mla/cost.py) ------------------------------------------
 # Cube FLOPs: 2*M*N*K per product. Bytes: every tensor whole, except the rows of a paged cache a

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import re
 
-from .registry import MLA
 from .opdef import OpDef, i64, operand, string
+from .registry import MLA
 from .rules import RuleSet
 from .types import ND, TensorInfo
 

@@ -32,11 +32,11 @@ dialect (the device kernels compute in float32 internally and round their output
 """
 from __future__ import annotations
 
-from .registry import MLA
 from .opdef import OpDef, f64, i64, operand, optional
-from .traits import PURE
 from .primitive.checks import FLOAT_TYPES, differs, dtype_in, nd_only, rank_is, result_is
+from .registry import MLA
 from .rules import RuleSet, shape_text
+from .traits import PURE
 from .types import TensorInfo
 
 

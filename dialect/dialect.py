@@ -5,9 +5,9 @@ from typing import Optional
 
 from mlir import ir
 
+from .aclnn import ACLNN
 from .diagnostics import emit, symbol_text  # noqa: F401 (symbol_text: re-exported, read everywhere)
 from .opdef import OpDef, Verdict
-from .aclnn import ACLNN
 from .registry import MLA, Dialect, register_python_namespace  # noqa: F401 (re-exported)
 from .traits import CONSTANT_LIKE, PURE, RESHAPE, Trait, upstream_traits
 
@@ -37,13 +37,11 @@ def _load_op_modules():
     global _loaded
     if _loaded:
         return
-    from . import primitive  # noqa: F401
-    from . import nsa  # noqa: F401
-    from . import prolog  # noqa: F401
-    from . import fia  # noqa: F401
-    from . import collective  # noqa: F401
-    from . import decoder  # noqa: F401
+    # isort: off
+    from . import primitive, prolog, nsa, fia, collective, decoder
     from . import aclnn_functions  # noqa: F401
+    # isort: on
+    MLA.order([m.__name__ for m in (primitive, prolog, nsa, fia, collective, decoder)])
     _loaded = True
 
 

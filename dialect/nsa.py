@@ -58,10 +58,10 @@ import math
 
 import numpy as np
 
-from .registry import MLA
 from .opdef import OpDef, f64, i64, i64_array, operand, optional, string
-from .traits import PURE
+from .registry import MLA
 from .rules import ARGUMENT, RuleSet, dim, shape_text, waive
+from .traits import PURE
 from .types import TensorInfo
 
 FLOAT_TYPES = ("f16", "bf16")

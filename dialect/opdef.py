@@ -20,7 +20,7 @@ import numpy as np
 from mlir import ir
 
 from .rules import ARGUMENT, DATAFLOW, DynamicDim, Finding, Rule, RuleSet, Symbols, UnknownResult, Verdict, run_rules
-from .traits import PURE, CONSTANT_LIKE, RESHAPE, Trait, closure
+from .traits import CONSTANT_LIKE, PURE, RESHAPE, Trait, closure
 from .types import TensorInfo, TypeDescriptionError, describe_type
 
 SINGLE, OPTIONAL, VARIADIC = "single", "optional", "variadic"

@@ -66,13 +66,12 @@ Choices, and resolutions of what the seeds leave open (catalog A11, A12):
 """
 from __future__ import annotations
 
-
 import math
 
 import numpy as np
 
-from .registry import MLA
 from .opdef import OpDef, f64, operand, optional, string
+from .registry import MLA
 from .rules import ARGUMENT, RuleSet, dim, shape_text, waive
 from .types import FRACTAL_NZ, ND, TensorInfo, numpy_dtype
 

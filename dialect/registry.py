@@ -3,6 +3,8 @@
 import it (`from .registry import MLA`), and dialect/dialect.py loads them all."""
 from __future__ import annotations
 
+import sys
+
 from mlir import ir
 from mlir.dialects import irdl
 
@@ -16,12 +18,22 @@ class Dialect:
         self._attribute_irdl = attribute_irdl
 
     def add(self, opdef: OpDef) -> OpDef:
+        # the module declaring it (an op module, or a helper of one): the dialect's order
+        opdef.module = sys._getframe(1).f_globals.get("__name__", "")
         if opdef.dialect_name != self.name:
             raise ValueError(f"{opdef.name} does not belong to dialect {self.name}")
         if opdef.name in self.ops:
             raise ValueError(f"{opdef.name} is declared twice")
         self.ops[opdef.name] = opdef
         return opdef
+
+    def order(self, modules):
+        """Put the ops in the order of the modules (names) that declare them, each module's in
+        declaration order: the dialect's order does not depend on which module was imported
+        first."""
+        rank = lambda opdef: next((i for i, m in enumerate(modules)  # noqa: E731
+                                   if opdef.module == m or opdef.module.startswith(m + ".")), len(modules))
+        self.ops = dict(sorted(self.ops.items(), key=lambda item: rank(item[1])))
 
     def irdl(self) -> str:
         body = [self._attribute_irdl] if self._attribute_irdl else []

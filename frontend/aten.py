@@ -22,8 +22,21 @@ from typing import Callable
 
 import torch
 
-from ..dialect.primitive import (Add, Amax, Attention, Gather, HeadMatmul, Matmul, Mean, Mul, Div, PagedAttention,
-                                 RmsNorm, Rsqrt, ScatterCache, Transpose)
+from ..dialect.primitive import (
+    Add,
+    Amax,
+    Attention,
+    Div,
+    Gather,
+    HeadMatmul,
+    Matmul,
+    Mean,
+    Mul,
+    PagedAttention,
+    RmsNorm,
+    Rsqrt,
+    ScatterCache,
+)
 from ..dialect.types import TensorInfo
 
 aten = torch.ops.aten

@@ -35,7 +35,8 @@ import time
 
 import torch
 
-from ..compiler import CompileError, Report, compile as compile_ir
+from ..compiler import CompileError, Report
+from ..compiler import compile as compile_ir
 from .importer import COMPLEX, Importer, UnsupportedOperatorError, mask_lengths, source_line, target_name
 
 ASSERTIONS = (torch.ops.aten._assert_tensor_metadata.default, torch.ops.aten._assert_scalar.default)

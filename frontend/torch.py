@@ -41,10 +41,20 @@ from __future__ import annotations
 
 import torch
 
-from ..compiler import CompileError, Program, compile as compile_ir
+from ..compiler import CompileError, Program
+from ..compiler import compile as compile_ir
 from .dynamo import AscendBackend, GraphReport  # noqa: F401  (API: the torch.compile backend)
-from .importer import (COMPLEX, DTYPES, MASK_RULE, Imported, Importer, UnsupportedOperatorError,  # noqa: F401
-                       mask_lengths, source_line, target_name)
+from .importer import (  # noqa: F401
+    COMPLEX,
+    DTYPES,
+    MASK_RULE,
+    Imported,
+    Importer,
+    UnsupportedOperatorError,
+    mask_lengths,
+    source_line,
+    target_name,
+)
 
 # --- the public functions -------------------------------------------------------------------------
 

@@ -25,9 +25,9 @@ import math
 
 from mlir import ir
 
+from ..dialect import aclnn as A
 from ..dialect.collective import AllGather, AllReduce
 from ..dialect.types import TensorInfo
-from ..dialect import aclnn as A
 from .lower_to_aclnn import info, lowers
 
 # name -> (return type, [(C type, parameter name)]): the HCCL functions the NPU backend and

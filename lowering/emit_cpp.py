@@ -29,11 +29,27 @@ from mlir import ir
 from ..dialect import aclnn as A
 from ..dialect.aclnn import DTYPE_NAMES, FORMAT_NAMES
 from ..dialect.dialect import load_functions
-from ..dialect.layout import contiguous_strides, nbytes as _nbytes, storage_shape
+from ..dialect.layout import contiguous_strides, storage_shape
+from ..dialect.layout import nbytes as _nbytes
 from ..dialect.types import NUMPY_DTYPES, describe_type
 from .collective import HCCL_DTYPE_NAMES, HCCL_REDUCE_NAMES
-from .program import (Alloc, Collective, Communicator, Constant, Host, Launch, PhaseOne, ReadIntArray, Synchronize, TensorList, View,
-                      Workspace, decode, find_function, symbol_name)
+from .program import (
+    Alloc,
+    Collective,
+    Communicator,
+    Constant,
+    Host,
+    Launch,
+    PhaseOne,
+    ReadIntArray,
+    Synchronize,
+    TensorList,
+    View,
+    Workspace,
+    decode,
+    find_function,
+    symbol_name,
+)
 
 _VOID = '!emitc.ptr<!emitc.opaque<"void">>'
 _TENSOR = '!emitc.ptr<!emitc.opaque<"aclTensor">>'

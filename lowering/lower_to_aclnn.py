@@ -33,13 +33,13 @@ from typing import Callable, Mapping, Optional
 from mlir import ir
 from mlir.dialects import arith
 
+from ..dialect import aclnn as A
+from ..dialect.aclnn import Function, verify_calls
 from ..dialect.dialect import load_dialects, opdef_of
+from ..dialect.layout import contiguous_strides
 from ..dialect.rules import DynamicDim
 from ..dialect.types import TensorInfo, TypeDescriptionError, describe_type, tensor_type
 from ..passes.registry import ModulePass, PassFailure, register_pass
-from ..dialect.layout import contiguous_strides
-from ..dialect import aclnn as A
-from ..dialect.aclnn import Function, verify_calls
 
 LOWERINGS: dict[str, Callable] = {}      # op name -> conversion
 

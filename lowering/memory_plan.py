@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..dialect.layout import nbytes as buffer_bytes, storage_shape
+from ..dialect.layout import nbytes as buffer_bytes
+from ..dialect.layout import storage_shape
 from .program import Alloc, View, decode
 
 ALIGNMENT = 512

@@ -20,7 +20,7 @@ from ..dialect import aclnn as A
 from ..dialect.aclnn import ACLNN, Function
 from ..dialect.dialect import argument_name, load_dialects, symbol_text
 from ..dialect.errors import ExecutionError
-from ..dialect.types import NUMPY_DTYPES, TensorInfo, TypeDescriptionError, describe_type, numpy_dtype
+from ..dialect.types import NUMPY_DTYPES, TensorInfo, TypeDescriptionError, describe_type
 
 
 def symbol_name(fn) -> str:
@@ -350,6 +350,7 @@ def dense_value(attr: ir.DenseElementsAttr) -> np.ndarray:
 def _raw_data(attr, nbytes: int) -> bytes:
     """The storage of a (non-splat) dense attribute, through the MLIR C API the bindings ship."""
     import ctypes
+
     from mlir import _mlir_libs
     global _GET_RAW
     if _GET_RAW is None:

@@ -46,7 +46,7 @@ from ..dialect.primitive import HeadMatmul, PagedAttention, ScatterCache, Transp
 from ..dialect.types import TensorInfo, tensor_type
 from .fuse_prolog import leading, trailing
 from .pattern import Pattern, match
-from .registry import ModulePass, UNCHANGED, register_pass
+from .registry import UNCHANGED, ModulePass, register_pass
 from .rewrite import Builder, Refusal, info, insertion_point, replace, rewrite_anchors
 
 PASS = "absorb-kv"

@@ -30,10 +30,10 @@ c_kv @ W_kvb, other element types (FUSE-001), intermediate values used elsewhere
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from mlir import ir
-
-from dataclasses import dataclass
 
 from ..dialect.dialect import attributes_of, is_constant_like, is_reshape
 from ..dialect.primitive import HeadMatmul, PagedAttention, Rope, ScatterCache, Transpose
@@ -41,7 +41,7 @@ from ..dialect.types import TensorInfo, tensor_type
 from .absorb_kv import BLOCK_SIZES, BLOCKS, _erase_dead_views, _is_rows_table, copies, last_axis_concat
 from .fuse_prolog import leading, trailing
 from .pattern import Pattern, defining_op, match, origin
-from .registry import ModulePass, UNCHANGED, register_pass
+from .registry import UNCHANGED, ModulePass, register_pass
 from .rewrite import Builder, Refusal, _BlockOrder, info, insertion_point, replace, rewrite_anchors
 
 PASS = "absorb-latent-kv"

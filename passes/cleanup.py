@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..dialect.dialect import is_pure, symbol_text
-from .registry import ModulePass, UNCHANGED, register_pass
+from .registry import UNCHANGED, ModulePass, register_pass
 from .weights import bodies, ops_of
+
 
 def _referenced_symbols(module) -> set:
     names = set()

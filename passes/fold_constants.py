@@ -19,7 +19,7 @@ from mlir import ir
 
 from ..dialect.dialect import is_pure, symbol_text
 from .pattern import defining_op, is_constant
-from .registry import ModulePass, UNCHANGED, register_pass
+from .registry import UNCHANGED, ModulePass, register_pass
 from .weights import bodies, declare_global, ops_of, symbols
 
 _SUFFIX = {"mla.transpose": "T", "mla.format_cast": "cast", "tensor.extract_slice": "slice",

@@ -28,7 +28,7 @@ from ..dialect.dialect import attributes_of, is_reshape, opdef_of
 from ..dialect.primitive import Rope, Transpose
 from ..dialect.types import ND, TensorInfo
 from .pattern import defining_op, is_constant, last_axis_slice, operand_at
-from .registry import ModulePass, UNCHANGED, register_pass
+from .registry import UNCHANGED, ModulePass, register_pass
 from .rewrite import Builder, info, rewrite_anchors
 
 PROJECTIONS = ("mla.matmul", "mla.quant_matmul")

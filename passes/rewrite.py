@@ -18,7 +18,6 @@ from ..dialect.types import ND, TensorInfo
 from .pattern import Anchors, Match, defining_op
 from .report import Refusal  # noqa: F401 (the fusion passes import it with the rest)
 
-
 # --- the driver ------------------------------------------------------------------------------------
 
 REWRITTEN = True     # a rewrite's outcome: the match was replaced (None means the same)

@@ -21,10 +21,10 @@ from typing import Mapping, Sequence
 from mlir import ir
 
 from ..dialect.dialect import is_constant_like, opdef_of, symbol_text
+from ..dialect.errors import VerificationError
 from ..dialect.opdef import VARIADIC, KindError, StructuralError
 from ..dialect.rules import RUNTIME, STATIC, DynamicDim
 from ..dialect.types import TensorInfo, describe_type
-from ..dialect.errors import VerificationError
 from .executor import dense_value, symbol_name
 from .formats import NZTensor, describe_value
 

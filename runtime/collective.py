@@ -20,12 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dialect.collective import AllGather, AllReduce
-from ..lowering.collective import (HCCL_API, HCCL_DTYPE_ENUM, HCCL_REDUCE_ENUM, HCCL_RESULT,
-                                   HCCL_ROOT_INFO_BYTES)
+from ..lowering.collective import HCCL_API, HCCL_DTYPE_ENUM, HCCL_REDUCE_ENUM, HCCL_RESULT, HCCL_ROOT_INFO_BYTES
 from .cpu_buffers import resolve, store
 from .distributed import CollectiveError, check_world, world
 from .kernels import run_kernel
-
 
 # --- CPU --------------------------------------------------------------------------------------
 
@@ -153,6 +151,7 @@ def collectives_of(module, source: str = "") -> list:
     """{"op", "location", "detail"} of each HCCL call of a lowered module, saying what it does in
     this process's world (a world of one: the identity)."""
     from mlir import ir
+
     from ..dialect.diagnostics import location_text
     from ..lowering.collective import CALLS
     found = []

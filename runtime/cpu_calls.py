@@ -16,15 +16,42 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dialect.types import TensorInfo, numpy_dtype
-from ..dialect.aclnn_functions import (ABS, CAST, CAT, EMBEDDING, FIA_V4, INPLACE_COPY, INPLACE_ONE, LOGICAL_OR,
-                                       MATMUL, MATMUL_WEIGHT_NZ, MAXIMUM, MINIMUM, QUANT_MATMUL_V4,
-                                       QUANT_MATMUL_WEIGHT_NZ, RMS_NORM, ROTARY_POSITION_EMBEDDING, ROUND,
-                                       SCATTER_PA_KV_CACHE, TRIU)
+from ..dialect.aclnn_functions import (
+    ABS,
+    CAST,
+    CAT,
+    EMBEDDING,
+    FIA_V4,
+    INPLACE_COPY,
+    INPLACE_ONE,
+    LOGICAL_OR,
+    MATMUL,
+    MATMUL_WEIGHT_NZ,
+    MAXIMUM,
+    MINIMUM,
+    QUANT_MATMUL_V4,
+    QUANT_MATMUL_WEIGHT_NZ,
+    RMS_NORM,
+    ROTARY_POSITION_EMBEDDING,
+    ROUND,
+    SCATTER_PA_KV_CACHE,
+    TRIU,
+)
 from ..dialect.fia import FusedInferAttentionScore
-from ..dialect.primitive import (Attention, Gather, HeadMatmul, Matmul, PagedAttention, QuantMatmul, RmsNorm, Rope,
-                                 ScatterCache)
+from ..dialect.primitive import (
+    Attention,
+    Gather,
+    HeadMatmul,
+    Matmul,
+    PagedAttention,
+    QuantMatmul,
+    RmsNorm,
+    Rope,
+    ScatterCache,
+)
+from ..dialect.types import TensorInfo, numpy_dtype
 from .cpu_call_registry import CPU_CALLS, cpu_call  # noqa: F401 (CPU_CALLS: the complete table, once this module is loaded)
+
 
 def _out(call, name):
     """The result type of an op whose one result is `y`, from the C output `name`."""

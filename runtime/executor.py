@@ -23,9 +23,27 @@ from ..dialect import aclnn as A
 from ..dialect.errors import ExecutionError
 from ..dialect.opdef import KindError
 from ..dialect.types import TensorInfo
-from ..lowering.program import (NULL, Alloc, Call, Collective, Communicator, Constant, DecodedFunction, Host, Launch,  # noqa: F401
-                                PhaseOne, ReadIntArray, Synchronize, TensorList, View, Workspace, decode,
-                                dense_value, find_function, symbol_name)
+from ..lowering.program import (  # noqa: F401
+    NULL,
+    Alloc,
+    Call,
+    Collective,
+    Communicator,
+    Constant,
+    DecodedFunction,
+    Host,
+    Launch,
+    PhaseOne,
+    ReadIntArray,
+    Synchronize,
+    TensorList,
+    View,
+    Workspace,
+    decode,
+    dense_value,
+    find_function,
+    symbol_name,
+)
 from .formats import NZTensor, describe_value
 
 

@@ -24,13 +24,14 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..dialect.types import numpy_dtype
-from ..dialect.errors import BackendUnavailable
 from ..dialect import aclnn as A
+from ..dialect.errors import BackendUnavailable
+from ..dialect.layout import nbytes as _nbytes
+from ..dialect.layout import storage_shape as _storage_shape
+from ..dialect.types import numpy_dtype
 from . import npu_api as api
-from ..dialect.layout import nbytes as _nbytes, storage_shape as _storage_shape
-from .interface import Backend
 from .formats import NZTensor
+from .interface import Backend
 
 LIBRARIES = ("libascendcl.so", "libopapi.so", "libnnopbase.so")
 

@@ -42,9 +42,22 @@ import ml_dtypes
 import numpy as np
 
 from ..dialect.collective import AllReduce
-from ..dialect.primitive import (Add, DynamicQuant, Gather, HeadMatmul, Matmul, Mul, Div,
-                                  PagedAttention, QuantMatmul, Quantize, RmsNorm, Rope,
-                                  ScatterCache, Transpose)
+from ..dialect.primitive import (
+    Add,
+    Div,
+    DynamicQuant,
+    Gather,
+    HeadMatmul,
+    Matmul,
+    Mul,
+    PagedAttention,
+    Quantize,
+    QuantMatmul,
+    RmsNorm,
+    Rope,
+    ScatterCache,
+    Transpose,
+)
 from ..dialect.types import TensorInfo
 from . import checkpoint
 from .decoder import layer_ids

@@ -53,6 +53,7 @@ from ..dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, 
 from ..dialect.primitive import Add, DynamicQuant, Gather, Matmul, Mul, QuantMatmul, RmsNorm, Transpose
 from ..dialect.types import TensorInfo
 
+
 def layer_ids(c) -> list:
     """The indices of the layers built: build(layer=i) builds [i], else 0..layers-1."""
     return c.get("layer_ids") or list(range(c["layers"]))

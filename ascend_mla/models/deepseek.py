@@ -10,9 +10,25 @@ module names them all, the PyTorch ones (torch is optional) imported on first us
 """
 from __future__ import annotations
 
-from .blocks import (BF16, CACHE_MODES, CONFIG_SIZES, CONFIGS, KV_SCALE, QUANTIZED, QUANTS, Model,  # noqa: F401
-                     build, from_pretrained, load_weights, projections, random_weights, rope_tables, shard,
-                     softmax_scale, weight_specs)
+from .blocks import (  # noqa: F401
+    BF16,
+    CACHE_MODES,
+    CONFIG_SIZES,
+    CONFIGS,
+    KV_SCALE,
+    QUANTIZED,
+    QUANTS,
+    Model,
+    build,
+    from_pretrained,
+    load_weights,
+    projections,
+    random_weights,
+    rope_tables,
+    shard,
+    softmax_scale,
+    weight_specs,
+)
 from .decoder import layer_ids  # noqa: F401
 
 

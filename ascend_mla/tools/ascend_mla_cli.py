@@ -355,6 +355,7 @@ class Run:
 
     def roofline(self, model, fused, unfused):
         import ascend_mla
+
         from ..cost import ATLAS_A2, DEVICES
         a, layers = self.args, model.config["layers"]
         inputs = model.inputs(a.steps - 1)          # the last step's kv lengths
@@ -461,10 +462,11 @@ def full_heads_prolog(model):
     """The MLA prolog's cost at all heads (tp 1, one layer, the same batch): the model's IR
     lowered without weights (fold-constants leaves unbound weights alone), one call costed."""
     from mlir import ir
+
     from ..compiler import transform
     from ..cost import roofline
-    from ..dialect.dialect import make_context
     from ..dialect.diagnostics import DiagnosticCollector
+    from ..dialect.dialect import make_context
     from ..models import deepseek
     from ..passes.registry import PIPELINES
     c = model.config

@@ -115,16 +115,30 @@ the FIA-MLAQ rules say which quantization parameters exist.
 """
 from __future__ import annotations
 
-from ..registry import MLA
 from ..opdef import OpDef, f64, i1, i64, i64_array, operand, optional, string, variadic
-from ..traits import PURE
+from ..registry import MLA
 from ..rules import RuleSet
+from ..traits import PURE
 from ..types import TensorInfo
-from .common import OPTIONAL_TENSORS, OP_NAME, PT, V2
+from . import (
+    antiquant,
+    kv_list,
+    layout,
+    lengths,
+    limits,
+    mla,
+    operands,
+    padding,
+    paging,
+    prefix,
+    pse_mask,
+    quant,
+    tnd,
+    waivers,  # noqa: F401  (the checklist items that are not checks)
+)
+from .common import OP_NAME, OPTIONAL_TENSORS, PT, V2
 from .layout import expected_lse_shape, expected_out_shape
 from .symbols import SYMBOLS
-from . import antiquant, kv_list, layout, lengths, limits, mla, operands, padding, paging, prefix, pse_mask, quant, tnd
-from . import waivers  # noqa: F401  (the checklist items that are not checks)
 
 # Every FIA rule, in the order they run (dependency order; see the docstring).
 rules = RuleSet([

@@ -35,6 +35,7 @@ types of a graph are its rounding points (docs/numerics.md, "MLA prolog" 2 and 7
 from __future__ import annotations
 
 # One line per family, in declaration order (the order of the ops in the dialect).
+# isort: off
 from .checks import CACHE_MODES, FLOAT_TYPES, INDEX_TYPES, cache_writer  # noqa: F401
 from .norm import RmsNorm  # noqa: F401
 from .matmul import HeadMatmul, Matmul, QuantMatmul, TransposeBatchMatmul  # noqa: F401
@@ -44,6 +45,7 @@ from .elementwise import Add, Amax, Div, Mean, Mul, Rsqrt  # noqa: F401
 from .cache import KvRmsNormRopeCache, ScatterCache  # noqa: F401
 from .layout import FormatCast, Gather, NzCacheView, Transpose  # noqa: F401
 from .attention import Attention, CausalMask, PagedAttention  # noqa: F401
+# isort: on
 
 __all__ = ["CACHE_MODES", "FLOAT_TYPES", "INDEX_TYPES", "cache_writer", "RmsNorm", "HeadMatmul", "Matmul",
            "QuantMatmul", "TransposeBatchMatmul", "KvRmsNormRopeCache", "ROPE_MODES", "Rope", "DQ_ROUNDING", "DynamicQuant", "Quantize", "Add", "Amax",

@@ -1,14 +1,24 @@
 """Primitive ops: mla.paged_attention, mla.attention, mla.causal_mask."""
 from __future__ import annotations
 
-from ..registry import MLA
 from ..opdef import OpDef, f64, i1, operand, optional, string
-from ..traits import PURE, CONSTANT_LIKE
+from ..registry import MLA
 from ..rules import DATAFLOW, RuleSet, dim, shape_text
+from ..traits import CONSTANT_LIKE, PURE
 from ..types import ND, TensorInfo
-from .checks import (CACHE_MODES, FLOAT_TYPES, INDEX_TYPES, differs, dtype_in, nd_only, pa_nz_blocks,
-                     rank_is, read_in_written_mode, result_is, same_dtype)
-
+from .checks import (
+    CACHE_MODES,
+    FLOAT_TYPES,
+    INDEX_TYPES,
+    differs,
+    dtype_in,
+    nd_only,
+    pa_nz_blocks,
+    rank_is,
+    read_in_written_mode,
+    result_is,
+    same_dtype,
+)
 
 # --- mla.paged_attention -------------------------------------------------------------------------
 # Attention of query (B, S, N, D) over paged caches (BlockNum, BlockSize, Nkv, D): batch b's keys

@@ -1,13 +1,11 @@
 """Primitive ops: mla.scatter_cache, mla.kv_rmsnorm_rope_cache."""
 from __future__ import annotations
 
-from ..registry import MLA
 from ..opdef import OpDef, f64, i1, operand, optional, string
+from ..registry import MLA
 from ..rules import RuleSet, dim, shape_text
 from ..types import ND, TensorInfo
-from .checks import (CACHE_MODES, INDEX_TYPES, differs, dtype_in, nd_only, pa_nz_blocks, rank_is,
-                     result_is, same_dtype)
-
+from .checks import CACHE_MODES, INDEX_TYPES, differs, dtype_in, nd_only, pa_nz_blocks, rank_is, result_is, same_dtype
 
 # --- mla.scatter_cache -------------------------------------------------------------------------
 # cache[slot_mapping[i]] = update[i] for a paged cache (BlockNum, BlockSize, Nkv, H), slot

@@ -7,8 +7,8 @@ import itertools
 from mlir import ir
 
 from ..registry import MLA
-from ..types import ND, TensorInfo, numpy_dtype
 from ..rules import dim
+from ..types import ND, TensorInfo, numpy_dtype
 
 FLOAT_TYPES = ("bf16", "f16", "f32")
 INDEX_TYPES = ("i32", "i64")

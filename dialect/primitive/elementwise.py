@@ -1,13 +1,12 @@
 """Primitive ops: mla.add, mla.mul, mla.div (elementwise) and mla.mean, mla.amax, mla.rsqrt (the pieces of a written-out RmsNorm and dynamic quant)."""
 from __future__ import annotations
 
-from ..registry import MLA
 from ..opdef import OpDef, operand
-from ..traits import PURE
+from ..registry import MLA
 from ..rules import RuleSet, shape_text
+from ..traits import PURE
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, broadcast, dtype_in, nd_only, rank_at_least, result_is
-
 
 # --- elementwise: mla.add, mla.mul, mla.div ----------------------------------------------------
 # NumPy broadcasting, float32 arithmetic, one rounding to the result type.

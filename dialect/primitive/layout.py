@@ -1,13 +1,12 @@
 """Primitive ops: mla.gather, mla.format_cast, mla.transpose, mla.nz_cache_view (data movement and views)."""
 from __future__ import annotations
 
-from ..registry import MLA
 from ..opdef import Attribute, OpDef, operand
-from ..traits import PURE
+from ..registry import MLA
 from ..rules import RuleSet
+from ..traits import PURE
 from ..types import FRACTAL_NZ, ND, TensorInfo
 from .checks import INDEX_TYPES, differs, dtype_in, nd_only, nz_block_tiles, rank_at_least, result_is
-
 
 # --- mla.gather ----------------------------------------------------------------------------------
 # out[i...] = table[indices[i...]]: rows of a table (the rope cos/sin tables by position).

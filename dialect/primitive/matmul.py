@@ -1,13 +1,12 @@
 """Primitive ops: mla.matmul, mla.head_matmul, mla.quant_matmul, mla.transpose_batchmatmul."""
 from __future__ import annotations
 
-from ..registry import MLA
 from ..opdef import OpDef, i64, i64_array, operand
-from ..traits import PURE
+from ..registry import MLA
 from ..rules import RuleSet, dim, shape_text
+from ..traits import PURE
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, differs, dtype_in, nd_only, rank_at_least, rank_is, result_is, same_dtype
-
 
 # --- mla.matmul --------------------------------------------------------------------------------
 # y[..., n] = sum_k x[..., k] w[k, n]: a linear layer with its weight as (in, out) = (K, N), i.e.

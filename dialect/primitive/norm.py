@@ -1,13 +1,12 @@
 """Primitive ops: mla.rms_norm."""
 from __future__ import annotations
 
-from ..registry import MLA
 from ..opdef import OpDef, f64, operand
-from ..traits import PURE
+from ..registry import MLA
 from ..rules import RuleSet
+from ..traits import PURE
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, differs, nd_only
-
 
 # --- mla.rms_norm ----------------------------------------------------------------------------
 # y = x / sqrt(mean(x^2, last axis) + epsilon) * gamma, computed in float32 (numerics.md 3).

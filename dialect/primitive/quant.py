@@ -1,13 +1,12 @@
 """Primitive ops: mla.dynamic_quant (and npu_dynamic_quant's torch_npu rules, profile PT), mla.quantize."""
 from __future__ import annotations
 
-from ..registry import MLA
 from ..opdef import OpDef, operand, optional, string
-from ..traits import PURE
+from ..registry import MLA
 from ..rules import RuleSet, shape_text
+from ..traits import PURE
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, broadcasts_to, differs, dtype_in, nd_only, rank_at_least, result_is
-
 
 # --- mla.dynamic_quant -------------------------------------------------------------------------
 # Per row over the last axis: z = x * smooth (smooth optional), scale = max|z| / 127,

@@ -6,9 +6,9 @@ Used by test_kernels_bit_exact.py, and by conftest.py's oracle mode
 """
 from __future__ import annotations
 
+import kernels_before
 import numpy as np
 
-import kernels_before
 from ascend_mla.runtime.formats import NZTensor
 
 

@@ -17,10 +17,10 @@ import math
 import ml_dtypes
 import numpy as np
 import pytest
+from kernel_oracle import compare, same_bits
 
 from ascend_mla.runtime.formats import NZTensor, format_cast, nd_to_nz
 from ascend_mla.runtime.kernels import get_kernel
-from kernel_oracle import compare, same_bits
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 HCQ, HCKV, D, DR = 1536, 512, 128, 64

@@ -20,10 +20,25 @@ import numpy as np
 import pytest
 
 import ascend_mla
-from ascend_mla.dialect.primitive import (Add, Amax, Attention, CausalMask, Div, DynamicQuant,
-                                          FormatCast, Gather, HeadMatmul, Matmul, Mul,
-                                          PagedAttention, QuantMatmul, Quantize, Rope,
-                                          ScatterCache, Transpose)
+from ascend_mla.dialect.primitive import (
+    Add,
+    Amax,
+    Attention,
+    CausalMask,
+    Div,
+    DynamicQuant,
+    FormatCast,
+    Gather,
+    HeadMatmul,
+    Matmul,
+    Mul,
+    PagedAttention,
+    Quantize,
+    QuantMatmul,
+    Rope,
+    ScatterCache,
+    Transpose,
+)
 from ascend_mla.dialect.types import TensorInfo
 from ascend_mla.models.graph import GraphWriter
 from ascend_mla.runtime.formats import NZTensor, describe_value

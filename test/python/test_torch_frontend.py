@@ -10,11 +10,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import ascend_mla                                          # noqa: E402
-from ascend_mla.frontend import torch as frontend          # noqa: E402
-from ascend_mla.models import deepseek                     # noqa: E402
+from test_deepseek_models import op_counts as counts  # noqa: E402
+
+import ascend_mla  # noqa: E402
+from ascend_mla.frontend import torch as frontend  # noqa: E402
+from ascend_mla.models import deepseek  # noqa: E402
 from ascend_mla.models.torch_mla import cache_tensors, torch_inputs  # noqa: E402
-from test_deepseek_models import op_counts as counts       # noqa: E402
 
 # Output tolerance, relative to max |eager - input| (the attention block's contribution). The
 # compiled program rounds differently from the module in three places, each by bf16 rounding

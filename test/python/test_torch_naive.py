@@ -7,10 +7,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from ascend_mla.frontend import torch as frontend          # noqa: E402
-from ascend_mla.models import deepseek                     # noqa: E402
+from test_deepseek_models import op_counts as counts  # noqa: E402
+
+from ascend_mla.frontend import torch as frontend  # noqa: E402
+from ascend_mla.models import deepseek  # noqa: E402
 from ascend_mla.models.torch_mla import cache_tensors, torch_inputs  # noqa: E402
-from test_deepseek_models import op_counts as counts       # noqa: E402
 
 # Output tolerance, relative to max |eager - input| (the attention's contribution), as for
 # TorchMLA (test_torch_frontend.py): bf16 rounding at other points, through a dozen bf16 stages.

@@ -9,12 +9,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import ascend_mla                                          # noqa: E402
-from ascend_mla.frontend import torch as frontend          # noqa: E402
-from ascend_mla.models import deepseek                     # noqa: E402
+from test_deepseek_models import op_counts as counts  # noqa: E402
+from test_torch_frontend import run_both, zero_caches  # noqa: E402
+
+import ascend_mla  # noqa: E402
+from ascend_mla.frontend import torch as frontend  # noqa: E402
+from ascend_mla.models import deepseek  # noqa: E402
 from ascend_mla.models.torch_mla import QuantLinear, dynamic_quant, torch_inputs  # noqa: E402
-from test_deepseek_models import op_counts as counts       # noqa: E402
-from test_torch_frontend import run_both, zero_caches      # noqa: E402
 
 UNFUSED = "builtin.module(verify)"
 RAISE_QUANT_ONLY = "builtin.module(verify,raise-quant)"
