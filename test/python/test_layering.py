@@ -95,7 +95,7 @@ def import_graph(modules: dict) -> dict:
     for name, (text, package, where) in modules.items():
         own = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
         edges = graph.setdefault(name, {})
-        for line, target in _imports(ast.parse(text), package):
+        for line, target in imported_modules(ast.parse(text), package):
             while target not in modules and "." in target:   # a name imported from a module
                 target = target.rsplit(".", 1)[0]
             if target not in modules:
@@ -106,23 +106,6 @@ def import_graph(modules: dict) -> dict:
                 if places is not None and f"{where}:{line}" not in places:
                     places.append(f"{where}:{line}")
     return graph
-
-
-def _imports(tree: ast.AST, package: str):
-    """(line, most specific module name) of each import: `from x import y` once, as x.y."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield node.lineno, alias.name
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module
-            for alias in node.names:
-                yield node.lineno, f"{target}.{alias.name}"
 
 
 def cycles(graph: dict) -> list[list[str]]:
