@@ -11,6 +11,7 @@ module names them all, the PyTorch ones (torch is optional) imported on first us
 from __future__ import annotations
 
 from .blocks import (  # noqa: F401
+    ATTENTIONS,
     BF16,
     CACHE_MODES,
     CONFIG_SIZES,
@@ -18,18 +19,21 @@ from .blocks import (  # noqa: F401
     KV_SCALE,
     QUANTIZED,
     QUANTS,
+    QUERY_SCALE,
     Model,
     build,
     from_pretrained,
     load_weights,
     projections,
+    query_scale_table,
+    query_scaled,
     random_weights,
     rope_tables,
     shard,
     softmax_scale,
     weight_specs,
 )
-from .decoder import layer_ids  # noqa: F401
+from .decoder import attention_ids, layer_blocks, layer_ids  # noqa: F401
 
 
 def __getattr__(name):
