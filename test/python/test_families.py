@@ -117,7 +117,11 @@ def test_family_gives_transformers_tokens_and_logits(name, tmp_path, capsys):
     prolog, fia = (expected(cell) for cell in guide_table()[name])
     report = lm.report()
     fused = [f["op"] for f in report["fused"]]
-    blocks = 2 * 2 * (2 if name == "longcat_flash" else 1)           # functions x layers x attention blocks
+    # functions (@decode and a @prefill<S> per prompt bucket used: all <= 16 tokens here, where
+    # FIA's MLA mode fuses) x layers x attention blocks
+    functions = lm.programs["decoder"].stages["input"].count("func.func @")
+    assert functions >= 2, functions
+    blocks = functions * 2 * (2 if name == "longcat_flash" else 1)
     assert fused.count("mla.prolog_v2") == (blocks if prolog[0] else 0), (name, fused)
     assert fused.count("mla.fused_infer_attention_score") == (blocks if fia[0] else 0), (name, fused)
     refused = {(r["pattern"], r["rule"]) for r in report["refused"]}
@@ -188,11 +192,15 @@ def test_the_table_is_what_the_compiler_does_with_the_real_models_dims(name):
             (name, op, fused, refused)
 
 
-def test_glm_flash_fuses_the_attention_once_tensor_parallel_leaves_a_power_of_two_heads_per_rank():
+def test_tensor_parallel_slices_of_families_build_and_glm_flash_fuses_with_a_power_of_two_heads_per_rank():
     assert fusion("glm4_moe_lite")[0]["mla.fused_infer_attention_score"] == 0         # 20 heads: FIA-MLA-8
     for tp in (5, 10, 20):                                            # sizes tp divides
         fused = fusion("glm4_moe_lite", tp=tp, vocab_size=640, intermediate_size=320, moe_intermediate_size=80)[0]
         assert fused["mla.fused_infer_attention_score"] == 1, tp
+    # LongCat's two blocks per layer, its dense MLPs (mlps.{0,1}) and its identity experts under tp
+    # (the identity part added after the ranks' sum)
+    fused, refused = fusion("longcat_flash", tp=2)
+    assert fused["mla.fused_infer_attention_score"] == 2 and refused == {("mla.prolog_v2 NQ", "MLA-090")}
 
 
 def test_every_family_of_the_table_is_known_and_every_known_family_is_in_the_table():
@@ -285,3 +293,23 @@ def test_minicpm3_longrope_tables_are_transformers_and_its_long_context_is_refus
         AutoCausalLM.from_pretrained(tmp_path, max_positions=64, target="cpu")
     with pytest.raises(ascend_mla.CompileError, match=r"LongRoPE's short_factor: expected 16 numbers .*\[CKPT-ROPE\]"):
         checkpoint.read_config(dict(config.to_dict(), model_type="minicpm3", rope_parameters=dict(rope, short_factor=[1.0])))
+
+
+def test_checkpoint_tensors_transformers_skips_are_skipped_and_others_refused(tmp_path):
+    """A LongCat checkpoint as the hub ships it: its MTP module (model.mtp.*, which transformers
+    does not load) and its identity experts' unused projections are skipped; any other tensor
+    nothing reads is still refused [CKPT-UNUSED]."""
+    from safetensors.torch import load_file, save_file
+    small = dict(vocab_size=64, hidden_size=64, num_attention_heads=2, num_key_value_heads=2, q_lora_rank=32,
+                 kv_lora_rank=32, qk_nope_head_dim=16, qk_rope_head_dim=8, head_dim=8, v_head_dim=16, num_layers=1,
+                 ffn_hidden_size=32, expert_ffn_hidden_size=16, n_routed_experts=4, zero_expert_num=2, moe_topk=2)
+    transformers.LongcatFlashForCausalLM(transformers.LongcatFlashConfig(**small)).save_pretrained(tmp_path)
+    file = os.path.join(tmp_path, "model.safetensors")
+    tensors = load_file(file)
+    assert "model.layers.0.mlp.experts.5.gate_proj.weight" in tensors          # an identity expert's
+    save_file(dict(tensors, **{"model.mtp.layers.0.eh_proj.weight": torch.zeros(4, 4)}), file, metadata={"format": "pt"})
+    lm = AutoCausalLM.from_pretrained(tmp_path, max_positions=16, target="cpu")
+    assert lm.config["layer_kind"] == "dual" and lm.config["zero_experts"] == 2
+    save_file(dict(tensors, **{"model.layers.0.mlp.stray.weight": torch.zeros(4, 4)}), file, metadata={"format": "pt"})
+    with pytest.raises(ascend_mla.CompileError, match=r"model\.layers\.0\.mlp\.stray\.weight would be ignored.*\[CKPT-UNUSED\]"):
+        AutoCausalLM.from_pretrained(tmp_path, max_positions=16, target="cpu")
