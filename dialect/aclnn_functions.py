@@ -32,6 +32,7 @@ from .aclnn import (
     tensor_list,
 )
 from .decoder import MoeFinalizeRouting, MoeInitRouting, SwiGlu
+from .dsa import KvQuantSparseFlashAttention, LightningIndexer, PrologV3, QuantLightningIndexer, SparseFlashAttention
 from .fia import FusedInferAttentionScore
 from .nsa import NsaCompressAttentionInfer
 from .primitive import (
@@ -50,7 +51,6 @@ from .primitive import (
     TransposeBatchMatmul,
 )
 from .prolog import Prolog, PrologV2
-from .dsa import KvQuantSparseFlashAttention, LightningIndexer, PrologV3, QuantLightningIndexer, SparseFlashAttention
 
 # --- cost formulas (the roofline, ascend_mla/cost.py) ------------------------------------------
 # Cube FLOPs: 2*M*N*K per product. Bytes: every tensor whole, except the rows of a paged cache a
