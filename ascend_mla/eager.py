@@ -9,6 +9,8 @@ function, so a decode loop pays for verification and lowering once.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import threading
 import warnings
 from typing import Any, Mapping, Optional
@@ -39,6 +41,29 @@ def _shared_context() -> ir.Context:
     return _context
 
 
+_profile_override: contextvars.ContextVar = contextvars.ContextVar("ascend_mla_eager_profile", default=None)
+
+
+@contextlib.contextmanager
+def profile(name: str):
+    """Check the eager calls made inside with the profile `name` (a product or release, e.g.
+    "ASCEND950", "CANN2512") wherever the called op has it; ops without it keep their own.
+
+        with ascend_mla.eager.profile("ASCEND950"):
+            out, _, _ = ascend_mla.ops.npu_sparse_flash_attention(..., sinks=sinks)
+    """
+    token = _profile_override.set(name)
+    try:
+        yield
+    finally:
+        _profile_override.reset(token)
+
+
+def _chosen_profile(opdef: OpDef, profile: Optional[str]) -> Optional[str]:
+    override = _profile_override.get()
+    return override if override is not None and override in opdef.profiles else profile
+
+
 def tensor_info(param: str, value) -> TensorInfo:
     """The TensorInfo of a tensor argument; VerificationError [ARG-002] for anything else."""
     try:
@@ -50,7 +75,8 @@ def tensor_info(param: str, value) -> TensorInfo:
 def call(opdef: OpDef, operands: Mapping[str, Any], attributes: Mapping[str, Any], *,
          profile: Optional[str] = None, api_name: str = ""):
     """Verify and run `opdef` on the given arguments; returns its results as a tuple."""
-    lowered, inputs, back_to_torch = _checked_call(opdef, operands, attributes, profile)
+    lowered, inputs, back_to_torch = _checked_call(opdef, operands, attributes,
+                                                   _chosen_profile(opdef, profile))
     # The data rules ran above, on the host values: the executor need not check them again.
     outputs = lowered(inputs, checked=False)
     # In-out buffers: hand back the caller's own object (its memory holds the update).
@@ -68,7 +94,7 @@ def workspace_size(opdef: OpDef, operands: Mapping[str, Any], attributes: Mappin
     """The workspace bytes a call of `opdef` with these arguments asks for: every check of
     `call`, then the lowered function's phase one (GetWorkspaceSize) on the selected backend,
     nothing launched (0 on the CPU backend, whose kernels need none)."""
-    lowered, inputs, _ = _checked_call(opdef, operands, attributes, profile)
+    lowered, inputs, _ = _checked_call(opdef, operands, attributes, _chosen_profile(opdef, profile))
     return lowered.workspace_size(inputs)
 
 

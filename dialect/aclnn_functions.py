@@ -16,6 +16,8 @@ from .aclnn import (ACLNN, Function, Param, boolean, dtype, f64, i8, i32, i64, i
                     opt_tensor, opt_tensor_list, out, out_tensor_list, ref, scalar, string, tensor,
                     tensor_list)
 from .decoder import MoeFinalizeRouting, MoeInitRouting, SwiGlu
+from .dsa import (KvQuantSparseFlashAttention, LightningIndexer, PrologV3, QuantLightningIndexer,
+                  SparseFlashAttention)
 
 # --- MLA prolog (seeds 001 and 000) ---------------------------------------------------------
 
@@ -114,6 +116,112 @@ NSA = ACLNN.add(Function(
      i64("sparseMode", "sparse_mode"),
      out("output", "output"), out("topKOutput", "topk_indices")),
     kernel=NsaCompressAttentionInfer, source="seed 003"))
+
+# --- DeepSeek Sparse Attention (docs/dsa.md; the DSA reference's prototypes) ------------------
+# The actual lengths and the block table are device tensors here (not host int arrays as in
+# FIA): vLLM-Ascend's cumulative lengths stay on the device between steps.
+
+_LENGTHS = (opt_tensor("actualSeqLengthsQueryOptional", "actual_seq_lengths_query"),)
+
+LIGHTNING_INDEXER = ACLNN.add(Function(
+    "aclnnLightningIndexer",
+    (tensor("query", "query"), tensor("key", "key"), tensor("weights", "weights"),
+     *_LENGTHS, opt_tensor("actualSeqLengthsKeyOptional", "actual_seq_lengths_key"),
+     opt_tensor("blockTableOptional", "block_table"),
+     string("layoutQueryOptional", "layout_query"), string("layoutKeyOptional", "layout_key"),
+     i64("sparseCount", "sparse_count"), i64("sparseMode", "sparse_mode"),
+     i64("preTokens", "pre_tokens"), i64("nextTokens", "next_tokens"),
+     boolean("returnValues", "return_value"),
+     out("sparseIndicesOut", "sparse_indices"), out("sparseValuesOut", "sparse_values")),
+    kernel=LightningIndexer, source="NON-SEED: aclnnLightningIndexer (hicann ops-transformer docs)"))
+
+QUANT_LIGHTNING_INDEXER = ACLNN.add(Function(
+    "aclnnQuantLightningIndexer",
+    (tensor("query", "query"), tensor("key", "key"), tensor("weights", "weights"),
+     tensor("queryDequantScale", "query_dequant_scale"),
+     tensor("keyDequantScale", "key_dequant_scale"),
+     *_LENGTHS, opt_tensor("actualSeqLengthsKeyOptional", "actual_seq_lengths_key"),
+     opt_tensor("blockTableOptional", "block_table"),
+     i64("queryQuantMode", "query_quant_mode"), i64("keyQuantMode", "key_quant_mode"),
+     string("layoutQueryOptional", "layout_query"), string("layoutKeyOptional", "layout_key"),
+     i64("sparseCount", "sparse_count"), i64("sparseMode", "sparse_mode"),
+     i64("preTokens", "pre_tokens"), i64("nextTokens", "next_tokens"),
+     out("out", "sparse_indices")),
+    kernel=QuantLightningIndexer,
+    source="NON-SEED: aclnnQuantLightningIndexer (hicann ops-transformer op_api header)"))
+
+_SFA_HEAD = (
+    tensor("query", "query"), tensor("key", "key"), tensor("value", "value"),
+    tensor("sparseIndices", "sparse_indices"), opt_tensor("blockTableOptional", "block_table"),
+    *_LENGTHS, opt_tensor("actualSeqLengthsKvOptional", "actual_seq_lengths_kv"),
+    opt_tensor("queryRopeOptional", "query_rope"), opt_tensor("keyRopeOptional", "key_rope"))
+_SFA_TAIL = (
+    f64("scaleValue", "scale_value"), i64("sparseBlockSize", "sparse_block_size"),
+    string("layoutQuery", "layout_query"), string("layoutKv", "layout_kv"),
+    i64("sparseMode", "sparse_mode"), i64("preTokens", "pre_tokens"),
+    i64("nextTokens", "next_tokens"), i64("attentionMode", "attention_mode"),
+    boolean("returnSoftmaxLse", "return_softmax_lse"),
+    out("attentionOutOut", "attention_out"), out("softmaxMaxOut", "softmax_max"),
+    out("softmaxSumOut", "softmax_sum"))
+
+SPARSE_FLASH_ATTENTION = ACLNN.add(Function(
+    "aclnnSparseFlashAttention", _SFA_HEAD + _SFA_TAIL, kernel=SparseFlashAttention,
+    source="NON-SEED: aclnnSparseFlashAttention (hicann ops-transformer docs)"))
+
+# V2: sinksOptional after keyRopeOptional (Ascend 950's learnable sinks).
+SPARSE_FLASH_ATTENTION_V2 = ACLNN.add(Function(
+    "aclnnSparseFlashAttentionV2", _SFA_HEAD + (opt_tensor("sinksOptional", "sinks"),) + _SFA_TAIL,
+    kernel=SparseFlashAttention,
+    source="NON-SEED: aclnnSparseFlashAttentionV2 (hicann ops-transformer docs)"))
+
+KV_QUANT_SPARSE_FLASH_ATTENTION = ACLNN.add(Function(
+    "aclnnKvQuantSparseFlashAttention",
+    (tensor("query", "query"), tensor("key", "key"), tensor("value", "value"),
+     tensor("sparseIndices", "sparse_indices"),
+     opt_tensor("keyDequantScaleOptional", "key_dequant_scale"),
+     opt_tensor("valueDequantScaleOptional", "value_dequant_scale"),
+     opt_tensor("blockTableOptional", "block_table"), *_LENGTHS,
+     opt_tensor("actualSeqLengthsKvOptional", "actual_seq_lengths_kv"),
+     f64("scaleValue", "scale_value"), i64("keyQuantMode", "key_quant_mode"),
+     i64("valueQuantMode", "value_quant_mode"), i64("sparseBlockSize", "sparse_block_size"),
+     string("layoutQueryOptional", "layout_query"), string("layoutKvOptional", "layout_kv"),
+     i64("sparseMode", "sparse_mode"), i64("preTokens", "pre_tokens"),
+     i64("nextTokens", "next_tokens"), i64("attentionMode", "attention_mode"),
+     i64("quantScaleRepoMode", "quant_scale_repo_mode"), i64("tileSize", "tile_size"),
+     i64("ropeHeadDim", "rope_head_dim"), out("out", "attention_out")),
+    kernel=KvQuantSparseFlashAttention,
+    source="NON-SEED: aclnnKvQuantSparseFlashAttention (ops-transformer generated header)"))
+
+# The 2025-12 header (H-PV3): no queryNormFlag argument; query_norm / dequant_scale_q_norm are
+# passed (queryNormOutOptional, ...) only when torch_npu's query_norm_flag is set.
+MLA_PROLOG_V3 = ACLNN.add(Function(
+    "aclnnMlaPrologV3WeightNz",
+    (tensor("tokenX", "token_x"), tensor("weightDq", "weight_dq"),
+     tensor("weightUqQr", "weight_uq_qr"), tensor("weightUk", "weight_uk"),
+     tensor("weightDkvKr", "weight_dkv_kr"), tensor("rmsnormGammaCq", "rmsnorm_gamma_cq"),
+     tensor("rmsnormGammaCkv", "rmsnorm_gamma_ckv"), tensor("ropeSin", "rope_sin"),
+     tensor("ropeCos", "rope_cos"), ref("kvCacheRef", "kv_cache", ctype="aclTensor *"),
+     ref("krCacheRef", "kr_cache", ctype="aclTensor *"),
+     opt_tensor("cacheIndexOptional", "cache_index"),
+     opt_tensor("dequantScaleXOptional", "dequant_scale_x"),
+     opt_tensor("dequantScaleWDqOptional", "dequant_scale_w_dq"),
+     opt_tensor("dequantScaleWUqQrOptional", "dequant_scale_w_uq_qr"),
+     opt_tensor("dequantScaleWDkvKrOptional", "dequant_scale_w_dkv_kr"),
+     opt_tensor("quantScaleCkvOptional", "quant_scale_ckv"),
+     opt_tensor("quantScaleCkrOptional", "quant_scale_ckr"),
+     opt_tensor("smoothScalesCqOptional", "smooth_scales_cq"),
+     opt_tensor("actualSeqLenOptional", "actual_seq_len"),
+     opt_tensor("kNopeClipAlphaOptional", "k_nope_clip_alpha"),
+     f64("rmsnormEpsilonCq", "rmsnorm_epsilon_cq"), f64("rmsnormEpsilonCkv", "rmsnorm_epsilon_ckv"),
+     string("cacheModeOptional", "cache_mode"), i64("weightQuantMode", "weight_quant_mode"),
+     i64("kvCacheQuantMode", "kv_cache_quant_mode"), i64("queryQuantMode", "query_quant_mode"),
+     i64("ckvkrRepoMode", "ckvkr_repo_mode"), i64("quantScaleRepoMode", "quant_scale_repo_mode"),
+     i64("tileSize", "tile_size"), f64("qcQrScale", "qc_qr_scale"), f64("kcScale", "kc_scale"),
+     out("queryOut", "query"), out("queryRopeOut", "query_rope"),
+     opt_out("dequantScaleQNopeOutOptional", "dequant_scale_q_nope"),
+     opt_out("queryNormOutOptional", "query_norm"),
+     opt_out("dequantScaleQNormOutOptional", "dequant_scale_q_norm")),
+    kernel=PrologV3, source="NON-SEED: aclnn_mla_prolog_v3_weight_nz.h (ops-transformer, 2025-12)"))
 
 # --- FusedInferAttentionScoreV4: the interface torch_npu.npu_fused_infer_attention_score_v2
 # calls (op-plugin FusedInferAttentionScoreV2KernelNpuOpApi.cpp); V3's arguments plus the

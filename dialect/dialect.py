@@ -87,6 +87,7 @@ def _load_op_modules():
     from . import fia  # noqa: F401
     from . import collective  # noqa: F401
     from . import decoder  # noqa: F401
+    from . import dsa  # noqa: F401
     _loaded = True
 
 
@@ -127,8 +128,12 @@ def verify_ops(root, *, profile: Optional[str] = None) -> bool:
     """Run the Python verifier on every mla op under `root` (inclusive).
 
     Each failed rule is an MLIR error diagnostic at the op's location; advisory findings are
-    warnings. Returns True when no error was found.
+    warnings. Returns True when no error was found. Without `profile`, a module's
+    `mla.profile` attribute (e.g. `module attributes {mla.profile = "ASCEND950"}`: the product
+    or release the IR targets) names it; an op that has no such profile uses its default.
     """
+    if profile is None:
+        profile = module_profile(root)
     ok = True
 
     def visit(op):
@@ -145,6 +150,17 @@ def verify_ops(root, *, profile: Optional[str] = None) -> bool:
 
     root.operation.walk(visit)
     return ok
+
+
+PROFILE_ATTRIBUTE = "mla.profile"
+
+
+def module_profile(root) -> Optional[str]:
+    """The `mla.profile` string attribute of `root` (a builtin.module), or None."""
+    attrs = root.operation.attributes
+    if PROFILE_ATTRIBUTE in attrs and isinstance(attrs[PROFILE_ATTRIBUTE], ir.StringAttr):
+        return ir.StringAttr(attrs[PROFILE_ATTRIBUTE]).value
+    return None
 
 
 def attributes_of(op) -> dict:

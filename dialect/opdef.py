@@ -527,7 +527,10 @@ class OpDef:
         return self.infer_results(snapshot, Symbols(self.symbols, snapshot))
 
     def verify(self, op: ir.Operation, *, profile: Optional[str] = None) -> Verdict:
-        """The static rules, then (if they hold) the dataflow rules, on an op in IR."""
+        """The static rules, then (if they hold) the dataflow rules, on an op in IR. A profile
+        the op does not have means its default one (a module's mla.profile names one for all ops)."""
+        if profile not in self.profiles:
+            profile = None
         try:
             snapshot = self.snapshot(op)
         except StructuralError as e:
