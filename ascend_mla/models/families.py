@@ -131,9 +131,9 @@ def _minicpm3(c):
 def _longcat(c):
     he = c["hidden_size"]
     if c.get("router_bias"):
-        from .checkpoint import _error
-        raise _error("config: router_bias: true: LongCat's router classifier with a bias is not built "
-                     "(the compiled router has no bias term)", "CKPT-BIAS")
+        from ..compiler import CompileError
+        raise CompileError("config: router_bias: true: LongCat's router classifier with a bias is not built "
+                           "(the compiled router has no bias term) [CKPT-BIAS]")
     return {"layer_kind": "dual", "mlp_layer_types": ("sparse",) * c["num_hidden_layers"],
             "rope_interleave": True, "scoring_func": "softmax", "topk_method": "noaux_tc", "score_bias": True,
             "router_weight": "router.classifier", "norm_topk_prob": False, "n_group": 1, "topk_group": 1,
