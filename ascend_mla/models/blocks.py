@@ -36,6 +36,7 @@ columns; o_proj's output is then a partial sum, and an `mla.all_reduce` over the
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 import ml_dtypes
@@ -367,7 +368,7 @@ def random_weights(c, rng) -> dict:
     for name, spec in weight_specs(c).items():
         if name.startswith(("model.rotary_emb", "tp.")) or name.endswith((".weight_scale", "_proj_scale")):
             continue                                # tables: rope_tables; scales: with their weight
-        if name.endswith(("layernorm.weight", "model.norm.weight")):
+        if re.search(r"norm(\.\d+)?\.weight$", name):        # a gamma (LongCat's input_layernorm.{0,1} too)
             weights[name] = _gamma(rng, spec.shape[0])
         elif name.endswith("kv_scale"):
             weights[name] = np.full(spec.shape, KV_SCALE, np.float32)

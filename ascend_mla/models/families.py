@@ -268,7 +268,7 @@ def read(raw: dict):
     outer = raw
     if family.text_config and isinstance(raw.get(family.text_config), dict):    # else already the text model's
         raw = dict(raw[family.text_config])
-        raw["tie_word_embeddings"] = outer.get("tie_word_embeddings", False)      # the outer model ties
+        raw["tie_word_embeddings"] = outer.get("tie_word_embeddings", True)       # the outer model ties (its default)
     c = dict(family.defaults)
     for key, value in raw.items():
         if value is not None or key == "q_lora_rank":
