@@ -20,10 +20,9 @@ from __future__ import annotations
 import argparse
 import os
 
-from timing import CPU_TIME_HELP, before_kernels, machine, median_times   # first: sets threads
-
 import ml_dtypes
 import numpy as np
+from timing import CPU_TIME_HELP, before_kernels, machine, median_times  # first: sets threads
 
 from ascend_mla.runtime.kernels import get_kernel
 

@@ -21,11 +21,10 @@ import os
 import statistics
 import time
 
-from timing import machine   # first: the machine line
-
 import ml_dtypes
 import numpy as np
 import torch
+from timing import machine  # first: the machine line
 
 from ascend_mla.runtime.kernels import gemm
 

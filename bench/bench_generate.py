@@ -30,7 +30,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from timing import FAMILIES, family_checkpoint, small_checkpoint   # noqa: E402
+from timing import FAMILIES, family_checkpoint, small_checkpoint  # noqa: E402
 
 
 def cpu_flags() -> str:
@@ -127,8 +127,9 @@ def main(argv=None):
     repeat = args.repeat or (2 if args.quick else 3)
 
     import torch
-    import ascend_mla
     from transformers.utils import logging
+
+    import ascend_mla
     logging.disable_progress_bar()
     print(f"CPU flags: {cpu_flags()}; {os.cpu_count()} CPUs; torch {torch.__version__} with "
           f"{torch.get_num_threads()} threads; ASCEND_MLA_MATMUL={os.environ.get('ASCEND_MLA_MATMUL', '(default)')}; "

@@ -2,11 +2,21 @@
 two-phase call each, every argument through `Param.binds` (dialect/aclnn_functions.py)."""
 from __future__ import annotations
 
-from ..dialect.aclnn_functions import (KV_QUANT_SPARSE_FLASH_ATTENTION, LIGHTNING_INDEXER, MLA_PROLOG_V3,
-                                       QUANT_LIGHTNING_INDEXER, SPARSE_FLASH_ATTENTION,
-                                       SPARSE_FLASH_ATTENTION_V2)
-from ..dialect.dsa import (KvQuantSparseFlashAttention, LightningIndexer, PrologV3, QuantLightningIndexer,
-                           SparseFlashAttention)
+from ..dialect.aclnn_functions import (
+    KV_QUANT_SPARSE_FLASH_ATTENTION,
+    LIGHTNING_INDEXER,
+    MLA_PROLOG_V3,
+    QUANT_LIGHTNING_INDEXER,
+    SPARSE_FLASH_ATTENTION,
+    SPARSE_FLASH_ATTENTION_V2,
+)
+from ..dialect.dsa import (
+    KvQuantSparseFlashAttention,
+    LightningIndexer,
+    PrologV3,
+    QuantLightningIndexer,
+    SparseFlashAttention,
+)
 from ..dialect.types import describe_type
 from .lower_to_aclnn import LoweringError, lowers
 

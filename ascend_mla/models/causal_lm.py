@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import compile as compile_program
 from ..compiler import CompileError, Report
-from . import deepseek
+from . import blocks
 from .checkpoint import CheckpointNote
 
 PREFILL_CHUNK = 128          # room past max_positions for a bucket's padding (the caches' capacity)
@@ -260,7 +260,7 @@ class CausalLM:
         return lm
 
     def _model(self, seq: int):
-        return deepseek.build(self.name, config=self.config, weights=self.weights, seq=seq,
+        return blocks.build(self.name, config=self.config, weights=self.weights, seq=seq,
                               max_positions=self._capacity, decoder=True, **self._build_args)
 
     def _compile(self, seq: int):
@@ -268,8 +268,10 @@ class CausalLM:
         (the previous program is dropped: its packed weights with it)."""
         seqs = tuple(sorted(set(self._seqs) | {1, seq}))
         built = [self._model(s) for s in seqs]
-        text = _functions([(_function_name(s), b.module) for s, b in zip(seqs, built)])
-        self._program = compile_program(text, weights=built[0].weights, target=self.target, source_name=self.name)
+        module = built[0].build(function=_function_name(seqs[0]))
+        for s, b in zip(seqs[1:], built[1:]):
+            b.build(into=module, function=_function_name(s))      # the same weights' globals
+        self._program = compile_program(module, weights=built[0].weights, target=self.target, source_name=self.name)
         self._seqs = seqs
 
     def _bucket(self, count: int) -> int:
@@ -563,23 +565,6 @@ def _frozen(value):
 
 def _function_name(seq: int) -> str:
     return "decode" if seq == 1 else f"prefill{seq}"
-
-
-def _functions(named) -> str:
-    """One module of built modules [(name, text)]: their (identical) weight globals once, then
-    the @forward of each, renamed."""
-    def split(text):
-        lines = text.splitlines()
-        start = next(i for i, line in enumerate(lines) if line.startswith("func.func @forward("))
-        return lines[:start], "\n".join(lines[start:])
-    globals_, functions = None, []
-    for name, text in named:
-        declared, fn = split(text)
-        if globals_ is not None and declared != globals_:
-            raise AssertionError("the functions declare different weights")
-        globals_ = declared
-        functions.append(fn.replace("func.func @forward(", f"func.func @{name}(", 1))
-    return "\n".join([*globals_, *functions]) + "\n"
 
 
 # --- checkpoint names ----------------------------------------------------------------------------

@@ -13,7 +13,7 @@ or shards through model.safetensors.index.json) as untrusted input (checkpoint_f
 regular files inside the directory, every header checked) over a memory map, so float8 tensors
 come in as ml_dtypes.float8_e4m3fn (safetensors' NumPy reader has no float8) and only the
 tensors asked for are touched. Every refusal is a CompileError naming what it refuses and a
-rule ID (CKPT-*, listed in docs/guide.md):
+rule ID (CKPT-*, listed in docs/errors.md):
 
     CKPT-CONFIG   config.json missing, unreadable, not an MLA model family (families.py), or a
                   key of the wrong type, out of bounds, or inconsistent with another
@@ -69,7 +69,7 @@ class CheckpointNote(UserWarning):
 
 
 def _error(message: str, rule: str):
-    from .. import CompileError                  # the package's, wherever it lives
+    from .. import CompileError  # the package's, wherever it lives
     return CompileError(f"{message} [{rule}]")
 
 

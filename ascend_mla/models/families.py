@@ -131,9 +131,9 @@ def _minicpm3(c):
 def _longcat(c):
     he = c["hidden_size"]
     if c.get("router_bias"):
-        from .checkpoint import _error
-        raise _error("config: router_bias: true: LongCat's router classifier with a bias is not built "
-                     "(the compiled router has no bias term)", "CKPT-BIAS")
+        from ..compiler import CompileError
+        raise CompileError("config: router_bias: true: LongCat's router classifier with a bias is not built "
+                           "(the compiled router has no bias term) [CKPT-BIAS]")
     return {"layer_kind": "dual", "mlp_layer_types": ("sparse",) * c["num_hidden_layers"],
             "rope_interleave": True, "scoring_func": "softmax", "topk_method": "noaux_tc", "score_bias": True,
             "router_weight": "router.classifier", "norm_topk_prob": False, "n_group": 1, "topk_group": 1,
@@ -268,7 +268,7 @@ def read(raw: dict):
     outer = raw
     if family.text_config and isinstance(raw.get(family.text_config), dict):    # else already the text model's
         raw = dict(raw[family.text_config])
-        raw["tie_word_embeddings"] = outer.get("tie_word_embeddings", False)      # the outer model ties
+        raw["tie_word_embeddings"] = outer.get("tie_word_embeddings", True)       # the outer model ties (its default)
     c = dict(family.defaults)
     for key, value in raw.items():
         if value is not None or key == "q_lora_rank":

@@ -28,8 +28,8 @@ import weakref
 
 import numpy as np
 
-from ..formats import NZTensor
 from ...passes.weights import is_frozen
+from ..formats import NZTensor
 from .common import bfloat16, f32, matmul_choice, native_bf16_cpu, torch_module
 
 

@@ -7,15 +7,36 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...dialect.primitive import (
+    Add,
+    Amax,
+    Attention,
+    CausalMask,
+    Div,
+    DynamicQuant,
+    FormatCast,
+    Gather,
+    HeadMatmul,
+    Matmul,
+    Mean,
+    Mul,
+    NzCacheView,
+    PagedAttention,
+    Quantize,
+    QuantMatmul,
+    RmsNorm,
+    Rope,
+    Rsqrt,
+    ScatterCache,
+    Transpose,
+)
 from ...dialect.types import numpy_dtype
 from ..formats import FRACTAL_NZ, NZTensor, c0_for, format_cast, nz_cache_view
 from . import kernel, prepares
-from .common import (bfloat16, f32, last_writers, rms_norm as rms_norm_f32, rope_deinterleaved,
-                     round_half_away, saturate_int8, scatter_paged_cache)
-from .gemm import bf16_product, float_matmul, head_matmul as head_matmul_f32, int8_matmul, prepare
-from ...dialect.primitive import (Add, Amax, Attention, CausalMask, Div, DynamicQuant, FormatCast, Gather,
-                                 HeadMatmul, Matmul, Mean, Mul, NzCacheView, PagedAttention, QuantMatmul,
-                                 Quantize, RmsNorm, Rope, Rsqrt, ScatterCache, Transpose)
+from .common import bfloat16, f32, last_writers, rope_deinterleaved, round_half_away, saturate_int8, scatter_paged_cache
+from .common import rms_norm as rms_norm_f32
+from .gemm import bf16_product, float_matmul, int8_matmul, prepare
+from .gemm import head_matmul as head_matmul_f32
 
 
 def _out(result_types, name, fallback):

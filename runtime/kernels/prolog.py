@@ -35,11 +35,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernel, prepares
-from .common import (bf16, bfloat16, f32, last_writers, rms_norm, rope_deinterleaved, rope_halves,
-                     round_half_away, saturate_int8, torch_module, write_paged_caches)
-from .gemm import bf16_matmul, head_matmul_bf16, int8_matmul, numpy_bf16, prepare, torch_bf16, torch_glue
 from ...dialect.prolog import Prolog, PrologV2
+from . import kernel, prepares
+from .common import (
+    bf16,
+    bfloat16,
+    f32,
+    last_writers,
+    rms_norm,
+    rope_deinterleaved,
+    rope_halves,
+    round_half_away,
+    saturate_int8,
+    torch_module,
+    write_paged_caches,
+)
+from .gemm import bf16_matmul, head_matmul_bf16, int8_matmul, numpy_bf16, prepare, torch_bf16, torch_glue
 
 HCQ, HCKV, D, DR = 1536, 512, 128, 64
 

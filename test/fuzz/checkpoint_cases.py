@@ -27,8 +27,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
 
-import ascend_mla  # noqa: E402
 from tiny_checkpoints import TINY, write_tiny  # noqa: E402
+
+import ascend_mla  # noqa: E402
 
 INDEX = "model.safetensors.index.json"
 _OPENED: list = []
@@ -318,6 +319,7 @@ def cli_case(base: str, seed: int):
     """`ascend-mla generate` with odd arguments: exit 0, or 1/2 with one error line."""
     import contextlib
     import io
+
     from ascend_mla.tools import ascend_mla_cli
     rng = random.Random(seed)
     argv = ["generate", base]

@@ -6,7 +6,6 @@ The CI budgets run in this process; the large ones in child interpreters (fuzzin
 import random
 
 import pytest
-
 from fuzzing import SEED, isolated_budgets, run_cases
 
 

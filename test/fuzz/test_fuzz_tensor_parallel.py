@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from fuzzing import SEED, budgets
 
 pytest.importorskip("torch")

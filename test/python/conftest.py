@@ -24,8 +24,9 @@ def kernel_oracle(monkeypatch):
     import os
     if os.environ.get("ASCEND_MLA_KERNEL_ORACLE") != "1":
         return
-    from ascend_mla.runtime import kernels
     from kernel_contract import check
+
+    from ascend_mla.runtime import kernels
     kernels.load_kernels()
     for name, fn in list(kernels.KERNELS.items()):
         def checked(*, _name=name, _fn=fn, **operands):

@@ -21,11 +21,11 @@ import ctypes
 import functools
 import os
 
+import kernels_before
 import ml_dtypes
 import numpy as np
-
-import kernels_before
 from kernels_before import common as before_common
+
 from ascend_mla.runtime.formats import NZTensor
 
 BF16 = np.dtype(ml_dtypes.bfloat16)

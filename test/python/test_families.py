@@ -153,12 +153,14 @@ def fusion(name, tp=1, **config):
     depends on the types only) on one layer of the family's real model as transformers'
     defaults describe it (its MoE layer where it has one), vocabulary, MLPs and experts small."""
     from collections import Counter
+
     from mlir import ir
+
     from ascend_mla.compiler import parse_and_transform, runtime_inputs
     from ascend_mla.dialect.diagnostics import DiagnosticCollector
     from ascend_mla.dialect.dialect import make_context
-    from ascend_mla.passes.report import FusionLog
     from ascend_mla.models import deepseek
+    from ascend_mla.passes.report import FusionLog
     cls = getattr(transformers, write_checkpoint.FAMILIES["deepseek_v3" if name == "kimi_k2" else name][0])
     small = dict(vocab_size=512, intermediate_size=256, moe_intermediate_size=64, n_routed_experts=8,
                  num_experts_per_tok=2, n_group=1, topk_group=1, ffn_hidden_size=256, expert_ffn_hidden_size=64,

@@ -22,15 +22,15 @@ import json
 import math
 import os
 
+import kernel_contract
+import kernels_before
 import ml_dtypes
 import numpy as np
 import pytest
+from kernel_contract import BOUND, errors, reference, run, same_bits
 
-import kernels_before
 from ascend_mla.runtime.formats import NZTensor, format_cast, nd_to_nz
 from ascend_mla.runtime.kernels import get_kernel
-import kernel_contract
-from kernel_contract import BOUND, errors, reference, run, same_bits
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 HCQ, HCKV, D, DR = 1536, 512, 128, 64

@@ -6,8 +6,8 @@ Memory is measured in child processes (a fresh interpreter: the numbers are its 
 test runner's), as RSS read from /proc (Linux).
 """
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -112,8 +112,9 @@ def test_the_npu_failure_is_raised_afresh_each_time(monkeypatch):
 # --- 3. the describe_type memo does not keep MLIR contexts alive -----------------------------------
 
 def test_compile_does_not_keep_its_context():
-    from mlir import ir
     import gc
+
+    from mlir import ir
     ascend_mla.compile(LEAK_PROGRAM)       # warm: the shared contexts (eager, ACLNN) exist
     gc.collect()
     before = ir.Context._get_live_count()

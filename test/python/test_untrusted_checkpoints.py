@@ -124,6 +124,17 @@ def test_a_family_extends_the_table():
         checkpoint.read_config(dict(V3, dim_model_base=10 ** 4), keys=family)
 
 
+def test_every_checkpoint_rule_is_in_the_errors_table():
+    """docs/errors.md's table of CKPT rules names every rule the package raises (and no other)."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    sources = [f for f in root.rglob("*.py") if f.relative_to(root).parts[0] not in (".venv", "test", "build")]
+    raised = {m for f in sources for m in re.findall(r"CKPT-[A-Z]+", f.read_text())}
+    text = (root / "docs" / "errors.md").read_text()
+    table = {m for row in text.splitlines() if row.startswith("| CKPT-") for m in re.findall(r"CKPT-[A-Z]+", row.split("|")[1])}
+    assert raised and raised == table, (sorted(raised - table), sorted(table - raised))
+
+
 def test_the_config_file_itself(tmp_path):
     """Not JSON, not an object, nested past the parser's recursion, NaN and huge numbers."""
     cases = {"[1, 2]": "expected a JSON object", "{": "not valid JSON", "": "not valid JSON",
@@ -139,12 +150,12 @@ def test_the_config_file_itself(tmp_path):
 
 # --- the files: confined, regular, checked headers -------------------------------------------------
 
-import os                                                    # noqa: E402
-import struct                                                # noqa: E402
-import sys                                                   # noqa: E402
-import threading                                             # noqa: E402
+import os  # noqa: E402
+import struct  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
 
-import numpy as np                                           # noqa: E402
+import numpy as np  # noqa: E402
 
 OPENED = []            # paths the audit hook saw opened while RECORDING is set
 RECORDING = threading.Event()
@@ -213,6 +224,7 @@ HEADERS = [  # (how the file is broken, its writer's arguments, the words of the
 @pytest.mark.parametrize("how,kwargs,words", HEADERS, ids=[h[0] for h in HEADERS])
 def test_a_broken_safetensors_header_names_the_file_and_tensor(tmp_path, how, kwargs, words):
     from safetensors import safe_open
+
     from ascend_mla.models.checkpoint_files import read_header
     file = _write_safetensors(tmp_path / "model.safetensors", TENSORS, **kwargs)
     if how == "truncated":
@@ -355,9 +367,9 @@ def test_an_index_and_its_shards_must_agree(tmp_path):
 
 # --- weights, notes, positions, threads (tiny checkpoints: tiny_checkpoints.py) ---------------------
 
-from tiny_checkpoints import TINY, tiny_weights, write_tiny     # noqa: E402
+from tiny_checkpoints import TINY, tiny_weights, write_tiny  # noqa: E402
 
-from ascend_mla.models import deepseek                       # noqa: E402
+from ascend_mla.models import deepseek  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -45,7 +45,9 @@ def get_kernel(op_name: str) -> Callable:
 
 def _load_all():
     # Importing the modules registers their kernels.
-    from . import primitive  # noqa: F401
-    from . import nsa  # noqa: F401
-    from . import fia  # noqa: F401
-    from . import prolog  # noqa: F401
+    from . import (
+        fia,  # noqa: F401
+        nsa,  # noqa: F401
+        primitive,  # noqa: F401
+        prolog,  # noqa: F401
+    )

@@ -97,10 +97,11 @@ import threading
 
 import numpy as np
 
+from ascend_mla.runtime.formats import NZTensor, c0_for
+
 from . import kernel
 from .common import bfloat16, matmul_choice, mm, torch_module
 from .fia_quant import FullQuant, KvDequant, MlaFullQuant, dequantize, post_quantize, unpack_int4
-from ascend_mla.runtime.formats import NZTensor, c0_for
 
 _BIG = 1 << 40  # pre/next_tokens beyond any sequence length (avoids int64 overflow)
 

@@ -22,6 +22,7 @@ import weakref
 import numpy as np
 
 from ascend_mla.runtime.formats import NZTensor
+
 from .common import bfloat16, f32, matmul_choice, mm, native_bf16_cpu, torch_module
 
 

@@ -65,8 +65,9 @@ import math
 
 import numpy as np
 
-from . import kernel
 from ascend_mla.dialect.types import numpy_dtype
+
+from . import kernel
 from .common import f32, mm, round_to
 
 MASKED_SCORE = np.float32(-3e38)  # the device writes this score into a masked position

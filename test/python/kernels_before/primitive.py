@@ -9,10 +9,22 @@ import numpy as np
 
 from ascend_mla.dialect.types import numpy_dtype
 from ascend_mla.runtime.formats import FRACTAL_NZ, NZTensor, c0_for, format_cast, nz_cache_view
+
 from . import kernel
-from .common import (einsum, mm, bfloat16, f32, last_writers, rms_norm as rms_norm_f32, rope_deinterleaved,
-                     round_half_away, saturate_int8, scatter_paged_cache)
-from .gemm import float_matmul, head_matmul as head_matmul_f32, int8_matmul
+from .common import (
+    bfloat16,
+    einsum,
+    f32,
+    last_writers,
+    mm,
+    rope_deinterleaved,
+    round_half_away,
+    saturate_int8,
+    scatter_paged_cache,
+)
+from .common import rms_norm as rms_norm_f32
+from .gemm import float_matmul, int8_matmul
+from .gemm import head_matmul as head_matmul_f32
 
 
 def _out(result_types, name, fallback):
