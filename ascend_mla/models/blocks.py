@@ -526,7 +526,7 @@ class _Attention:
 
     def __call__(self, block, x):
         """The block's ops, located at its attention's module path (model.layers.{i}.self_attn)."""
-        around, self.g.location = self.g.location, block.attention
+        around, self.g.location = self.g.location, block.attention.rstrip(".")
         try:
             return self._write(block, x)
         finally:
