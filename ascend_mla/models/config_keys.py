@@ -226,6 +226,7 @@ MLA_KEYS = Schema.of(
     _inert("dtype", TEXT), _inert("torch_dtype", TEXT), _inert("transformers_version", TEXT),
     _inert("num_key_value_heads", INT, low=1, high=1024), _inert("head_dim", INT, low=1, high=_HEAD_DIM),
     _inert("qk_head_dim", INT, low=1, high=2 * _HEAD_DIM), _inert("initializer_range", NUMBER),
+    _inert("embedding_initializer_range", NUMBER),
     _inert("use_cache", FLAG), _inert("pretraining_tp", INT), _inert("attention_dropout", NUMBER),
     _inert("output_router_logits", FLAG), _inert("aux_loss_alpha", NUMBER), _inert("seq_aux", FLAG),
     _inert("ep_size", INT), _inert("auto_map", OBJECT), _inert("_name_or_path", TEXT),

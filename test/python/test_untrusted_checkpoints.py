@@ -443,6 +443,24 @@ def test_positions_default_to_the_config_and_the_api_and_cli_refuse_alike(tiny, 
         deepseek.CausalLM.from_pretrained(tiny, max_positions=300, target="cpu")
 
 
+def test_a_longer_prompt_after_a_short_one_is_re_planned(tiny, monkeypatch):
+    """The first call fixed the prefill chunk and a later 150-token prompt ran chunk by chunk
+    (6x longer, unsaid). Now each prompt runs in one call of the smallest bucket that holds it,
+    compiled at its first use, whatever came before (test_causal_lm.py holds the buckets' logits
+    to transformers')."""
+    lm = deepseek.CausalLM.from_pretrained(tiny, target="cpu")
+    calls = []
+    run = type(lm)._run
+    monkeypatch.setattr(type(lm), "_run", lambda self, seq, *a: calls.append(seq) or run(self, seq, *a))
+    lm([[0, 5, 7, 9]])
+    long = [[(7 * i) % 60 + 2 for i in range(150)]]
+    lm.reset()
+    calls.clear()
+    logits = lm(long)
+    assert len(calls) == 1 and 150 <= calls[0] <= 225, calls
+    assert logits.shape == (1, 150, TINY["vocab_size"]) and np.isfinite(logits).all()
+
+
 def test_positions_are_capped_by_memory_and_the_cap_is_said(tmp_path, monkeypatch):
     """A config of 65536 positions on a machine whose memory holds the caches of 1000: the
     default is capped (at whole 128-position blocks within CACHE_SHARE of it) and said; weights
