@@ -87,6 +87,7 @@ def _load_op_modules():
     from . import fia  # noqa: F401
     from . import collective  # noqa: F401
     from . import decoder  # noqa: F401
+    from . import moe_distribute  # noqa: F401
     _loaded = True
 
 

@@ -43,7 +43,11 @@ HCCL_API = {
                                      ("HcclDataType", "dataType"), ("HcclComm", "comm"),
                                      ("aclrtStream", "stream")]),
     "HcclCommDestroy": ("HcclResult", [("HcclComm", "comm")]),
+    # what the MoE-distribute calls read of the EP communicator (their groupEp and epRankId)
+    "HcclGetCommName": ("HcclResult", [("HcclComm", "comm"), ("char *", "commName")]),
+    "HcclGetRankId": ("HcclResult", [("HcclComm", "comm"), ("uint32_t *", "rank")]),
 }
+HCCL_COMM_NAME_BYTES = 128      # groupEp's documented length: [1, 128) characters
 # the collective call ops and the function each calls
 CALLS = {"aclnn.hccl_all_reduce": "HcclAllReduce", "aclnn.hccl_all_gather": "HcclAllGather"}
 
@@ -67,7 +71,7 @@ def _c_declaration(name: str) -> str:
 
 
 def hccl_header() -> str:
-    """hccl/hccl.h as far as this compiler uses it: the types and the five functions, written
+    """hccl/hccl.h as far as this compiler uses it: the types and the functions, written
     from the HCCL API reference (for the tests and the recording double; a user builds the
     emitted C++ against CANN's own header)."""
     enums = "\n".join([
@@ -87,16 +91,31 @@ def hccl_header() -> str:
 
 
 def declarations() -> str:
-    """Just the five prototypes (checked against CANN's hccl.h by redeclaring them after it)."""
+    """Just the prototypes (checked against CANN's hccl.h by redeclaring them after it)."""
     return "\n".join(_c_declaration(n) for n in HCCL_API) + "\n"
 
 
 # --- the conversions ------------------------------------------------------------------------
 
-def _communicator(b, a) -> ir.Value:
+def communicator(b, group: str, world_size: int) -> ir.Value:
+    """The communicator of `group` (`world_size` ranks): an `aclnn.hccl_communicator`."""
     i64 = ir.IntegerType.get_signless(64)
     return b._create("aclnn.hccl_communicator", [ir.Type.parse("!aclnn.hccl_comm")], attributes={
-        "group": ir.StringAttr.get(a.group), "world_size": ir.IntegerAttr.get(i64, int(a.world_size))}).result
+        "group": ir.StringAttr.get(group), "world_size": ir.IntegerAttr.get(i64, int(world_size))}).result
+
+
+def _communicator(b, a) -> ir.Value:
+    return communicator(b, a.group, a.world_size)
+
+
+def comm_name(b, comm: ir.Value) -> ir.Value:
+    """The communicator's name, read at run time (HcclGetCommName): a `const char *` argument."""
+    return b._create("aclnn.hccl_comm_name", [ir.Type.parse("!aclnn.cstring")], [comm]).result
+
+
+def comm_rank(b, comm: ir.Value) -> ir.Value:
+    """This process's rank in the communicator, read at run time (HcclGetRankId), as an int64_t."""
+    return b._create("aclnn.hccl_comm_rank", [ir.IntegerType.get_signless(64)], [comm]).result
 
 
 def _call(b, op_name, operands):
@@ -206,7 +225,10 @@ def emit_communicator(e, group: str, world_size: int):
     world = b.call("ascend_mla_env_u32", [b.literal('"WORLD_SIZE"', '!emitc.ptr<!emitc.opaque<"const char">>'),
                                           b.literal("1", "ui32")], ['!emitc.ptr<!emitc.opaque<"const char">>', "ui32"], "ui32")
     from .program import Collective
-    gathers = any(isinstance(i, Collective) and i.function == "HcclAllGather" for i in e.fn.instructions)
+    # a gather, or an MoE exchange, needs every rank: the other ranks' parts (experts) exist
+    # nowhere in a world of one
+    gathers = any(isinstance(i, Collective) and i.function == "HcclAllGather" for i in e.fn.instructions) or any(
+        c.function.name.startswith("aclnnMoeDistribute") for c in e.fn.calls)
     alone_ok = "false" if gathers and world_size > 1 else "true"
     status = b.call("ascend_mla_check_world", [world, b.literal(str(world_size), "ui32"), b.literal(alone_ok, "i1")],
                     ["ui32", "ui32", "i1"], "i32")
@@ -224,6 +246,23 @@ def emit_communicator(e, group: str, world_size: int):
         lambda: b.check(b.call("HcclCommDestroy", [made[group][0]], [_COMM], _HCCL_STATUS), _HCCL_STATUS,
                         "HcclCommDestroy"))
     return made[group]
+
+
+def emit_comm_query(e, comm, what):
+    """HcclGetCommName into a char[128] (a `const char *` argument) or HcclGetRankId into a
+    uint32_t widened to the int64_t the call takes: ("runtime_string" | "runtime_i64", value)."""
+    b = e.b
+    if what == "name":
+        at = f'!emitc.array<{HCCL_COMM_NAME_BYTES}x!emitc.opaque<"char">>'
+        cells = b.variable(at, "{0}")
+        status = b.call("HcclGetCommName", [comm[0], cells], [_COMM, at], _HCCL_STATUS)
+        b.check(status, _HCCL_STATUS, "HcclGetCommName")
+        return ("runtime_string", cells, at)
+    cell = b.variable("!emitc.lvalue<ui32>", "0")
+    status = b.call("HcclGetRankId", [comm[0], b.address(cell, "ui32")], [_COMM, "!emitc.ptr<ui32>"], _HCCL_STATUS)
+    b.check(status, _HCCL_STATUS, "HcclGetRankId")
+    wide = b.call("static_cast<int64_t>", [b.load(cell, "ui32")], ["ui32"], "i64")
+    return ("runtime_i64", wide, "i64")
 
 
 def emit_collective(e, call):

@@ -30,7 +30,7 @@ from ..dialect import aclnn as A
 from ..dialect.aclnn import DTYPE_NAMES, FORMAT_NAMES, load_functions
 from ..dialect.layout import contiguous_strides, nbytes as _nbytes, storage_shape
 from ..dialect.types import NUMPY_DTYPES, describe_type
-from .program import (Alloc, Collective, Communicator, Constant, Host, Launch, PhaseOne, ReadIntArray, Synchronize, TensorList, View,
+from .program import (Alloc, Collective, CommQuery, Communicator, Constant, Host, Launch, PhaseOne, ReadIntArray, Synchronize, TensorList, View,
                       Workspace, decode, find_function, symbol_name)
 
 _VOID = '!emitc.ptr<!emitc.opaque<"void">>'
@@ -291,6 +291,9 @@ class _Emitter:
                     self._comm(slot, group, world_size)
                 case Collective():
                     self._collective(inst)
+                case CommQuery(slot, comm, what):
+                    from .collective import emit_comm_query
+                    self.env[slot] = emit_comm_query(self, self.env[comm], what)
                 case Synchronize():
                     self._synchronize()
 
@@ -461,6 +464,8 @@ class _Emitter:
             b.check_ptr(handle, _SCALAR, "aclCreateScalar")
             self.cleanup.append(("aclDestroyScalar", handle, _SCALAR))
             return handle, _SCALAR
+        if isinstance(value, tuple) and value and value[0] in ("runtime_string", "runtime_i64"):
+            return value[1], value[2]          # read from a communicator at run time (HCCL)
         if p.kind == A.STRING:
             text = b.literal(f'"{value}"', _CSTR)
             if p.c_type.startswith("const"):
@@ -580,7 +585,7 @@ def emitc_module(lowered, argument_names) -> str:
     lines = ['emitc.include "acl/acl.h"']
     lines += [f'emitc.include "{h}"' for h in called]
     prelude = _PRELUDE
-    if any(isinstance(inst, Collective) for inst in lowered.instructions):
+    if any(isinstance(inst, Communicator) for inst in lowered.instructions):
         from .collective import CPP_PRELUDE
         lines.append('emitc.include "hccl/hccl.h"')
         prelude += CPP_PRELUDE

@@ -44,7 +44,7 @@ from ..dialect.aclnn import ACLNN, Function, verify_calls
 LOWERINGS: dict[str, Callable] = {}      # op name -> conversion
 
 # The modules holding conversions, one per op family: loading them registers every conversion.
-FAMILIES = ("prolog", "attention", "primitive", "views", "upstream", "decoder", "collective")
+FAMILIES = ("prolog", "attention", "primitive", "views", "upstream", "decoder", "collective", "moe_distribute")
 
 
 def lowers(op):

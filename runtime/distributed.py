@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from ..dialect.errors import ExecutionError
 
 DEFAULT_TIMEOUT_S = 120.0       # a collective (or the rendezvous) waits this long for its peers
+GROUPS = ("tp", "ep")           # the communicators programs name: each is every rank of the job
 
 
 class CollectiveError(ExecutionError):
@@ -111,8 +112,8 @@ def _first_line(e: BaseException) -> str:
 def check_world(op: str, group: str, world_size: int) -> World:
     """The world a collective of `world_size` ranks runs in: the job's, which must have that
     many ranks, or a world of one (the collective is then the identity)."""
-    if group != "tp":
-        raise CollectiveError(f"{op}: unknown group {group!r} (the programs use 'tp': every rank of the job)")
+    if group not in GROUPS:
+        raise CollectiveError(f"{op}: unknown group {group!r} (the programs use 'tp' and 'ep': every rank of the job)")
     w = world()
     if not w.alone and w.size != world_size:
         raise CollectiveError(f"{op}: the program is sharded over {world_size} ranks, the process group "

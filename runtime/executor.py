@@ -23,7 +23,7 @@ from ..dialect import aclnn as A
 from ..dialect.errors import ExecutionError
 from ..dialect.opdef import KindError
 from ..dialect.types import TensorInfo
-from ..lowering.program import (NULL, Alloc, Call, Collective, Communicator, Constant, DecodedFunction, Host, Launch,  # noqa: F401
+from ..lowering.program import (NULL, Alloc, Call, Collective, CommQuery, Communicator, Constant, DecodedFunction, Host, Launch,  # noqa: F401
                                 PhaseOne, ReadIntArray, Synchronize, TensorList, View, Workspace, decode,
                                 dense_value, find_function, symbol_name)
 from .formats import NZTensor, describe_value
@@ -135,6 +135,8 @@ class LoweredFunction(DecodedFunction):
                     env[slot] = backend.communicator(group, world_size)
                 case Collective(function, args):
                     backend.collective(function, [env[s] for s in args])
+                case CommQuery(slot, comm, what):
+                    env[slot] = backend.comm_query(env[comm], what)
                 case Synchronize():
                     backend.synchronize()
                 case _:
@@ -188,7 +190,11 @@ class LoweredFunction(DecodedFunction):
                 case PhaseOne(size_slot, exec_slot, call):
                     self._phase_one(backend, env, sites, stats, size_slot, exec_slot, call)
                     size = max(size, int(env[size_slot]))
-                case Workspace() | Launch() | Synchronize():
+                case Communicator(slot, group, world_size):
+                    env[slot] = backend.communicator(group, world_size)
+                case CommQuery(slot, comm, what):
+                    env[slot] = backend.comm_query(env[comm], what)
+                case Workspace() | Launch() | Synchronize() | Collective():
                     pass
                 case _:
                     self._value(inst, env, backend, state)
