@@ -324,18 +324,23 @@ rule("MDD-001", "x")(rank_is("x", 2, " (BS, H)"))
 rule("MDD-002", "x")(dtype_in("x", ROW_TYPES))
 rule("MDD-003", "x")(nd_only("x"))
 rule("MDD-004", "expert_ids")(_ids("expert_ids", lambda op: op.x.shape[0]))
-rule("MDD-005", "product")(_product)
-rule("MDD-006", "group")(_group)
-rule("MDD-007", "comm_alg")(_comm_alg("dispatch"))
-rule("MDD-008", "ep_world_size")(_ep_world_size)
-rule("MDD-009", "shared_expert_rank_num")(_shared_expert_rank_num)
-rule("MDD-010", "shared_expert_num")(_shared_expert_num)
-rule("MDD-011", "expert_shard_type")(_expert_shard_type)
-rule("MDD-012", "moe_expert_num")(_moe_expert_num)
-rule("MDD-013", "tp_world_size")(_tp_world_size)
-rule("MDD-014", "expert_ids")(_k_of("expert_ids"))
-rule("MDD-015", "x")(_bs_of("x"))
-rule("MDD-016", "x")(_hidden_of("x"))
+
+def shared_rules(rule, prefix: str, kind: str, ids: str, rows: str):
+    """The rules both ops have, <prefix>-005 .. -016 in this order; `ids` the operand holding
+    expert_ids, `rows` the one whose last axis is H (BS is reported on x for dispatch)."""
+    checks = [("product", _product), ("group", _group), ("comm_alg", _comm_alg(kind)),
+              ("ep_world_size", _ep_world_size), ("shared_expert_rank_num", _shared_expert_rank_num),
+              ("shared_expert_num", _shared_expert_num), ("expert_shard_type", _expert_shard_type),
+              ("moe_expert_num", _moe_expert_num), ("tp_world_size", _tp_world_size), (ids, _k_of(ids)),
+              (ids if kind == "combine" else rows, _bs_of(ids)), (rows, _hidden_of(rows))]
+    for number, (param, check) in enumerate(checks, start=5):
+        rule(f"{prefix}-{number:03d}", param)(check)
+
+
+# MDD-005 product, -006 group, -007 comm_alg, -008 ep_world_size, -009 shared_expert_rank_num,
+# -010 shared_expert_num, -011 expert_shard_type, -012 moe_expert_num, -013 tp_world_size,
+# -014 K, -015 BS, -016 H
+shared_rules(rule, "MDD", "dispatch", "expert_ids", "x")
 
 
 @rule("MDD-017", "quant_mode")
@@ -467,18 +472,8 @@ def combine_ids(op, s):
         return f"expected an ND i32 tensor (BS, K), got {t}"
 
 
-rule("MDC-005", "product")(_product)
-rule("MDC-006", "group")(_group)
-rule("MDC-007", "comm_alg")(_comm_alg("combine"))
-rule("MDC-008", "ep_world_size")(_ep_world_size)
-rule("MDC-009", "shared_expert_rank_num")(_shared_expert_rank_num)
-rule("MDC-010", "shared_expert_num")(_shared_expert_num)
-rule("MDC-011", "expert_shard_type")(_expert_shard_type)
-rule("MDC-012", "moe_expert_num")(_moe_expert_num)
-rule("MDC-013", "tp_world_size")(_tp_world_size)
-rule("MDC-014", "expert_ids")(_k_of("expert_ids"))
-rule("MDC-015", "expert_ids")(_bs_of("expert_ids"))
-rule("MDC-016", "expand_x")(_hidden_of("expand_x"))
+# MDC-005 .. MDC-016: as MDD-005 .. MDD-016
+shared_rules(rule, "MDC", "combine", "expert_ids", "expand_x")
 rule("MDC-017", "global_bs")(_global_bs_of("expert_ids"))
 
 

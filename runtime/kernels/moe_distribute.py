@@ -41,6 +41,15 @@ def _refuse_unbuilt(op, shared_expert_rank_num, tp_world_size):
                               "exchange is not built on the CPU backend")
 
 
+def _start(op, expert_ids, x_active_mask, ep_world_size, moe_expert_num, group, shared_expert_rank_num,
+           tp_world_size):
+    """(world, experts per rank, BS, K, the sent pairs in expert order, their experts)."""
+    _refuse_unbuilt(op, shared_expert_rank_num, tp_world_size)
+    w = check_world(op, group, ep_world_size)
+    bs, k = np.shape(expert_ids)
+    return (w, moe_expert_num // ep_world_size, bs, k) + _pairs(expert_ids, x_active_mask)
+
+
 def _pairs(expert_ids, x_active_mask):
     """The sent pairs: (flat pair indices sorted by expert, their experts); inactive tokens or
     pairs (x_active_mask false) are not sent."""
@@ -76,13 +85,9 @@ def _exchange(w, op, send: np.ndarray, send_rows, recv_rows) -> np.ndarray:
 def moe_distribute_dispatch(x, expert_ids, scales, x_active_mask, expert_scales, *, ep_world_size, moe_expert_num,
                             group, tp_world_size, expert_shard_type, shared_expert_num, shared_expert_rank_num,
                             global_bs, comm_alg, product, quant_mode, expert_token_nums_type, result_types=None):
-    op = "mla.moe_distribute_dispatch"
-    _refuse_unbuilt(op, shared_expert_rank_num, tp_world_size)
-    w = check_world(op, group, ep_world_size)
-    ep = ep_world_size
-    local = moe_expert_num // ep
-    bs, k = np.shape(expert_ids)
-    order, experts = _pairs(expert_ids, x_active_mask)
+    op, ep = "mla.moe_distribute_dispatch", ep_world_size
+    w, local, bs, k, order, experts = _start(op, expert_ids, x_active_mask, ep, moe_expert_num, group,
+                                             shared_expert_rank_num, tp_world_size)
     tokens, slots = order // k, order % k
     counts = np.bincount(experts, minlength=moe_expert_num).reshape(ep, local)     # (destination, expert)
     rows = np.asarray(x)[tokens]
@@ -152,13 +157,9 @@ def moe_distribute_combine(expand_x, expert_ids, assist_info_for_combine, ep_sen
                            x_active_mask, expand_scales, shared_expert_x, *, ep_world_size, moe_expert_num, group,
                            tp_world_size, expert_shard_type, shared_expert_num, shared_expert_rank_num, global_bs,
                            comm_alg, product, comm_quant_mode, result_types=None):
-    op = "mla.moe_distribute_combine"
-    _refuse_unbuilt(op, shared_expert_rank_num, tp_world_size)
-    w = check_world(op, group, ep_world_size)
-    ep = ep_world_size
-    local = moe_expert_num // ep
-    bs, k = np.shape(expert_ids)
-    order, experts = _pairs(expert_ids, x_active_mask)
+    op, ep = "mla.moe_distribute_combine", ep_world_size
+    w, local, bs, k, order, experts = _start(op, expert_ids, x_active_mask, ep, moe_expert_num, group,
+                                             shared_expert_rank_num, tp_world_size)
     prefix = np.asarray(ep_send_counts, np.int64)[:ep * local]
     held = np.diff(np.concatenate([[0], prefix])).reshape(local, ep)        # (expert, source): my rows
     start = np.concatenate([[0], prefix])[:-1].reshape(local, ep)

@@ -38,3 +38,14 @@ def launch(worker, tmp_path, mode, world=2, env=None):
             if p.poll() is None:
                 p.kill()
     return results
+
+
+def worker_main(main):
+    """Run a worker's main(OUT, MODE) from the command line: a failing rank prints one line
+    (`rank R: error: Type: message`) and exits 1."""
+    try:
+        main(sys.argv[1], sys.argv[2])
+    except Exception as e:
+        print(f"rank {os.environ.get('RANK')}: error: {type(e).__name__}: {str(e).splitlines()[0]}",
+              file=sys.stderr)
+        sys.exit(1)
