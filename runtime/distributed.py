@@ -125,3 +125,25 @@ def failed(op: str, w: World, e: BaseException) -> CollectiveError:
     """The error of a collective that did not complete (a peer ended, a timeout)."""
     return CollectiveError(f"{op} over {w.size} ranks failed on rank {w.rank}: a peer rank ended or timed "
                            f"out ({_first_line(e)})")
+
+
+def agree_max(value: int, what: str) -> int:
+    """The largest `value` of every rank of the job (the value itself in a world of one): a
+    host-side agreement through the default process group, e.g. the prefill chunk every rank's
+    MoE exchange is sized for."""
+    w = world()
+    if w.alone:
+        return int(value)
+    import torch
+    import torch.distributed as dist
+    cell = torch.tensor([int(value)], dtype=torch.int64)
+    try:
+        dist.all_reduce(cell, op=dist.ReduceOp.MAX)
+    except Exception as e:
+        raise failed(f"agreeing on {what}", w, e) from None
+    return int(cell.item())
+
+
+def any_rank(flag: bool, what: str) -> bool:
+    """Whether any rank of the job says `flag` (this rank's own in a world of one)."""
+    return bool(agree_max(int(bool(flag)), what))

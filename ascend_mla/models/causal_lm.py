@@ -29,6 +29,7 @@ from ..compiler import CompileError, Report
 from . import deepseek
 
 PREFILL_CHUNK = 128          # the prefill function's largest chunk (tokens per row per call)
+MAX_EP_TOKENS = 512          # with ep, the most tokens of one call (rows * chunk): Atlas A3's BS bound
 FIRST_CHUNK = 16             # its chunk when the first call is a single token
 DEFAULT_POSITIONS = 4096     # max_positions when neither the caller nor a smaller config says
 CALIBRATION_TOKENS = 64      # w8a8c8: the default calibration prompt of the latent cache's scale
@@ -89,7 +90,7 @@ class CausalLM:
     def __init__(self, config: dict, weights: dict, *, name: str, batch: int = 1, max_positions: int | None = None,
                  quant: str | None = None, cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1,
                  layers: int | None = None, target: str = "auto", rope: str = "interleave", rank: int = 0,
-                 sharded: bool = False, eos_token_id=(), pad_token_id: int | None = None):
+                 sharded: bool = False, eos_token_id=(), pad_token_id: int | None = None, ep: int = 1):
         total = config["num_hidden_layers"]
         layers = total if layers is None else layers
         if not isinstance(layers, int) or not 1 <= layers <= total:
@@ -104,8 +105,12 @@ class CausalLM:
         # nothing can change it; a writeable one would be converted again at every step.
         self.name, self.config, self.weights = name, config, {k: _frozen(v) for k, v in weights.items()}
         self.batch, self.max_positions, self.target = batch, max_positions, target
+        if ep > 1 and batch > MAX_EP_TOKENS:
+            raise ValueError(f"batch: at most {MAX_EP_TOKENS} rows per rank with ep (the tokens one MoE exchange "
+                             f"takes, aclnnMoeDistributeDispatchV2 on Atlas A3), got {batch}")
+        self.ep = ep
         self._build_args = dict(tp=tp, layers=layers, batch=batch, quant=quant or "bf16", cache_mode=cache_mode,
-                                block_size=block_size, rope=rope, rank=rank, sharded=sharded)
+                                block_size=block_size, rope=rope, rank=rank, sharded=sharded, ep=ep)
         self.vocab_size = config["vocab_size"]
         # generate()'s defaults, as transformers' generation config gives them
         self.eos_token_id, self.pad_token_id = eos_ids(eos_token_id, self.vocab_size), pad_token_id
@@ -123,7 +128,7 @@ class CausalLM:
     @classmethod
     def from_pretrained(cls, path, *, batch: int = 1, max_positions: int | None = None, quant: str | None = None,
                         cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1, layers: int | None = None,
-                        target: str = "auto", kv_scale=None, calibration=None) -> "CausalLM":
+                        target: str = "auto", kv_scale=None, calibration=None, ep: int = 1) -> "CausalLM":
         """Read a Hugging Face checkpoint directory (checkpoint.py: config formats, dtypes, FP8,
         shards, refusals) and compile its decode program (the prefill one on first use).
 
@@ -132,7 +137,14 @@ class CausalLM:
         tool's; None calibrates it here: the w8a8 model runs `calibration` (token ids (rows,
         tokens); default CALIBRATION_TOKENS seeded random ids) and each layer's scale is 127 over
         the largest |latent| it wrote (calibrated_kv_scales). Both are checked before the
-        checkpoint is read."""
+        checkpoint is read.
+
+        tp=N / ep=N: one of N ranks of the job torchrun started (docs/parallel.md). tp splits
+        heads, MLPs, experts and the vocabulary; ep keeps the rank's routed experts only and runs
+        attention data-parallel: each rank generates for its own prompts, and every call of the
+        model (generate, __call__) is a step of all ranks together (each rank calls the same
+        methods in the same order; a rank whose call needs fewer steps runs idle steps until the
+        others are done)."""
         from . import checkpoint
         if quant != "w8a8c8" and (kv_scale is not None or calibration is not None):
             raise ValueError(f"kv_scale, calibration: only quant=\"w8a8c8\" has an int8 latent cache, got quant={quant!r}")
@@ -145,15 +157,16 @@ class CausalLM:
         if quant == "w8a8c8":        # checked before the checkpoint is read
             scales = None if kv_scale is None else kv_scales_by_layer(kv_scale, built)
             ids = calibration_ids(calibration, c["vocab_size"]) if scales is None else None
-        rank = tensor_parallel_rank(tp)
+        rank = parallel_rank(tp, ep)
+        experts = _held_experts(config, ep, rank)
         weights = checkpoint.load_tensors(
-            path, config, names=checkpoint_names(config, built, checkpoint.tensor_index(path)),
-            ignore=_beyond(len(built)), quant=quant, tp=tp, rank=rank)
-        weights = stack_experts(weights, config, built)
+            path, config, names=checkpoint_names(config, built, checkpoint.tensor_index(path), experts),
+            ignore=_beyond(len(built), config, ep, rank), quant=quant, tp=tp, rank=rank, ep=ep)
+        weights = stack_experts(weights, config, built, experts)
         name = os.path.basename(os.path.normpath(os.fspath(path)))
         eos, pad = checkpoint.generation_tokens(path)
         args = dict(name=name, cache_mode=cache_mode, block_size=block_size, tp=tp, layers=layers, target=target,
-                    rope=config.rope, rank=rank, sharded=True, eos_token_id=eos, pad_token_id=pad)
+                    rope=config.rope, rank=rank, sharded=True, eos_token_id=eos, pad_token_id=pad, ep=ep)
         if quant == "w8a8c8":
             if scales is None:
                 scales = calibrated_kv_scales(c, weights, ids, built, **args)
@@ -162,14 +175,21 @@ class CausalLM:
                 weights[f"model.layers.{i}.self_attn.kv_scale"] = np.full((1, c["kv_lora_rank"]), scale, np.float32)
         return cls(c, weights, batch=batch, max_positions=max_positions, quant=quant, **args)
 
-    def _model(self, seq: int):
+    def _model(self, seq: int, chunk: int = 1):
         return deepseek.build(self.name, config=self.config, weights=self.weights, seq=seq,
-                              max_positions=self._capacity, decoder=True, **self._build_args)
+                              max_positions=self._capacity, decoder=True, max_tokens=self.batch * max(seq, chunk),
+                              **self._build_args)
 
     def _compile(self, chunk: int):
-        """The module of @decode and @prefill (chunk tokens per row), compiled once."""
+        """The module of @decode and @prefill (chunk tokens per row), compiled once. With ep the
+        ranks agree on the chunk (the largest asked for): every exchange of every rank is sized
+        for batch * chunk tokens."""
+        if self.ep > 1:
+            from ..runtime.distributed import agree_max
+            chunk = agree_max(chunk, "the prefill chunk")
+            chunk = min(chunk, 1 << (MAX_EP_TOKENS // self.batch).bit_length() - 1)
         self._chunk = chunk
-        decode, prefill = self._model(1), self._model(chunk)
+        decode, prefill = self._model(1, chunk), self._model(chunk, chunk)
         text = _two_functions(decode.module, prefill.module)
         self._program = compile_program(text, weights=decode.weights, target=self.target, source_name=self.name)
 
@@ -214,6 +234,7 @@ class CausalLM:
         torch in, torch out."""
         ids, torch_in = _as_numpy_ids(input_ids, self.batch)
         logits = self._step(ids, _as_mask(attention_mask, ids.shape))
+        self._finish_together()
         if torch_in:
             import torch
             return torch.from_numpy(logits)
@@ -243,6 +264,7 @@ class CausalLM:
             raise ValueError(f"max_new_tokens: prompt {int(real.max())} + {max_new_tokens} new tokens exceed "
                              f"max_positions {self.max_positions}")
         self.reset()
+        self._ensure_compiled(ids.shape[1])
         out = [ids]
         if max_new_tokens:
             logits = self._step(ids, mask)
@@ -250,6 +272,7 @@ class CausalLM:
             out.append(stop.next(logits[np.arange(self.batch), last]))
         while len(out) <= max_new_tokens and not stop.done:
             out.append(stop.next(self._step(out[-1])[:, -1]))
+        self._finish_together()
         tokens = np.concatenate(out, axis=1)
         if torch_in:
             import torch
@@ -279,8 +302,7 @@ class CausalLM:
         if mask is not None:            # each row's real tokens first (the run pads after them)
             order = np.argsort(~mask, axis=1, kind="stable")
             ids = np.take_along_axis(ids, order, axis=1)
-        if self._program is None:         # the chunk: this input's length, or a default for one token
-            self._compile(min(PREFILL_CHUNK, 1 << (count - 1).bit_length()) if count > 1 else FIRST_CHUNK)
+        self._ensure_compiled(count)
         if count == 1:
             logits = self._run(1, ids, real)
         else:
@@ -298,11 +320,44 @@ class CausalLM:
         np.put_along_axis(out, order[..., None], logits, axis=1)          # back to the caller's columns
         return out
 
+    def _ensure_compiled(self, count: int):
+        """Compile at the first call: the chunk is this input's length (a power of two, at most
+        PREFILL_CHUNK), or FIRST_CHUNK for one token; with ep, the largest every rank asks for."""
+        if self._program is None:
+            self._compile(min(PREFILL_CHUNK, 1 << (count - 1).bit_length()) if count > 1 else FIRST_CHUNK)
+
+    # -- expert parallelism: every program call is a step of all ranks ------------------------
+    def _together(self, active: bool) -> bool:
+        """One step of the EP ranks: whether any rank has work in it (each rank's MoE layers
+        exchange tokens with every other rank's, so every rank runs a program in every step)."""
+        from ..runtime.distributed import any_rank
+        return any_rank(active, "the next step")
+
+    def _finish_together(self):
+        """After this rank's last step of a call: idle steps while another rank still has work
+        (their exchanges need this rank's); returns when every rank is done."""
+        if self.ep > 1:
+            while self._together(False):
+                self._idle()
+
+    def _idle(self):
+        """A step with no tokens of this rank: one decode call whose rows are padding (they write
+        no cache slot and move no position; their logits are dropped). Its rows still travel
+        through the exchange, as any rank's padding does: the documents ask every token of
+        ranks with different token counts to be valid."""
+        pad = self.pad_token_id if self.pad_token_id is not None else 0
+        self._call(1, np.full((self.batch, 1), pad, np.int64), np.zeros(self.batch, np.int64))
+
     def _run(self, seq: int, ids: np.ndarray, real: np.ndarray) -> np.ndarray:
         """One call of @decode (seq 1) or @prefill (seq = chunk): row r's first real[r] tokens
         are its next ones; the rest are padding, which writes no cache slot (slot -1) and whose
         logits the caller drops. The causal mask (anchored at each row's kv length) keeps a real
         token from seeing the padding after it."""
+        if self.ep > 1:
+            self._together(True)
+        return self._call(seq, ids, real)
+
+    def _call(self, seq: int, ids: np.ndarray, real: np.ndarray) -> np.ndarray:
         block_size = self._build_args["block_size"]
         positions = self._positions[:, None] + np.arange(seq, dtype=np.int64)[None, :]
         rows = np.arange(self.batch)[:, None]
@@ -414,9 +469,11 @@ def _two_functions(decode: str, prefill: str) -> str:
 _EXPERT = re.compile(r"model\.layers\.(\d+)\.mlp\.experts\.(\d+)\.(gate_proj|up_proj|down_proj)\.weight(_scale)?$")
 
 
-def checkpoint_names(config, layers, index) -> set:
+def checkpoint_names(config, layers, index, experts=None) -> set:
     """The checkpoint tensors the whole decoder of `layers` consumes, in the checkpoint's own
-    form of the routed experts (per expert, or transformers 5's stacked gate_up_proj/down_proj)."""
+    form of the routed experts (per expert, or transformers 5's stacked gate_up_proj/down_proj);
+    `experts`: the routed experts this rank holds (default all: ep 1)."""
+    experts = range(config.n_routed_experts or 0) if experts is None else experts
     from .checkpoint import attention_names
     names = attention_names(config, layers) | {"model.embed_tokens.weight", "model.norm.weight"}
     if not config.tie_word_embeddings:
@@ -434,55 +491,81 @@ def checkpoint_names(config, layers, index) -> set:
         if mlp + "experts.gate_up_proj" in index:
             names |= {mlp + "experts.gate_up_proj", mlp + "experts.down_proj"}
         else:
-            names |= {f"{mlp}experts.{e}.{p}.weight" for e in range(config.n_routed_experts)
-                      for p in ("gate_proj", "up_proj", "down_proj")}
+            names |= {f"{mlp}experts.{e}.{p}.weight" for e in experts for p in ("gate_proj", "up_proj", "down_proj")}
         if config.n_shared_experts:
             names |= {f"{mlp}shared_experts.{p}.weight" for p in ("gate_proj", "up_proj", "down_proj")}
     return names
 
 
-def _beyond(count):
-    """Checkpoint tensors of layers past the ones built (a model cut to its first layers)."""
+def _beyond(count, config=None, ep=1, rank=0):
+    """Checkpoint tensors of layers past the ones built (a model cut to its first layers), and
+    with ep the other ranks' per-expert tensors."""
+    from .sharding import holds
+
     def ignored(name):
         m = re.match(r"model\.layers\.(\d+)\.", name)
-        return bool(m) and int(m.group(1)) >= count
+        return bool(m) and int(m.group(1)) >= count or ep > 1 and not holds(name, config.n_routed_experts, ep, rank)
     return ignored
 
 
-def tensor_parallel_rank(tp: int) -> int:
-    """This process's rank among the `tp` ranks of the job torchrun started (tp 1: 0). The
-    default process group is joined here (runtime/distributed.py, gloo, with its timeout)."""
-    if not isinstance(tp, int) or tp < 1:
-        raise ValueError(f"tp: expected an integer >= 1, got {tp!r}")
-    if tp == 1:
+def _held_experts(config, ep: int, rank: int) -> range:
+    """The routed experts rank `rank` of `ep` holds (ep must divide them: a clear error else)."""
+    from .sharding import ShardError, expert_range
+    experts = config.n_routed_experts or 0
+    if ep > 1 and not experts:
+        raise ValueError(f"ep: {ep} ranks, but the checkpoint has no routed experts to split (use tp)")
+    try:
+        return expert_range(experts, ep, rank)
+    except ShardError as e:
+        raise ValueError(str(e)) from None
+
+
+def parallel_rank(tp: int, ep: int = 1) -> int:
+    """This process's rank among the `tp` (or `ep`) ranks of the job torchrun started (tp and ep
+    1: 0). The default process group is joined here (runtime/distributed.py, gloo, with its
+    timeout)."""
+    for name, value in (("tp", tp), ("ep", ep)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name}: expected an integer >= 1, got {value!r}")
+    if tp > 1 and ep > 1:
+        raise ValueError(f"tp {tp} with ep {ep}: not built (docs/parallel.md: expert parallelism runs attention "
+                         "data-parallel; use one of them)")
+    ranks, name = max(tp, ep), "ep" if ep > 1 else "tp"
+    if ranks == 1:
         return 0
     from ..runtime.distributed import init_from_environment
     world = init_from_environment()
-    if world.size != tp:
-        raise ValueError(f"tp: {tp} ranks, but this process is one of {world.size}: run it as one of {tp} "
-                         f"processes (torchrun --nproc-per-node {tp} ...)")
+    if world.size != ranks:
+        raise ValueError(f"{name}: {ranks} ranks, but this process is one of {world.size}: run it as one of {ranks} "
+                         f"processes (torchrun --nproc-per-node {ranks} ...)")
     return world.rank
 
 
-def stack_experts(weights: dict, config, layers) -> dict:
+def tensor_parallel_rank(tp: int) -> int:
+    """parallel_rank(tp)."""
+    return parallel_rank(tp)
+
+
+def stack_experts(weights: dict, config, layers, experts=None) -> dict:
     """Per-expert gate/up/down tensors -> transformers 5's stacked `experts.gate_up_proj`
     (E, 2I, He) and `experts.down_proj` (E, He, I), which the graph declares; under w8a8 their
     per-channel scales alike, `experts.gate_up_proj_scale` (E, 2I, 1) and
-    `experts.down_proj_scale` (E, He, 1)."""
+    `experts.down_proj_scale` (E, He, 1). `experts`: the routed experts loaded (a rank's own
+    with ep; default all)."""
     out = {k: v for k, v in weights.items() if not _EXPERT.match(k)}
     for i in layers:
         mlp = f"model.layers.{i}.mlp.experts."
         if not config.is_moe_layer(i) or mlp + "gate_up_proj" in weights:
             continue
-        experts = range(config.n_routed_experts)
-        suffixes = ("weight", "weight_scale") if f"{mlp}0.gate_proj.weight_scale" in weights else ("weight",)
+        held = range(config.n_routed_experts) if experts is None else experts
+        suffixes = ("weight", "weight_scale") if f"{mlp}{held[0]}.gate_proj.weight_scale" in weights else ("weight",)
         try:
             for suffix in suffixes:
                 tail = suffix[len("weight"):]
                 out[mlp + "gate_up_proj" + tail] = np.stack([np.concatenate(
                     [weights[f"{mlp}{e}.gate_proj.{suffix}"], weights[f"{mlp}{e}.up_proj.{suffix}"]], axis=0)
-                    for e in experts])
-                out[mlp + "down_proj" + tail] = np.stack([weights[f"{mlp}{e}.down_proj.{suffix}"] for e in experts])
+                    for e in held])
+                out[mlp + "down_proj" + tail] = np.stack([weights[f"{mlp}{e}.down_proj.{suffix}"] for e in held])
         except KeyError as e:
             raise CompileError(f"checkpoint: {e.args[0]} missing (layer {i}'s routed experts)") from None
     return out

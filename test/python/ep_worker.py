@@ -6,7 +6,10 @@ MASTER_PORT).
 
 exchange: the MoE exchange alone, each rank its own number of tokens (rank r: 3 + 2r), the
     experts a grouped matmul of the rank's experts (exchange_program below); rank r saves its
-    tokens' output to OUT/rank{r}.npz. A failing rank prints one line and exits 1.
+    tokens' output to OUT/rank{r}.npz.
+decoder, decoder_w8a8: the whole small decoder (decoder() below) at ep = WORLD_SIZE, each rank
+    its own rows; rank r saves its logits of two calls to OUT/rank{r}.npz.
+A failing rank prints one line and exits 1.
 """
 from __future__ import annotations
 
@@ -60,13 +63,59 @@ def run_exchange(rank: int):
     return program, np.asarray(out)
 
 
+def decoder(rank: int, ep: int = 1, quant: str = "bf16"):
+    """Rank `rank`'s model of the small decoder (tp_worker.DECODER: 8 experts, 2 per token, a
+    shared expert): its own token ids (seed 5 + rank) and its own number of tokens per call
+    (rank r: 1 + r per row), every rank's exchange sized for the larger (max_tokens 2 per row);
+    ep 1: the same rows in one process, all experts."""
+    from ascend_mla.models import deepseek
+    from tp_worker import DECODER
+    weights = deepseek.build(**DECODER, quant=quant).weights
+    args = dict(DECODER, seed=5 + rank, seq=1 + rank, quant=quant, weights=weights)
+    if ep > 1:
+        args.update(ep=ep, rank=rank, max_tokens=DECODER["batch"] * 2)
+    return deepseek.build(**args)
+
+
+def run_decoder(rank: int, ep: int = 1, steps: int = 2, quant: str = "bf16"):
+    model = decoder(rank, ep, quant)
+    program = ascend_mla.compile(model)
+    return program, np.stack([np.asarray(program(**model.inputs(step))[0]) for step in range(steps)])
+
+
 def main(out_dir, mode):
     world = init_from_environment(timeout_s=float(os.environ.get("TP_TIMEOUT", "60")))
     if mode == "exchange":
         program, out = run_exchange(world.rank)
         np.savez(os.path.join(out_dir, f"rank{world.rank}.npz"), out=out.astype(np.float32), report=str(program.report()))
         return
+    if mode in ("decoder", "decoder_w8a8"):
+        program, logits = run_decoder(world.rank, world.size, quant="w8a8" if mode == "decoder_w8a8" else "bf16")
+        np.savez(os.path.join(out_dir, f"rank{world.rank}.npz"), logits=logits, report=str(program.report()))
+        return
+    if mode.startswith("generate"):
+        np.savez(os.path.join(out_dir, f"rank{world.rank}.npz"), **generate(os.environ["EP_CHECKPOINT"], world.rank,
+                                                                              world.size, mode))
+        return
     raise ValueError(f"mode: {mode!r}")
+
+
+# each rank's prompts (one row each) and new tokens: generate_same (the same length on every
+# rank), generate (other lengths and other counts: rank 1 prefills more tokens and decodes longer,
+# rank 0 runs idle steps meanwhile)
+PROMPTS = {"generate_same": ([[5, 17, 42]], [[300, 2, 77]]), "generate": ([[5, 17, 42]], [[7, 100, 200, 300, 9]])}
+NEW_TOKENS = {"generate_same": (4, 4), "generate": (3, 6)}
+
+
+def generate(path, rank, ep, mode):
+    """rank's tokens of CausalLM.from_pretrained(path, ep=ep).generate(its prompts), and the
+    bytes of its routed experts."""
+    from ascend_mla.models import deepseek
+    lm = deepseek.CausalLM.from_pretrained(path, ep=ep)
+    tokens = lm.generate(np.array(PROMPTS[mode][rank]), max_new_tokens=NEW_TOKENS[mode][rank], eos_token_id=None)
+    experts = sum(v.nbytes for k, v in lm.weights.items() if ".mlp.experts." in k)
+    return dict(tokens=tokens, expert_bytes=experts, weight_bytes=sum(v.nbytes for v in lm.weights.values()),
+                report=str(lm.report()), collectives=str(lm.programs["decoder"].report().get("collectives")))
 
 
 if __name__ == "__main__":
