@@ -514,6 +514,8 @@ def _held_experts(config, ep: int, rank: int) -> range:
     experts = config.n_routed_experts or 0
     if ep > 1 and not experts:
         raise ValueError(f"ep: {ep} ranks, but the checkpoint has no routed experts to split (use tp)")
+    if ep == 1:
+        return range(experts)
     try:
         return expert_range(experts, ep, rank)
     except ShardError as e:

@@ -54,7 +54,9 @@ def _even(name, n, tp, what) -> int:
 
 
 def expert_range(experts: int, ep: int, rank: int) -> range:
-    """The routed experts rank `rank` of `ep` holds (all of them for ep 1)."""
+    """The routed experts rank `rank` of `ep` holds (all of them for ep 1, whatever the rank)."""
+    if ep == 1:
+        return range(experts)
     if experts % ep:
         raise ShardError(f"ep: {ep} does not divide the {experts} routed experts")
     per = experts // ep

@@ -8,7 +8,10 @@ exchange: the MoE exchange alone, each rank its own number of tokens (rank r: 3 
     experts a grouped matmul of the rank's experts (exchange_program below); rank r saves its
     tokens' output to OUT/rank{r}.npz.
 decoder, decoder_w8a8: the whole small decoder (decoder() below) at ep = WORLD_SIZE, each rank
-    its own rows; rank r saves its logits of two calls to OUT/rank{r}.npz.
+    its own rows; rank r saves its logits of two calls to OUT/rank{r}.npz. die: rank 1 ends
+    before its first exchange; bad_experts: rank 1's experts have the wrong shape (its compile fails).
+npu_double: the exchange on the NPU backend over the recording ACL/HCCL double (its calls
+    logged to OUT/rank{r}.jsonl).
 A failing rank prints one line and exits 1.
 """
 from __future__ import annotations
@@ -89,7 +92,21 @@ def main(out_dir, mode):
         program, out = run_exchange(world.rank)
         np.savez(os.path.join(out_dir, f"rank{world.rank}.npz"), out=out.astype(np.float32), report=str(program.report()))
         return
-    if mode in ("decoder", "decoder_w8a8"):
+    if mode == "npu_double":       # the NPU backend on the recording double (ASCEND_HOME_PATH, ACL_DOUBLE_LOG)
+        os.environ["ACL_DOUBLE_LOG"] = os.path.join(out_dir, f"rank{world.rank}.jsonl")
+        ascend_mla.set_backend("npu")
+        run_exchange(world.rank)
+        return
+    if mode == "die" and world.rank == 1:
+        os._exit(3)                    # before its first exchange
+    if mode == "bad_experts" and world.rank == 1:
+        from ascend_mla.models import deepseek
+        from tp_worker import DECODER
+        weights = deepseek.build(**DECODER).weights
+        key = "model.layers.1.mlp.experts.down_proj"
+        weights[key] = weights[key][:, :, :-8]     # a narrower intermediate size: rank 1's compile fails
+        ascend_mla.compile(deepseek.build(**DECODER, ep=2, rank=1, weights=weights))
+    if mode in ("decoder", "decoder_w8a8", "die", "bad_experts"):
         program, logits = run_decoder(world.rank, world.size, quant="w8a8" if mode == "decoder_w8a8" else "bf16")
         np.savez(os.path.join(out_dir, f"rank{world.rank}.npz"), logits=logits, report=str(program.report()))
         return

@@ -143,3 +143,15 @@ def test_generate_under_torchrun_with_ep_prints_one_process_tokens(hf_checkpoint
     assert status == 0, err
     assert two.count("ascend-mla generate:") == 1 and "ep 2: 4 of 8 routed experts per rank" in two
     assert two.strip().splitlines()[-1] == one.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("mode", ["bad_experts", pytest.param("die", marks=pytest.mark.slow)])
+def test_a_failing_ep_rank_ends_every_rank_with_one_error(tmp_path, mode):
+    """A rank that fails before the first exchange (its weights are wrong, or it dies) ends the
+    other: its exchange fails when the peer's connection closes (or at the timeout), one line."""
+    (code0, err0), (code1, err1) = ranks.launch(WORKER, tmp_path, mode)
+    assert code0 == 1 and code1 != 0, (err0, err1)
+    assert err0.count("\n") == 1 and "rank 0: error: CollectiveError: mla.moe_distribute_dispatch over 2 ranks " \
+        "failed on rank 0: a peer rank ended or timed out" in err0, err0
+    if mode == "bad_experts":
+        assert "rank 1: error:" in err1 and "experts.down_proj" in err1, err1

@@ -187,3 +187,31 @@ def test_the_npu_backend_refuses_the_exchange_in_a_world_of_one(monkeypatch):
     with pytest.raises(CollectiveError, match=r"world of one: the other ranks' experts do not exist on the device "
                                               r"\(run with torchrun --nproc-per-node 2\)"):
         npu_comm_query(object(), NpuCommunicator("ep", 2, None), "name")
+
+
+def test_the_npu_backend_calls_the_exchange_with_the_communicators_name_and_rank(toolchain, tmp_path):
+    """Two ranks on the NPU backend over the recording double: the EP communicator from the
+    root info rank 0 broadcasts, its name and rank read (HcclGetCommName / HcclGetRankId), then
+    both phases of aclnnMoeDistributeDispatchV2 and CombineV2 with groupEp = that name and the
+    documented arguments."""
+    import acl_double
+    _, root = toolchain
+    results = ranks.launch(WORKER, tmp_path, "npu_double", env={"ASCEND_HOME_PATH": str(root)})
+    assert [r for r, _ in results] == [0, 0], results
+    for rank in range(2):
+        calls = acl_double.read_log(tmp_path / f"rank{rank}.jsonl")
+        names = [c["fn"] for c in calls]
+        init = next(c for c in calls if c["fn"] == "HcclCommInitRootInfo")
+        assert init["nRanks"] == 2 and init["rank"] == rank and init["root_ok"]
+        assert names.count("HcclCommInitRootInfo") == 1 and names.count("HcclGetCommName") == 1
+        order = [names.index(f) for f in ("HcclCommInitRootInfo", "HcclGetCommName", "HcclGetRankId",
+                                          "aclnnMoeDistributeDispatchV2GetWorkspaceSize",
+                                          "aclnnMoeDistributeDispatchV2",
+                                          "aclnnMoeDistributeCombineV2GetWorkspaceSize", "aclnnMoeDistributeCombineV2")]
+        assert order == sorted(order)
+        dispatch = calls[order[3]]["args"]
+        # groupEp, epWorldSize, epRankId (the double's rank id), moeExpertNum, groupTp, ...
+        assert dispatch[5:10] == ["double_comm_0", 2, 0, 8, ""]
+        assert dispatch[15:19] == [0, ep_worker.MOST * 2, 1, ""]          # quantMode, globalBs, counts, commAlg
+        combine = calls[order[5]]["args"]
+        assert combine[12:16] == ["double_comm_0", 2, 0, 8]
