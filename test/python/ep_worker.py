@@ -117,21 +117,22 @@ def main(out_dir, mode):
     raise ValueError(f"mode: {mode!r}")
 
 
-# each rank's prompts (one row each) and new tokens: generate_same (the same length on every
-# rank), generate (other lengths and other counts: rank 1 prefills more tokens and decodes longer,
-# rank 0 runs idle steps meanwhile)
-PROMPTS = {"generate_same": ([[5, 17, 42]], [[300, 2, 77]]), "generate": ([[5, 17, 42]], [[7, 100, 200, 300, 9]])}
-NEW_TOKENS = {"generate_same": (4, 4), "generate": (3, 6)}
+# each rank's prompts (one row each) and new tokens, two generations in a row: the same prompt
+# length on both ranks, then other lengths and other counts (rank 1 prefills more tokens and
+# decodes longer; rank 0 runs idle steps meanwhile)
+PROMPTS = (([[5, 17, 42]], [[300, 2, 77]]), ([[5, 17, 42]], [[7, 100, 200, 300, 9]]))
+NEW_TOKENS = ((4, 4), (3, 6))
 
 
 def generate(path, rank, ep, mode):
-    """rank's tokens of CausalLM.from_pretrained(path, ep=ep).generate(its prompts), and the
-    bytes of its routed experts."""
+    """rank's tokens of CausalLM.from_pretrained(path, ep=ep).generate(its prompts) for each of
+    the generations, and the bytes of its routed experts."""
     from ascend_mla.models import deepseek
     lm = deepseek.CausalLM.from_pretrained(path, ep=ep)
-    tokens = lm.generate(np.array(PROMPTS[mode][rank]), max_new_tokens=NEW_TOKENS[mode][rank], eos_token_id=None)
+    tokens = {f"tokens{g}": lm.generate(np.array(PROMPTS[g][rank]), max_new_tokens=NEW_TOKENS[g][rank],
+                                         eos_token_id=None) for g in range(len(PROMPTS))}
     experts = sum(v.nbytes for k, v in lm.weights.items() if ".mlp.experts." in k)
-    return dict(tokens=tokens, expert_bytes=experts, weight_bytes=sum(v.nbytes for v in lm.weights.values()),
+    return dict(tokens, expert_bytes=experts, weight_bytes=sum(v.nbytes for v in lm.weights.values()),
                 report=str(lm.report()), collectives=str(lm.programs["decoder"].report().get("collectives")))
 
 
