@@ -125,10 +125,10 @@ NEW_TOKENS = ((4, 4), (3, 6))
 
 
 def generate(path, rank, ep, mode):
-    """rank's tokens of CausalLM.from_pretrained(path, ep=ep).generate(its prompts) for each of
-    the generations, and the bytes of its routed experts."""
-    from ascend_mla.models import deepseek
-    lm = deepseek.CausalLM.from_pretrained(path, ep=ep)
+    """rank's tokens of AutoCausalLM.from_pretrained(path, ep=ep).generate(its prompts) for each
+    of the generations, and the bytes of its routed experts."""
+    from ascend_mla.models import AutoCausalLM
+    lm = AutoCausalLM.from_pretrained(path, ep=ep)
     tokens = {f"tokens{g}": lm.generate(np.array(PROMPTS[g][rank]), max_new_tokens=NEW_TOKENS[g][rank],
                                          eos_token_id=None) for g in range(len(PROMPTS))}
     experts = sum(v.nbytes for k, v in lm.weights.items() if ".mlp.experts." in k)
