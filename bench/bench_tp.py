@@ -39,6 +39,7 @@ def _status(field: str) -> int:
 def lm_worker(out: str, checkpoint: str, steps: int, kind: str = "tp"):
     """CausalLM.from_pretrained(tp or ep = the job's world size): this rank reads its part only."""
     import numpy as np
+
     from ascend_mla.models import deepseek
     from ascend_mla.runtime.distributed import init_from_environment
     w = init_from_environment(timeout_s=120)
@@ -64,6 +65,7 @@ def lm_worker(out: str, checkpoint: str, steps: int, kind: str = "tp"):
 
 def worker(out: str, model: str, layers: int, batch: int, steps: int):
     import numpy as np
+
     import ascend_mla
     from ascend_mla.models import deepseek
     from ascend_mla.runtime.distributed import init_from_environment

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 
-from .dialect import MLA
+from .registry import MLA
 from .opdef import OpDef, i64, operand, optional, string
 from .primitive.checks import differs, dtype_in, nd_only, rank_is
 from .rules import DATAFLOW, RUNTIME, RuleSet, shape_text
@@ -438,6 +438,7 @@ _COMMON = [i64("ep_world_size"), i64("moe_expert_num"), string("group", default=
 
 MoeDistributeDispatch = MLA.add(OpDef(
     "mla.moe_distribute_dispatch",
+    traits=(),                                  # a collective: every rank must run it
     operands=[operand("x"), operand("expert_ids"), optional("scales"), optional("x_active_mask"),
               optional("expert_scales")],
     attributes=_COMMON + [i64("quant_mode", default=0), i64("expert_token_nums_type", default=1)],
@@ -590,6 +591,7 @@ rule("MDC-029", "expand_scales", kind=DATAFLOW)(_from_dispatch("expand_scales"))
 
 MoeDistributeCombine = MLA.add(OpDef(
     "mla.moe_distribute_combine",
+    traits=(),                                  # a collective: every rank must run it
     operands=[operand("expand_x"), operand("expert_ids"), operand("assist_info_for_combine"),
               operand("ep_send_counts"), operand("expert_scales"), optional("x_active_mask"),
               optional("expand_scales"), optional("shared_expert_x")],
