@@ -152,7 +152,7 @@ def npu_comm_query(backend, comm: NpuCommunicator, what: str):
         raise CollectiveError(f"the MoE exchange over {comm.world_size} ranks of group {comm.group!r} in a world of "
                               f"one: the other ranks' experts do not exist on the device (run with torchrun "
                               f"--nproc-per-node {comm.world_size})")
-    hccl = backend._hccl
+    hccl = backend.hccl
     if what == "name":
         cell = ctypes.create_string_buffer(HCCL_COMM_NAME_BYTES)
         hccl.check("HcclGetCommName", hccl.fn["HcclGetCommName"](comm.handle, ctypes.addressof(cell)))
