@@ -34,6 +34,7 @@ from .aclnn import (
 from .decoder import MoeFinalizeRouting, MoeInitRouting, SwiGlu
 from .dsa import KvQuantSparseFlashAttention, LightningIndexer, PrologV3, QuantLightningIndexer, SparseFlashAttention
 from .fia import FusedInferAttentionScore
+from .moe_distribute import MoeDistributeCombine, MoeDistributeDispatch
 from .nsa import NsaCompressAttentionInfer
 from .primitive import (
     Add,
@@ -51,7 +52,6 @@ from .primitive import (
     TransposeBatchMatmul,
 )
 from .prolog import Prolog, PrologV2
-from .moe_distribute import MoeDistributeCombine, MoeDistributeDispatch
 
 # --- cost formulas (the roofline, ascend_mla/cost.py) ------------------------------------------
 # Cube FLOPs: 2*M*N*K per product. Bytes: every tensor whole, except the rows of a paged cache a

@@ -41,9 +41,9 @@ from __future__ import annotations
 
 import re
 
-from .registry import MLA
 from .opdef import OpDef, i64, operand, optional, string
 from .primitive.checks import differs, dtype_in, nd_only, rank_is
+from .registry import MLA
 from .rules import DATAFLOW, RUNTIME, RuleSet, shape_text
 from .types import TensorInfo
 

@@ -20,8 +20,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dialect.collective import AllGather, AllReduce
-from ..lowering.collective import (HCCL_API, HCCL_COMM_NAME_BYTES, HCCL_DTYPE_ENUM, HCCL_REDUCE_ENUM,
-                                   HCCL_RESULT, HCCL_ROOT_INFO_BYTES)
+from ..lowering.collective import (
+    HCCL_API,
+    HCCL_COMM_NAME_BYTES,
+    HCCL_DTYPE_ENUM,
+    HCCL_REDUCE_ENUM,
+    HCCL_RESULT,
+    HCCL_ROOT_INFO_BYTES,
+)
 from .cpu_buffers import resolve, store
 from .distributed import CollectiveError, check_world, world
 from .kernels import run_kernel

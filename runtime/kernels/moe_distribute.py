@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dialect.moe_distribute import (ASSIST_ROW, MoeDistributeCombine, MoeDistributeDispatch, local_experts,
-                                       moe_ranks)
+from ...dialect.moe_distribute import ASSIST_ROW, MoeDistributeCombine, MoeDistributeDispatch, local_experts, moe_ranks
 from ..distributed import CollectiveError, check_world, failed
 from . import kernel
 from .common import f32, saturate_int8

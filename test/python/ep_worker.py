@@ -71,8 +71,9 @@ def decoder(rank: int, ep: int = 1, quant: str = "bf16"):
     shared expert): its own token ids (seed 5 + rank) and its own number of tokens per call
     (rank r: 1 + r per row), every rank's exchange sized for the larger (max_tokens 2 per row);
     ep 1: the same rows in one process, all experts."""
-    from ascend_mla.models import deepseek
     from tp_worker import DECODER
+
+    from ascend_mla.models import deepseek
     weights = deepseek.build(**DECODER, quant=quant).weights
     args = dict(DECODER, seed=5 + rank, seq=1 + rank, quant=quant, weights=weights)
     if ep > 1:
@@ -100,8 +101,9 @@ def main(out_dir, mode):
     if mode == "die" and world.rank == 1:
         os._exit(3)                    # before its first exchange
     if mode == "bad_experts" and world.rank == 1:
-        from ascend_mla.models import deepseek
         from tp_worker import DECODER
+
+        from ascend_mla.models import deepseek
         weights = deepseek.build(**DECODER).weights
         key = "model.layers.1.mlp.experts.down_proj"
         weights[key] = weights[key][:, :, :-8]     # a narrower intermediate size: rank 1's compile fails

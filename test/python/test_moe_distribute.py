@@ -61,7 +61,7 @@ def test_two_ranks_with_their_own_tokens_get_every_experts_rows(tmp_path):
         mine = reference(x, ids, weights, experts, only=range(rank * 4, rank * 4 + 4))
         assert np.abs(mine - ref).max() > 0.1 * np.abs(ref).max()
         report = str(got["report"])
-        assert f"aclnnMoeDistributeDispatchV2 at" in report and f"rank {rank} of 2 (gloo)" in report
+        assert "aclnnMoeDistributeDispatchV2 at" in report and f"rank {rank} of 2 (gloo)" in report
 
 
 def test_a_world_of_one_runs_rank_0s_experts_and_says_so():
