@@ -32,8 +32,17 @@ from ...dialect.primitive import (
 )
 from ...dialect.types import numpy_dtype
 from ..formats import FRACTAL_NZ, NZTensor, c0_for, format_cast, nz_cache_view
-from . import kernel, prepares
-from .common import bfloat16, f32, last_writers, rope_deinterleaved, round_half_away, saturate_int8, scatter_paged_cache
+from . import jit_glue, kernel, prepares
+from .common import (
+    bfloat16,
+    f32,
+    last_writers,
+    mlir_kernels,
+    rope_deinterleaved,
+    round_half_away,
+    saturate_int8,
+    scatter_paged_cache,
+)
 from .common import rms_norm as rms_norm_f32
 from .gemm import bf16_product, float_matmul, int8_matmul, prepare
 from .gemm import head_matmul as head_matmul_f32
@@ -48,7 +57,7 @@ def _out(result_types, name, fallback):
 def rms_norm(x, gamma, epsilon, result_types=None):
     nz = isinstance(x, NZTensor)
     xs = x.to_nd() if nz else x
-    y = rms_norm_f32(xs, gamma, epsilon).astype(_out(result_types, "y", xs.dtype))
+    y = rms_norm_f32(xs, gamma, epsilon, _out(result_types, "y", xs.dtype))
     return (format_cast(y, FRACTAL_NZ) if nz else y,)
 
 
@@ -132,16 +141,21 @@ def quantize(x, scale):
     return (saturate_int8(f32(x) * f32(scale)),)
 
 
-def _elementwise(opdef, fn):
+def _elementwise(opdef, name, fn):
     @kernel(opdef)
     def run(x, y, result_types=None):
-        return (fn(f32(x), f32(y)).astype(_out(result_types, "z", x.dtype)),)
+        out = _out(result_types, "z", x.dtype)
+        if mlir_kernels() and isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
+            z = jit_glue.binary(name, x, y, out)
+            if z is not None:
+                return (z,)
+        return (fn(f32(x), f32(y)).astype(out),)
     return run
 
 
-_elementwise(Add, np.add)
-_elementwise(Mul, np.multiply)
-_elementwise(Div, np.divide)
+_elementwise(Add, "add", np.add)
+_elementwise(Mul, "mul", np.multiply)
+_elementwise(Div, "div", np.divide)
 
 
 @kernel(Mean)
