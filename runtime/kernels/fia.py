@@ -103,7 +103,7 @@ import numpy as np
 
 from ...dialect.fia import FusedInferAttentionScore
 from . import jit_attention, kernel
-from .common import bfloat16, mlir_kernels
+from .common import bfloat16
 from .fia_kv import gather_kv, kv_source, same_operand, shared_prefix
 from .fia_layouts import (
     Tnd,
@@ -118,7 +118,6 @@ from .fia_layouts import (
 from .fia_masks import Masks, pse_for_batch
 from .fia_ops import NUMPY, WORKSPACE, array_ops
 from .fia_quant import FullQuant, KvDequant, MlaFullQuant
-from .jit_attention import LATENT, ROPE
 
 # --------------------------------------------------------------------------------------------
 # the kernel
@@ -239,18 +238,16 @@ def _compiled_mla(query, query_rope, key, value, key_rope, block_table, block_si
     no mask but the causal band of sparse mode 3, no quantization) on the MLIR-compiled
     attention (jit_attention.py: the same formulas and rounding points, no gather); None where
     it does not apply or the compiled kernels do not run."""
-    if query_rope is None or key_rope is None or block_table is None or kv_lengths is None \
-            or layout not in ("BSND", "BSH") or not same_operand(key, value) or not mlir_kernels() \
-            or not jit_attention.available():
-        return None
-    arrays = (query, query_rope, key, key_rope)
-    if not all(isinstance(a, np.ndarray) and a.dtype == bfloat16 and a.flags.c_contiguous for a in arrays):
+    # key, value, key_rope: a tensor list of one cache each (the op's form) or the cache
+    key, value, key_rope = (x[0] if isinstance(x, (list, tuple)) and len(x) == 1 else x for x in (key, value, key_rope))
+    if not isinstance(query, np.ndarray) or not isinstance(query_rope, np.ndarray) or key_rope is None \
+            or block_table is None or kv_lengths is None or layout not in ("BSND", "BSH") \
+            or not same_operand(key, value):
         return None
     batch, q_seq = query.shape[:2]
-    blocks = key.shape[0]
-    if query.size != batch * q_seq * n_heads * LATENT or query_rope.size != batch * q_seq * n_heads * ROPE \
-            or key.size != blocks * block_size * LATENT or key_rope.size != key_rope.shape[0] * block_size * ROPE \
-            or key.shape[-1] != LATENT or key_rope.shape[-1] != ROPE:
+    q = query.reshape(batch, q_seq, n_heads, -1)
+    q_rope = query_rope.reshape(batch, q_seq, n_heads, -1)
+    if not jit_attention.serves(q, q_rope, key, key_rope, int(block_size)):
         return None
     # which keys each query row sees: all (one row, no mask) or the band of sparse mode 3
     if not (sparse_mode == 3 or (q_seq == 1 and sparse_mode == 0 and atten_mask is None)):
@@ -260,9 +257,8 @@ def _compiled_mla(query, query_rope, key, value, key_rope, block_table, block_si
     lengths = per_batch(kv_lengths, [], batch)
     if len(lengths) != batch:
         return None
-    out, lse = jit_attention.attention(
-        query.reshape(batch, q_seq, n_heads, LATENT), query_rope.reshape(batch, q_seq, n_heads, ROPE),
-        key, key_rope, block_table, np.asarray(lengths), scale, int(block_size), lse_flag)
+    out, lse = jit_attention.attention(q, q_rope, key, key_rope, block_table, np.asarray(lengths), scale,
+                                       int(block_size), lse_flag)
     return out.reshape(query.shape), (lse if lse_flag else np.zeros((1,), np.float32))
 
 

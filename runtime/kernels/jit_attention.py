@@ -1,6 +1,7 @@
-"""FIA's absorbed MLA attention (decode and MTP: query D 512 + rope 64, one latent kv head,
-bf16 page caches in PA_BSND), compiled by MLIR (jit.py), reading the caches' bf16 pages in
-place through the block table: no gather, no float32 copy of K/V, no BLAS. Three kernels, each
+"""The absorbed MLA attention (query D 512 + rope 64, one latent kv head, bf16 page caches in
+PA_BSND) of FIA's decode and MTP calls and of mla.paged_attention (a prefill over the cache),
+compiled by MLIR (jit.py), reading the caches' bf16 pages in place through the block table:
+no gather, no float32 copy of K/V, no BLAS. Three kernels, each
 split among threads by independent outputs, so the bits do not depend on the thread count:
 
   scores   s[b, r, l] = (q[b, r] . [kv ; kr][l]) * scale            rows r = (token, head)
@@ -29,6 +30,7 @@ RT, KT = 4, 4                           # scores: a tile of 4 rows x 4 keys (16 
 CHUNK = 16                              # keys per work item of the scores (they stay in L1)
 VR, VWORDS = 8, 1                       # values: tiles of 8 rows x 32 columns (16 accumulators)
 VI = "vector<16xi32>"
+MAX_SCORES = 1 << 26                    # float32 scores of one call (256 MiB): more, batch rows split
 
 
 def _lane_sums(t: Text, accs: list[str]) -> str:
@@ -308,6 +310,22 @@ def available() -> bool:
         return False
 
 
+def serves(query, query_rope, kv_cache, kr_cache, block_size) -> bool:
+    """Can `attention` run this call: the compiled kernels available (with ASCEND_MLA_MATMUL auto
+    or jit), C-contiguous bf16 arrays, the query (..., 512) with its rope (..., 64), caches of
+    (BlockNum, block_size, [1,] 512 / 64) elements (PA_BSND or BnBsH: the same memory)?"""
+    from .common import bfloat16, mlir_kernels
+    arrays = (query, query_rope, kv_cache, kr_cache)
+    if not all(isinstance(a, np.ndarray) and a.dtype == bfloat16 and a.flags.c_contiguous and a.ndim for a in arrays):
+        return False
+    if query.shape[-1] != LATENT or query_rope.shape[-1] != ROPE or query.shape[:-1] != query_rope.shape[:-1] \
+            or kv_cache.shape[-1] != LATENT or kr_cache.shape[-1] != ROPE:
+        return False
+    if kv_cache.size != kv_cache.shape[0] * block_size * LATENT or kr_cache.size != kr_cache.shape[0] * block_size * ROPE:
+        return False
+    return mlir_kernels() and available()
+
+
 def attention(query, query_rope, kv_cache, kr_cache, block_table, kv_lengths, scale, block_size,
               lse: bool):
     """MLA attention (the module doc): query (B, S, N, 512) and query_rope (B, S, N, 64) bf16,
@@ -321,6 +339,12 @@ def attention(query, query_rope, kv_cache, kr_cache, block_table, kv_lengths, sc
     lens = np.ascontiguousarray(kv_lengths, np.int64).reshape(b)
     lmax = int(lens.max()) if b else 0
     lp = max(KT, -(-lmax // KT) * KT)
+    if b > 1 and b * rp * lp > MAX_SCORES:           # the scores of fewer batch rows at a time
+        half = b // 2
+        parts = [attention(query[i:j], query_rope[i:j], kv_cache, kr_cache, block_table[i:j], lens[i:j],
+                           scale, block_size, lse) for i, j in ((0, half), (half, b))]
+        return (np.concatenate([p[0] for p in parts]),
+                None if not lse else np.concatenate([p[1] for p in parts]))
     # the query as float32 (exact), each 32-element block as its 16 even then its 16 odd
     # elements: a bf16 value is the float32 with its bits on top, so the bits are copied into
     # the upper halves of a buffer whose lower halves stay zero
