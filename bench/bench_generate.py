@@ -97,7 +97,7 @@ def measure(path, batch, prompt_len, new, repeat):
     lm = AutoCausalLM.from_pretrained(path, batch=batch, target="cpu", max_positions=128 * -(-(prompt_len + new) // 128))
     model = transformers_model(path, checkpoint.read_config(path).model_type)
     rng = np.random.default_rng(0)
-    prompt = rng.integers(2, model.config.vocab_size, (batch, prompt_len)).astype(np.int64)
+    prompt = rng.integers(2, model.config.get_text_config().vocab_size, (batch, prompt_len)).astype(np.int64)
     start = time.perf_counter()
     ours(lm, prompt, 2)                          # compiles what is not compiled yet
     compile_s = time.perf_counter() - start
