@@ -10,6 +10,8 @@
     absorb-kv        naive MLA attention over a module's K/V cache -> absorbed, over a latent
                      cache the program owns (absorb_kv.py)
     fuse-prolog      MLA pre-processing -> mla.prolog_v2 (fuse_prolog.py)
+    fuse-sparse-attention  DSA's indexer and masked attention -> mla.lightning_indexer +
+                     mla.sparse_flash_attention (fuse_sparse_attention.py)
     fuse-attention   attention primitives -> mla.fused_infer_attention_score (fuse_attention.py)
     select-layout    FRACTAL_NZ weights, no casts that cancel (select_layout.py)
     fold-constants   weight-only computations evaluated once, at compile time (fold_constants.py;
@@ -21,7 +23,8 @@ The named pipeline "default" runs them in that order.
 from .registry import (PASSES, PIPELINES, PassFailure, PassInputs, PassOption, build_pass_manager,
                        parse_pipeline, register_pass, run_pipeline)
 from . import (absorb_kv, absorb_latent, cleanup, fold_constants, fuse_attention, fuse_prolog,  # noqa: F401
-               interleave_rope, raise_primitives, raise_quant, select_layout)                  # (registration)
+               fuse_sparse_attention, interleave_rope, raise_primitives, raise_quant,           # (registration)
+               select_layout)
 
 __all__ = ["PASSES", "PIPELINES", "PassFailure", "PassInputs", "PassOption", "build_pass_manager",
            "parse_pipeline", "register_pass", "run_pipeline"]

@@ -18,7 +18,7 @@ KERNELS: dict[str, Callable] = {}      # op name -> the kernel, OpDef defaults a
 PREPARES: dict[str, Callable] = {}     # op name -> what converts its constant weights (prepares)
 
 # The modules holding kernels: loading them registers every kernel.
-MODULES = ("primitive", "nsa", "fia", "prolog", "decoder", "serving", "collective", "dsa", "dsa_prolog")
+MODULES = ("primitive", "nsa", "fia", "prolog", "decoder", "serving", "collective", "dsa", "dsa_prolog", "dsa_primitives")
 
 
 def kernel(opdef):

@@ -14,7 +14,8 @@ from .common import (bfloat16, f32, last_writers, rms_norm as rms_norm_f32, rope
                      round_half_away, saturate_int8, scatter_paged_cache)
 from .gemm import bf16_product, float_matmul, head_matmul as head_matmul_f32, int8_matmul, prepare
 from ...dialect.primitive import (Add, Amax, Attention, CausalMask, Div, DynamicQuant, FormatCast, Gather,
-                                 HeadMatmul, Matmul, Mean, Mul, NzCacheView, PagedAttention, QuantMatmul,
+                                 HeadMatmul, MaskedPagedAttention, Matmul, Mean, Mul, NzCacheView, PagedAttention,
+                                 QuantMatmul,
                                  Quantize, RmsNorm, Rope, Rsqrt, ScatterCache, Transpose)
 
 
@@ -225,10 +226,11 @@ def _cache_rows(cache, blocks, cache_mode):
     return cache[blocks].reshape(-1, nkv, h)
 
 
+@kernel(MaskedPagedAttention)
 @kernel(PagedAttention)
 def paged_attention(query, key_cache, value_cache, block_table, seq_lengths, query_rope=None,
-                    key_rope_cache=None, dequant_scale_query=None, key_dequant_scale=None, *,
-                    scale_value, cache_mode, result_types=None):
+                    key_rope_cache=None, dequant_scale_query=None, key_dequant_scale=None, atten_mask=None,
+                    *, scale_value, cache_mode, result_types=None):
     batch, s_len, n, _ = query.shape
     block_size = key_cache.shape[1]
     out_dtype = _out(result_types, "attention_out", query.dtype)
@@ -246,6 +248,9 @@ def paged_attention(query, key_cache, value_cache, block_table, seq_lengths, que
             q_scale = f32(dequant_scale_query[b]) * k_scale
             v = f32(v) * k_scale
         masked = _causal(s_len, length) if s_len > 1 else None
+        if atten_mask is not None:       # the keys not selected (DSA): hidden as well
+            unselected = np.asarray(atten_mask[b, :, :length], bool)
+            masked = unselected if masked is None else masked | unselected
         out[b] = _attend(query[b], k, v, scale_value, masked, prob_dtype,
                          None if query_rope is None else query_rope[b], kr, q_scale)
     return (out.astype(out_dtype),)
