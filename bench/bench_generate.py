@@ -1,11 +1,13 @@
-"""Tokens/s of deepseek.CausalLM on the CPU backend against transformers' eager DeepseekV3 on the
-same checkpoint, in one run: prefill and decode apart, greedy, runs of the two interleaved.
+"""Tokens/s of AutoCausalLM on the CPU backend against transformers' eager model of the same
+checkpoint (DeepseekV3 or the family's own class), in one run: prefill and decode apart, greedy,
+runs of the two interleaved.
 
-    python bench/bench_generate.py [--quick] [--checkpoint DIR] [--batch B] [--prompt P] [--new N]
+    python bench/bench_generate.py [--quick] [--family NAME | --checkpoint DIR] [--batch B] [--prompt P] [--new N]
 
 Without --checkpoint it writes a small DeepSeek-V3 checkpoint with transformers (the tests'
 test/python/hf_checkpoints.SMALL: the MLA prolog's dims, 8 heads, a dense and a MoE layer,
-vocab 512; random init) to a temporary directory. Both sides run the checkpoint in bf16.
+vocab 512; random init) to a temporary directory; with --family NAME, the small checkpoint of
+that MLA family (examples/write_checkpoint.FAMILIES, what test_families.py runs). Both sides run the checkpoint in bf16.
 transformers: `model(prompt)` then one `model(token, cache=...)` per new token with its
 DynamicCache (what its greedy `generate` does, taken apart to time prefill and decode); the
 `generate` calls of both are timed too, in the same interleaved runs. ascend-mla: `lm(prompt)` then `lm(token)` per new token (what
@@ -72,10 +74,25 @@ def theirs(model, prompt, new):
     return torch.cat(tokens, 1).numpy(), prefill, decode
 
 
+def transformers_model(path, model_type):
+    """transformers' bf16 eager model of the checkpoint: its Auto class, else the family's own
+    class (Mistral 4 and Kimi-K2.5 are not AutoModelForCausalLM models)."""
+    import torch
+    import transformers
+    sys.path.insert(0, os.path.join(HERE, os.pardir, "examples"))
+    from write_checkpoint import FAMILIES
+    cls = transformers.AutoModelForCausalLM
+    if model_type in ("mistral4", "kimi_k25"):
+        cls = getattr(transformers, FAMILIES[model_type][1])
+    return cls.from_pretrained(path, dtype=torch.bfloat16, attn_implementation="eager").eval()
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="a short prompt, few tokens, two repeats")
-    p.add_argument("--checkpoint", help="a Hugging Face DeepSeek checkpoint directory (default: write a small one)")
+    p.add_argument("--checkpoint", help="a Hugging Face checkpoint directory of an MLA family (default: write a small one)")
+    p.add_argument("--family", default="deepseek_v3", help="the family of the small checkpoint written without "
+                   "--checkpoint (a model_type of examples/write_checkpoint.FAMILIES; default deepseek_v3)")
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--prompt", type=int, help="prompt tokens per row (default 32, --quick 8)")
     p.add_argument("--new", type=int, help="new tokens per row (default 32, --quick 8)")
@@ -87,25 +104,25 @@ def main(argv=None):
 
     import torch
     import ascend_mla
-    from ascend_mla.models import deepseek
-    from transformers import AutoModelForCausalLM
+    from ascend_mla.models import AutoCausalLM, checkpoint
 
     print(f"CPU flags: {cpu_flags()}; {os.cpu_count()} CPUs; torch {torch.__version__} with "
           f"{torch.get_num_threads()} threads; ASCEND_MLA_MATMUL={os.environ.get('ASCEND_MLA_MATMUL', '(default)')}")
     ascend_mla.set_backend("cpu")
     with tempfile.TemporaryDirectory() as tmp:
-        path = args.checkpoint or small_checkpoint(tmp)
+        path = args.checkpoint or small_checkpoint(tmp, args.family)
         start = time.perf_counter()
-        lm = deepseek.CausalLM.from_pretrained(path, batch=args.batch, target="cpu",
-                                               max_positions=128 * -(-(prompt_len + new) // 128))
+        lm = AutoCausalLM.from_pretrained(path, batch=args.batch, target="cpu",
+                                          max_positions=128 * -(-(prompt_len + new) // 128))
         load_ours = time.perf_counter() - start
         start = time.perf_counter()
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.bfloat16, attn_implementation="eager").eval()
+        family = checkpoint.read_config(path).model_type
+        model = transformers_model(path, family)
         load_theirs = time.perf_counter() - start
-        c = model.config
+        c = model.config.get_text_config()
         rng = np.random.default_rng(0)
         prompt = rng.integers(2, c.vocab_size, (args.batch, prompt_len)).astype(np.int64)
-        print(f"checkpoint: {os.path.basename(os.path.normpath(path))}: {c.num_hidden_layers} layers, hidden "
+        print(f"checkpoint: {os.path.basename(os.path.normpath(path))} ({family}): {lm.config['num_hidden_layers']} layers, hidden "
               f"{c.hidden_size}, {c.num_attention_heads} heads, vocab {c.vocab_size}, bf16; batch {args.batch}, "
               f"prompt {prompt_len}, {new} new tokens, median of {repeat} interleaved runs")
         print(f"load: ascend-mla {load_ours:.1f} s, transformers {load_theirs:.1f} s")

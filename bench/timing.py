@@ -84,10 +84,14 @@ def before_kernels():
     return kernels_before.get_kernel
 
 
-def small_checkpoint(directory: str) -> str:
+def small_checkpoint(directory: str, family: str = "deepseek_v3") -> str:
     """The tests' small DeepSeek-V3 checkpoint (test/python/hf_checkpoints.SMALL: the MLA
     prolog's dims, a dense and a MoE layer, random init), written by transformers into
-    `directory`: what the whole-model benchmarks run without --checkpoint."""
+    `directory`: what the whole-model benchmarks run without --checkpoint. Another `family`:
+    its small checkpoint of examples/write_checkpoint.FAMILIES (test_families.py's)."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "test", "python"))
     import hf_checkpoints
-    return hf_checkpoints.write_transformers_checkpoint(os.path.join(directory, "deepseek-v3-small"))
+    if family == "deepseek_v3":
+        return hf_checkpoints.write_transformers_checkpoint(os.path.join(directory, "deepseek-v3-small"))
+    from write_checkpoint import write_family_checkpoint
+    return write_family_checkpoint(family, os.path.join(directory, f"{family}-small"))[0]

@@ -100,6 +100,11 @@ class CausalLM:
             max_positions = min(config.get("max_position_embeddings") or DEFAULT_POSITIONS, DEFAULT_POSITIONS)
         if not isinstance(max_positions, int) or max_positions < 1:
             raise ValueError(f"max_positions: expected an integer >= 1, got {max_positions!r}")
+        scaling = config.get("rope_scaling") or {}
+        if scaling.get("type") == "longrope" and max_positions > scaling["original_max_position_embeddings"]:
+            raise ValueError(f"max_positions: {max_positions} passes LongRoPE's original context "
+                             f"({scaling['original_max_position_embeddings']}), where transformers switches every "
+                             f"position to the long factors; the compiled rotary tables hold the short ones")
         # Read-only constants: the kernels convert a weight once (gemm.converted) only when
         # nothing can change it; a writeable one would be converted again at every step.
         self.name, self.config, self.weights = name, config, {k: _frozen(v) for k, v in weights.items()}
@@ -128,8 +133,8 @@ class CausalLM:
         shards, refusals) and compile its decode program (the prefill one on first use).
 
         quant="w8a8c8" only: the latent cache's static int8 scale per layer (int8 = round(kv *
-        scale)). `kv_scale`: a number (every layer) or {layer index: number}, e.g. a calibration
-        tool's; None calibrates it here: the w8a8 model runs `calibration` (token ids (rows,
+        scale)). `kv_scale`: a number (every layer) or {layer index: number} (LongCat, two
+        attention blocks per layer: by block, 2i and 2i + 1), e.g. a calibration tool's; None calibrates it here: the w8a8 model runs `calibration` (token ids (rows,
         tokens); default CALIBRATION_TOKENS seeded random ids) and each layer's scale is 127 over
         the largest |latent| it wrote (calibrated_kv_scales). Both are checked before the
         checkpoint is read."""
@@ -361,7 +366,7 @@ def calibrated_kv_scales(config: dict, weights: dict, ids: np.ndarray, built, **
     the calibration tokens use the whole int8 range and later ones clip only beyond it (min-max
     calibration). A weights-only bound (checkpoint.kv_cache_scale) must allow for rows it cannot
     foresee and spends about half the range on them."""
-    unquantized = {k: v for k, v in weights.items() if not k.endswith("self_attn.kv_scale")}
+    unquantized = {k: v for k, v in weights.items() if not re.search(r"\.self_attn\.(\d+\.)?kv_scale$", k)}
     lm = CausalLM(config, unquantized, batch=ids.shape[0], max_positions=ids.shape[1], quant="w8a8", **args)
     lm(ids)
     scales = {}
