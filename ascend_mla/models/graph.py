@@ -14,7 +14,9 @@ form, upstream ops in their own syntax. The text is parsed and verified by whoev
 """
 from __future__ import annotations
 
+import math
 import re
+import struct
 from dataclasses import dataclass
 
 from ..dialect.opdef import OPTIONAL, SINGLE, OpDef
@@ -28,6 +30,9 @@ def type_text(t: TensorInfo) -> str:
 
 
 def float_text(v: float) -> str:
+    """MLIR's text of a float: decimal, or the bits in hex for an infinity or a NaN (f64)."""
+    if not math.isfinite(v):
+        return "0x%016X" % struct.unpack("<Q", struct.pack("<d", float(v)))[0]
     text = repr(float(v))
     mantissa, _, exponent = text.partition("e")
     if "." not in mantissa:

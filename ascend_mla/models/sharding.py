@@ -14,7 +14,7 @@ One table for the whole model, by Hugging Face name:
         self_attn.o_proj, mlp.down_proj, shared_experts.down_proj, experts.{j}.down_proj
         mlp.experts.down_proj (E, He, I)          the rank's slice of I (last axis)
     replicated: everything else (norms, q_a_proj, kv_a_proj_with_mqa, the router, scales of
-    row-parallel weights, which are per output channel)
+    row-parallel weights, which are per output channel, the DSA indexer's self_attn.indexer.*)
 
 `part(name, shape, tp, rank)` gives the index expressions (a list of tuples of slices,
 concatenated along `axis`) of the rank's part, so a loader can read just those bytes from a
