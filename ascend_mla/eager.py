@@ -15,19 +15,18 @@ import threading
 import warnings
 from typing import Any, Mapping, Optional
 
-import numpy as np
 from mlir import ir
-from mlir.dialects import func
 
-from .errors import VerificationError, VerificationWarning
-from .dialect.dialect import make_context, verify_ops
+from .dialect.builder import FunctionBuilder
 from .dialect.diagnostics import DiagnosticCollector, record_mlir_error
+from .dialect.dialect import make_context, verify_ops
 from .dialect.opdef import VARIADIC, KindError, OpDef
-from .dialect.types import TensorInfo, tensor_type
+from .dialect.types import TensorInfo
+from .errors import VerificationError, VerificationWarning
 from .passes.registry import run_pipeline
-from .runtime.formats import describe_value
 from .runtime import interop
 from .runtime.executor import load as load_lowered
+from .runtime.formats import describe_value
 
 _verified: dict = {}   # signature -> (inferred result infos, LoweredFunction, its module)
 _context: Optional[ir.Context] = None
@@ -212,33 +211,19 @@ def _list_type(param: str, infos: list) -> TensorInfo:
 
 def _verify_as_ir(opdef: OpDef, infos, attrs, results, profile):
     ctx = _shared_context()
-    with ctx, ir.Location.name(f"eager {opdef.name}"), DiagnosticCollector(ctx) as diags:
-        module = ir.Module.create()
-        flat = []
-        for spec in opdef.operands:
-            value = infos.get(spec.name)
-            if isinstance(value, list):
-                common = _list_type(spec.name, value)
-                flat.extend([common] * len(value))
-            elif value is not None:
-                flat.append(value)
-        arg_types = [tensor_type(i.shape, i.dtype, i.format) for i in flat]
-        result_types = [tensor_type(results[r].shape, results[r].dtype, results[r].format)
-                        for r in opdef.result_names]
-        with ir.InsertionPoint(module.body):
-            fn = func.FuncOp("eager", (arg_types, result_types))
-            block = fn.add_entry_block()
-        args = iter(block.arguments)
+    with ctx, ir.Location.name(f"eager {opdef.name}") as loc, DiagnosticCollector(ctx) as diags:
+        f = FunctionBuilder("eager", ctx)
+        f.loc = loc
         values = {}
         for spec in opdef.operands:
             value = infos.get(spec.name)
             if isinstance(value, list):
-                values[spec.name] = [next(args) for _ in value]
+                common = _list_type(spec.name, value)
+                values[spec.name] = [f.arg(None, common) for _ in value]
             elif value is not None:
-                values[spec.name] = next(args)
-        with ir.InsertionPoint(block):
-            op = opdef.build(values, attrs, result_types)
-            func.ReturnOp(op.results)
+                values[spec.name] = f.arg(None, value)
+        op = f.builder.op(opdef, values, attrs, [results[r] for r in opdef.result_names])
+        module = f.ret(op.results)
         try:
             ok = module.operation.verify() and verify_ops(module.operation, profile=profile)
         except ir.MLIRError as error:

@@ -10,19 +10,23 @@ import warnings
 
 import numpy as np
 
+from .dialect.dsa import (
+    KvQuantSparseFlashAttention,
+    LightningIndexer,
+    PrologV3,
+    QuantLightningIndexer,
+    SparseFlashAttention,
+)
+from .dialect.fia import FusedInferAttentionScore
+from .dialect.nsa import NsaCompressAttentionInfer
 from .dialect.opdef import KindError
-from .errors import VerificationError, VerificationWarning
+from .dialect.primitive import DynamicQuant, FormatCast, KvRmsNormRopeCache, RmsNorm, Rope, TransposeBatchMatmul
+from .dialect.prolog import Prolog, PrologV2
+from .dialect.types import TensorInfo
 from .eager import call, workspace_size
+from .errors import VerificationError, VerificationWarning
 from .runtime.formats import NZTensor, c0_for
 from .runtime.interop import is_torch, torch_to_numpy
-from .dialect.primitive import DynamicQuant, FormatCast, RmsNorm, Rope
-from .dialect.primitive import KvRmsNormRopeCache, TransposeBatchMatmul
-from .dialect.types import TensorInfo
-from .dialect.nsa import NsaCompressAttentionInfer
-from .dialect.prolog import Prolog, PrologV2
-from .dialect.fia import FusedInferAttentionScore
-from .dialect.dsa import (KvQuantSparseFlashAttention, LightningIndexer, PrologV3, QuantLightningIndexer,
-                          SparseFlashAttention)
 
 
 def rms_norm(x, gamma, *, epsilon=1e-5):

@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import argparse
 
-from timing import CPU_TIME_HELP, machine, median_times   # first: sets threads
-
 import ml_dtypes
 import numpy as np
+from timing import CPU_TIME_HELP, machine, median_times  # first: sets threads
 
 from ascend_mla.runtime.kernels import get_kernel
 

@@ -29,9 +29,10 @@ def main(argv=None):
     args = p.parse_args(argv)
     import torch
     import transformers
+    from bench_eager import cpu_flags
+
     import ascend_mla
     from ascend_mla.frontend.torch import AscendBackend
-    from bench_eager import cpu_flags
 
     ascend_mla.set_backend("cpu")
     print(f"transformers {transformers.__version__}, torch {torch.__version__}, {torch.get_num_threads()} threads")

@@ -7,18 +7,122 @@ the CPU backend's dispatch to the kernels (through `binds`, or runtime/cpu_calls
 """
 from __future__ import annotations
 
+from .aclnn import (
+    ACLNN,
+    CallArguments,
+    Cost,
+    Function,
+    boolean,
+    dtype,
+    f64,
+    i8,
+    i32,
+    i64,
+    int_array,
+    opt_out,
+    opt_tensor,
+    opt_tensor_list,
+    out,
+    out_tensor_list,
+    ref,
+    scalar,
+    string,
+    tensor,
+    tensor_bytes,
+    tensor_list,
+)
+from .decoder import MoeFinalizeRouting, MoeInitRouting, SwiGlu
+from .dsa import KvQuantSparseFlashAttention, LightningIndexer, PrologV3, QuantLightningIndexer, SparseFlashAttention
 from .fia import FusedInferAttentionScore
 from .nsa import NsaCompressAttentionInfer
-from .primitive import (Add, Amax, Div, DynamicQuant, FormatCast, KvRmsNormRopeCache, Mean, Mul,
-                        Quantize, Rope, Rsqrt, Transpose, TransposeBatchMatmul)
-from .prolog import Prolog, PrologV2
-from .aclnn import (ACLNN, Function, Param, boolean, dtype, f64, i8, i32, i64, int_array, opt_out,
-                    opt_tensor, opt_tensor_list, out, out_tensor_list, ref, scalar, string, tensor,
-                    tensor_list)
-from .decoder import MoeFinalizeRouting, MoeInitRouting, SwiGlu
-from .dsa import (KvQuantSparseFlashAttention, LightningIndexer, PrologV3, QuantLightningIndexer,
-                  SparseFlashAttention)
+from .primitive import (
+    Add,
+    Amax,
+    Div,
+    DynamicQuant,
+    FormatCast,
+    KvRmsNormRopeCache,
+    Mean,
+    Mul,
+    Quantize,
+    Rope,
+    Rsqrt,
+    Transpose,
+    TransposeBatchMatmul,
+)
 from .primitive.indexer import BatchMatmul, LayerNorm, Relu, TopK
+from .prolog import Prolog, PrologV2
+
+# --- cost formulas (the roofline, ascend_mla/cost.py) ------------------------------------------
+# Cube FLOPs: 2*M*N*K per product. Bytes: every tensor whole, except the rows of a paged cache a
+# call writes (cache_index / slot_mapping) or reads (the kv lengths under a block table) and the
+# rows an embedding gathers.
+
+def _per_row(cache) -> int:
+    """Bytes of one token's row of a paged cache (BlockNum, BlockSize, ...)."""
+    return tensor_bytes(cache) // (cache.shape[0] * cache.shape[1])
+
+
+def _prolog_cost(call: CallArguments) -> Cost:
+    """The four projections for each token; one cache row written per token."""
+    rows = call.info("cacheIndex").numel
+    for cache in ("kvCacheRef", "krCacheRef"):
+        call.touch(cache, rows * _per_row(call.info(cache)))
+    x = call.info("tokenX")
+    weights = ("weightDq", "weightUqQr", "weightUk", "weightDkvKr")
+    return Cost(2 * (x.numel // x.shape[-1]) * sum(call.info(w).numel for w in weights),
+                call.info("weightUqQr").dtype == "i8")
+
+
+def _scatter_cost(call: CallArguments) -> Cost:
+    """One row written per slot of each cache given (a 0-d placeholder is no cache)."""
+    rows = call.info("slotMapping").numel
+    for cache in ("keyCacheRef", "valueCacheRef"):
+        if call.info(cache).rank >= 2:
+            call.touch(cache, rows * _per_row(call.info(cache)))
+    return Cost()
+
+
+def _embedding_cost(call: CallArguments) -> Cost:
+    """The rows gathered, not the table."""
+    call.touch("weight", tensor_bytes(call.info("out")))
+    return Cost()
+
+
+def _matmul_cost(call: CallArguments) -> Cost:
+    """2*M*N*K: K from x (transposed or not)."""
+    x = call.info("self") if call.info("self") is not None else call.info("x1")
+    transposed = bool(call.host("transposeX1"))
+    return Cost(2 * call.info("out").numel * (x.shape[-2] if transposed else x.shape[-1]), x.dtype == "i8")
+
+
+def _attention_cost(call: CallArguments) -> Cost:
+    """QK^T and PV per query row and head over the mean kv length; under a block table, the
+    key/value rows of the kv lengths are what is read."""
+    query, out_ = call.info("query"), call.info("attentionOut")
+    heads = call.host("numHeads") or 1
+    layout = call.host("inputLayout") or "BSH"
+    per_head = (lambda info: info.shape[-1] // heads) if layout in ("BSH", "SH") else (lambda info: info.shape[-1])
+    d_qk, d_v = per_head(query), per_head(out_)
+    if call.info("queryRopeOptional") is not None:
+        d_qk += per_head(call.info("queryRopeOptional"))
+    rows = out_.numel // d_v                                   # query tokens x heads
+    kv = [t for name in ("key", "value", "keyRopeOptional") for t in call.tensors(name)]
+    table = call.info("blockTableOptional")
+    if table is not None:
+        block_size = call.host("blockSize") or 1
+        lengths = call.kv_lengths("actualSeqLengthsKvOptional", [table.shape[1] * block_size] * table.shape[0])
+        for t in kv:
+            call.touch(t, sum(lengths) * tensor_bytes(t.info) // (t.info.shape[0] * block_size))
+        mean_length = sum(lengths) / max(len(lengths), 1)
+    else:
+        lengths = call.int_list("actualSeqLengthsKvOptional")
+        if lengths:
+            mean_length = sum(lengths) / len(lengths)
+        else:                                                  # the key's sequence axis
+            mean_length = kv[0].info.shape[2 if layout.startswith("BN") else 1]
+    return Cost(int(2 * rows * mean_length * (d_qk + d_v)), query.dtype == "i8")
+
 
 # --- MLA prolog (seeds 001 and 000) ---------------------------------------------------------
 
@@ -42,12 +146,12 @@ _PROLOG_INPUTS = (
 
 MLA_PROLOG = ACLNN.add(Function(
     "aclnnMlaProlog", _PROLOG_INPUTS,
-    kernel=Prolog, source="seed 001"))
+    kernel=Prolog, source="seed 001", cost=_prolog_cost))
 
 MLA_PROLOG_V2 = ACLNN.add(Function(
     "aclnnMlaPrologV2WeightNz",
     _PROLOG_INPUTS + (opt_out("dequantScaleQNopeOutOptional", "dequant_scale_q_nope"),),
-    kernel=PrologV2, source="seed 000"))
+    kernel=PrologV2, source="seed 000", cost=_prolog_cost))
 
 # --- FusedInferAttentionScore (seed 004; V3 adds the MLA rope inputs) -----------------------
 
@@ -85,7 +189,7 @@ _FIA_TAIL = (
 
 FIA_V2 = ACLNN.add(Function(
     "aclnnFusedInferAttentionScoreV2",
-    _FIA_HEAD + _FIA_TAIL, kernel=FusedInferAttentionScore, source="seed 004"))
+    _FIA_HEAD + _FIA_TAIL, kernel=FusedInferAttentionScore, source="seed 004", cost=_attention_cost))
 
 # NON-SEED: seed 004 (V2) has no rope inputs; the MLA mode (query_rope/key_rope, the catalog's
 # "Option B") is the public CANN aclnnFusedInferAttentionScoreV3 prototype: V2's arguments with
@@ -95,7 +199,7 @@ FIA_V3 = ACLNN.add(Function(
     _FIA_HEAD + (opt_tensor("queryRopeOptional", "query_rope"),
                  opt_tensor("keyRopeOptional", "key_rope"),
                  opt_tensor("keyRopeAntiquantScaleOptional")) + _FIA_TAIL,
-    kernel=FusedInferAttentionScore,
+    kernel=FusedInferAttentionScore, cost=_attention_cost,
     source="NON-SEED: public CANN aclnnFusedInferAttentionScoreV3 (MLA rope inputs)"))
 
 # --- NsaCompressAttentionInfer (seed 003) ---------------------------------------------------
@@ -242,7 +346,7 @@ FIA_V4 = ACLNN.add(Function(
     "aclnnFusedInferAttentionScoreV4",
     _V4_TENSORS + _V4_HOST + (out("attentionOut", "attention_out"),
                               opt_out("softmaxLse", "softmax_lse")),
-    source="NON-SEED: public CANN aclnnFusedInferAttentionScoreV4 (ops-transformer docs)"))
+    source="NON-SEED: public CANN aclnnFusedInferAttentionScoreV4 (ops-transformer docs)", cost=_attention_cost))
 
 # --- primitives: the standard kernels torch_npu calls (evidence in lowering/primitive.py) ------
 # NON-SEED prototypes, from the public CANN operator documents (hicann ops-nn / ops-math /
@@ -259,26 +363,26 @@ RMS_NORM = ACLNN.add(Function(
 MATMUL = ACLNN.add(Function(
     "aclnnMatmul",
     (tensor("self"), tensor("mat2"), out("out", ctype=_OUT), i8("cubeMathType")),
-    source="NON-SEED: public CANN aclnnMatmul", strided=True))
+    source="NON-SEED: public CANN aclnnMatmul", strided=True, cost=_matmul_cost))
 
 MATMUL_WEIGHT_NZ = ACLNN.add(Function(
     "aclnnMatmulWeightNz",
     (tensor("self"), tensor("mat2"), out("out", ctype=_OUT), i8("cubeMathType")),
-    source="NON-SEED: public CANN aclnnMatmulWeightNz"))
+    source="NON-SEED: public CANN aclnnMatmulWeightNz", cost=_matmul_cost))
 
 QUANT_MATMUL_V4 = ACLNN.add(Function(
     "aclnnQuantMatmulV4",
     (tensor("x1"), tensor("x2"), tensor("scale"), opt_tensor("offset"),
      opt_tensor("pertokenScaleOptional"), opt_tensor("bias"), boolean("transposeX1"),
      boolean("transposeX2"), out("out")),
-    source="NON-SEED: public CANN aclnnQuantMatmulV4"))
+    source="NON-SEED: public CANN aclnnQuantMatmulV4", cost=_matmul_cost))
 
 QUANT_MATMUL_WEIGHT_NZ = ACLNN.add(Function(
     "aclnnQuantMatmulWeightNz",
     (tensor("x1"), tensor("x2"), opt_tensor("x1Scale"), tensor("x2Scale"), opt_tensor("yScale"),
      opt_tensor("x1Offset"), opt_tensor("x2Offset"), opt_tensor("yOffset"), opt_tensor("bias"),
      boolean("transposeX1"), boolean("transposeX2"), i64("groupSize"), out("out", ctype=_OUT)),
-    source="NON-SEED: public CANN aclnnQuantMatmulWeightNz"))
+    source="NON-SEED: public CANN aclnnQuantMatmulWeightNz", cost=_matmul_cost))
 
 INTERLEAVE_ROPE = ACLNN.add(Function(
     "aclnnInterleaveRope",
@@ -325,12 +429,12 @@ SCATTER_PA_KV_CACHE = ACLNN.add(Function(
      opt_tensor("compressSeqOffsetOptional"), opt_tensor("seqLensOptional"),
      string("cacheModeOptional"), string("scatterModeOptional"),
      int_array("stridesOptional"), int_array("offsetsOptional")),
-    source="NON-SEED: public CANN aclnnScatterPaKvCache", strided=True))
+    source="NON-SEED: public CANN aclnnScatterPaKvCache", strided=True, cost=_scatter_cost))
 
 EMBEDDING = ACLNN.add(Function(
     "aclnnEmbedding",
     (tensor("weight"), tensor("indices"), out("out")),
-    source="NON-SEED: public CANN aclnnEmbedding"))
+    source="NON-SEED: public CANN aclnnEmbedding", cost=_embedding_cost))
 
 NPU_FORMAT_CAST = ACLNN.add(Function(
     "aclnnNpuFormatCast",

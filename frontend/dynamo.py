@@ -24,7 +24,7 @@ inputs: Dynamo inlines nn.Modules) and its example inputs. For each graph:
 Recompilation is Dynamo's: it calls the backend again when a guard fails (a new shape), so a
 decode loop with a static cache compiles one graph for the prefill and one for the decode steps.
 A region whose attention reads a boolean mask takes the kv lengths from it at each call, checked
-to be the causal mask of those lengths (frontend/torch.py `mask_lengths`); a call whose mask is
+to be the causal mask of those lengths (frontend/importer.py `mask_lengths`); a call whose mask is
 not (left padding) runs the region's PyTorch graph instead, and `backend.fallbacks` counts it.
 """
 from __future__ import annotations
@@ -35,8 +35,9 @@ import time
 
 import torch
 
-from ..compiler import CompileError, Report, compile as compile_ir
-from .torch import COMPLEX, Importer, UnsupportedOperatorError, _target_name, mask_lengths, source_line
+from ..compiler import CompileError, Report
+from ..compiler import compile as compile_ir
+from .importer import COMPLEX, Importer, UnsupportedOperatorError, mask_lengths, source_line, target_name
 
 ASSERTIONS = (torch.ops.aten._assert_tensor_metadata.default, torch.ops.aten._assert_scalar.default)
 MIN_OPS = 4           # a region with fewer converted ops is not worth a program call
@@ -78,7 +79,7 @@ class TrialImporter(Importer):
     the nodes after it are tried too. `reasons`: node -> why it is not supported."""
 
     def __init__(self, weights: set):
-        super().__init__()
+        super().__init__(context=_trial_context())
         self.weight_nodes = weights
         self.reasons: dict = {}
 
@@ -109,11 +110,24 @@ class TrialImporter(Importer):
         return self.reasons
 
 
+_TRIAL = None
+
+
+def _trial_context():
+    """The MLIR context trial imports build in: one for all (what they write is thrown away;
+    a new context would cost its dialects' loading at every graph)."""
+    global _TRIAL
+    if _TRIAL is None:
+        from ..dialect.dialect import make_context
+        _TRIAL = make_context()
+    return _TRIAL
+
+
 def _reason(node, error) -> str:
     text = str(error)
     if not isinstance(error, UnsupportedOperatorError):
-        text = f"{_target_name(node.target)}: {type(error).__name__}: {text}"
-    return text.splitlines()[0] if text else _target_name(node.target)
+        text = f"{target_name(node.target)}: {type(error).__name__}: {text}"
+    return text.splitlines()[0] if text else target_name(node.target)
 
 
 # --- one region as an mla program ---------------------------------------------------------------------
@@ -178,7 +192,7 @@ def compile_region(sub: torch.fx.GraphModule, weights: dict, names: dict, backen
     inputs += [(kind, (index[of[0]], of[1])) for _, kind, of in cx.derived]
     source = next((source_line(n)[0] for n in sub.graph.nodes if n.op == "call_function" and source_line(n)),
                   "<graph>")
-    program = compile_ir(cx.g.text(), weights=bound, pipeline=backend.pipeline, target=backend.target,
+    program = compile_ir(cx.g, weights=bound, pipeline=backend.pipeline, target=backend.target,
                          source_name=source)
     return program, inputs
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
-from ..dialect.types import FRACTAL_NZ, TensorInfo, tensor_type
 from ..dialect import aclnn as A
-from .lower_to_aclnn import LoweringError, info, lowers
 from ..dialect.aclnn_functions import FIA_V2, FIA_V3, FIA_V4, LOGICAL_OR, NSA
 from ..dialect.fia import FusedInferAttentionScore
 from ..dialect.nsa import NsaCompressAttentionInfer
 from ..dialect.primitive import Attention, MaskedPagedAttention, PagedAttention
+from ..dialect.types import FRACTAL_NZ, TensorInfo, tensor_type
+from .lower_to_aclnn import LoweringError, info, lowers
 
 
 @lowers(FusedInferAttentionScore)
@@ -143,6 +143,7 @@ def length_mask_value(b, seq_lengths, batch: int, s: int, t: int):
     i.e. j - i + S > seq_lengths[b]: aclnnGtTensor of a constant (1, S, T) grid of j - i + S
     (one per function and shape) against the lengths viewed (B, 1, 1)."""
     from mlir.dialects import arith
+
     from ..dialect.aclnn_functions import GT_TENSOR
 
     def grid(b):

@@ -7,14 +7,38 @@ from mlir import ir
 from mlir.dialects import arith
 
 from ..dialect import aclnn as A
-from ..dialect.aclnn_functions import (BATCH_MATMUL, INDEX_SELECT, INPLACE_MASKED_FILL_SCALAR,
-                                       KV_QUANT_SPARSE_FLASH_ATTENTION, LAYER_NORM, LIGHTNING_INDEXER,
-                                       MLA_PROLOG_V3, QUANT_LIGHTNING_INDEXER, RELU, SCATTER_VALUE,
-                                       SPARSE_FLASH_ATTENTION, SPARSE_FLASH_ATTENTION_V2, TOPK)
-from ..dialect.dsa import (KvQuantSparseFlashAttention, LightningIndexer, PrologV3, QuantLightningIndexer,
-                           SparseFlashAttention)
-from ..dialect.primitive.indexer import (BatchMatmul, IndexMask, LayerNorm, LengthMask, MaskedFill, PagedGather,
-                                         Relu, TopK)
+from ..dialect.aclnn_functions import (
+    BATCH_MATMUL,
+    INDEX_SELECT,
+    INPLACE_MASKED_FILL_SCALAR,
+    KV_QUANT_SPARSE_FLASH_ATTENTION,
+    LAYER_NORM,
+    LIGHTNING_INDEXER,
+    MLA_PROLOG_V3,
+    QUANT_LIGHTNING_INDEXER,
+    RELU,
+    SCATTER_VALUE,
+    SPARSE_FLASH_ATTENTION,
+    SPARSE_FLASH_ATTENTION_V2,
+    TOPK,
+)
+from ..dialect.dsa import (
+    KvQuantSparseFlashAttention,
+    LightningIndexer,
+    PrologV3,
+    QuantLightningIndexer,
+    SparseFlashAttention,
+)
+from ..dialect.primitive.indexer import (
+    BatchMatmul,
+    IndexMask,
+    LayerNorm,
+    LengthMask,
+    MaskedFill,
+    PagedGather,
+    Relu,
+    TopK,
+)
 from ..dialect.types import TensorInfo, describe_type, tensor_type
 from .attention import length_mask_value
 from .lower_to_aclnn import LoweringError, info, lowers

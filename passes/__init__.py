@@ -20,11 +20,30 @@
 
 The named pipeline "default" runs them in that order.
 """
-from .registry import (PASSES, PIPELINES, PassFailure, PassInputs, PassOption, build_pass_manager,
-                       parse_pipeline, register_pass, run_pipeline)
-from . import (absorb_kv, absorb_latent, cleanup, fold_constants, fuse_attention, fuse_prolog,  # noqa: F401
-               fuse_sparse_attention, interleave_rope, raise_primitives, raise_quant,           # (registration)
-               select_layout)
+from . import (  # noqa: F401
+                       absorb_kv,
+                       absorb_latent,
+                       cleanup,
+                       fold_constants,
+                       fuse_attention,
+                       fuse_prolog,
+                       fuse_sparse_attention,
+                       interleave_rope,  # (registration)
+                       raise_primitives,
+                       raise_quant,
+                       select_layout,
+)
+from .registry import (
+                       PASSES,
+                       PIPELINES,
+                       PassFailure,
+                       PassInputs,
+                       PassOption,
+                       build_pass_manager,
+                       parse_pipeline,
+                       register_pass,
+                       run_pipeline,
+)
 
 __all__ = ["PASSES", "PIPELINES", "PassFailure", "PassInputs", "PassOption", "build_pass_manager",
            "parse_pipeline", "register_pass", "run_pipeline"]

@@ -41,7 +41,7 @@ from ..dialect.dsa import LightningIndexer, SparseFlashAttention
 from ..dialect.primitive import Mul
 from ..dialect.types import TensorInfo, tensor_type
 from .pattern import Pattern, defining_op, match
-from .registry import ModulePass, UNCHANGED, register_pass
+from .registry import UNCHANGED, ModulePass, register_pass
 from .rewrite import Builder, Refusal, fused_location, info, insertion_point, legality, replace, rewrite_anchors
 
 PASS = "fuse-sparse-attention"

@@ -50,7 +50,7 @@ LATENT_NORM_EPS = 1e-6
 
 
 def _error(message: str, rule: str):
-    from .. import CompileError                  # the package's, wherever it lives
+    from .. import CompileError  # the package's, wherever it lives
     return CompileError(f"{message} [{rule}]")
 
 

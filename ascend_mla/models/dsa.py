@@ -24,8 +24,21 @@ transformers' T is the tokens so far, which the causal mask makes the same selec
 """
 from __future__ import annotations
 
-from ..dialect.primitive import (BatchMatmul, IndexMask, LayerNorm, LengthMask, MaskedFill, Matmul, Mul, PagedGather,
-                                 Relu, Rope, ScatterCache, TopK, Transpose)
+from ..dialect.primitive import (
+    BatchMatmul,
+    IndexMask,
+    LayerNorm,
+    LengthMask,
+    MaskedFill,
+    Matmul,
+    Mul,
+    PagedGather,
+    Relu,
+    Rope,
+    ScatterCache,
+    TopK,
+    Transpose,
+)
 from ..dialect.types import TensorInfo
 
 INDEXER = "indexer."             # the indexer's tensors, under the attention block's prefix

@@ -134,9 +134,9 @@ def _minicpm3(c):
 def _longcat(c):
     he = c["hidden_size"]
     if c.get("router_bias"):
-        from .checkpoint import _error
-        raise _error("config: router_bias: true: LongCat's router classifier with a bias is not built "
-                     "(the compiled router has no bias term)", "CKPT-BIAS")
+        from ..compiler import CompileError
+        raise CompileError("config: router_bias: true: LongCat's router classifier with a bias is not built "
+                           "(the compiled router has no bias term) [CKPT-BIAS]")
     return {"layer_kind": "dual", "mlp_layer_types": ("sparse",) * c["num_hidden_layers"],
             "rope_interleave": True, "scoring_func": "softmax", "topk_method": "noaux_tc", "score_bias": True,
             "router_weight": "router.classifier", "norm_topk_prob": False, "n_group": 1, "topk_group": 1,
@@ -163,10 +163,10 @@ def _dsa(indexer_rope):
     def derive(c):
         shared = [i for i, kind in enumerate(_indexer_types(c)) if kind != "full"]
         if shared:
-            from .checkpoint import _error
-            raise _error(f"config: indexer_types: layers {shared[:4]}{' ...' if len(shared) > 4 else ''} are "
-                         f"'shared' (they reuse an earlier layer's top-k): the decoder builds an indexer per "
-                         f"layer", "CKPT-FAMILY")
+            from ..compiler import CompileError
+            raise CompileError(f"config: indexer_types: layers {shared[:4]}{' ...' if len(shared) > 4 else ''} "
+                               f"are 'shared' (they reuse an earlier layer's top-k): the decoder builds an indexer "
+                               f"per layer [CKPT-FAMILY]")
         return {"mlp_layer_types": tuple(_mlp_layer_types(_first_k_dense_only)(c)), "rope_interleave": True,
                 "indexer_rope": indexer_rope}
     return derive
@@ -312,7 +312,7 @@ def read(raw: dict):
     outer = raw
     if family.text_config and isinstance(raw.get(family.text_config), dict):    # else already the text model's
         raw = dict(raw[family.text_config])
-        raw["tie_word_embeddings"] = outer.get("tie_word_embeddings", False)      # the outer model ties
+        raw["tie_word_embeddings"] = outer.get("tie_word_embeddings", True)       # the outer model ties (its default)
     c = dict(family.defaults)
     for key, value in raw.items():
         if value is not None or key == "q_lora_rank":

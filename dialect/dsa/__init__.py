@@ -7,8 +7,8 @@ sparse flash attentions and MlaPrologV3 (docs/dsa.md). One module per family:
     common.py            the layouts, lengths and block-table rules the first four share
 """
 from .indexer import LightningIndexer, QuantLightningIndexer
-from .sparse_attention import KvQuantSparseFlashAttention, SparseFlashAttention
 from .prolog_v3 import PrologV3
+from .sparse_attention import KvQuantSparseFlashAttention, SparseFlashAttention
 
 __all__ = ["LightningIndexer", "QuantLightningIndexer", "SparseFlashAttention",
            "KvQuantSparseFlashAttention", "PrologV3"]

@@ -35,9 +35,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dialect import MLA
 from ..opdef import OpDef, i1, i64, operand, optional, string
-from ..rules import RuleSet, dim, waive
+from ..registry import MLA
+from ..rules import RuleSet, waive
+from ..traits import PURE
 from ..types import TensorInfo
 from . import common as C
 
@@ -208,6 +209,7 @@ TOKENS = [i64("pre_tokens", default=C.INT64_MAX), i64("next_tokens", default=C.I
 
 LightningIndexer = MLA.add(OpDef(
     "mla.lightning_indexer",
+    traits=(PURE,),
     operands=[operand("query"), operand("key"), operand("weights"), *LENGTH_OPERANDS],
     attributes=[string("layout_query", default="BSND"), string("layout_key", default="BSND"),
                 i64("sparse_count", default=2048), i64("sparse_mode", default=3), *TOKENS,
@@ -357,6 +359,7 @@ waive("QLI-04", "the layout, length, block-table and sparse_mode rules of the in
 
 QuantLightningIndexer = MLA.add(OpDef(
     "mla.quant_lightning_indexer",
+    traits=(PURE,),
     operands=[operand("query"), operand("key"), operand("weights"), operand("query_dequant_scale"),
               operand("key_dequant_scale"), *LENGTH_OPERANDS],
     attributes=[i64("query_quant_mode"), i64("key_quant_mode"),

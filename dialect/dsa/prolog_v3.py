@@ -47,11 +47,11 @@ import math
 
 import numpy as np
 
-from ..dialect import MLA
 from ..opdef import OpDef, f64, i1, i64, operand, optional, string
-from ..rules import ARGUMENT, RuleSet, dim, shape_text, waive
-from ..types import FRACTAL_NZ, ND, TensorInfo
 from ..prolog import logical_weight_shape, weight_text
+from ..registry import MLA
+from ..rules import RuleSet, dim, shape_text, waive
+from ..types import FRACTAL_NZ, ND, TensorInfo
 from . import common as C
 
 V3, PT, V3_2511 = "PV3", "PT", "PV3-2511"
@@ -631,6 +631,7 @@ waive("PV3-19", "determinism is a runtime switch of the device (aclrtCtxSetSysPa
 
 PrologV3 = MLA.add(OpDef(
     "mla.prolog_v3",
+    traits=(),
     operands=[operand(n) for n in REQUIRED] + [optional(n) for n in OPTIONAL],
     attributes=[f64("rmsnorm_epsilon_cq", default=1e-5), f64("rmsnorm_epsilon_ckv", default=1e-5),
                 string("cache_mode", default="PA_BSND"), i1("query_norm_flag", default=False),

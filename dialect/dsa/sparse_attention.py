@@ -49,9 +49,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dialect import MLA
 from ..opdef import OpDef, f64, i1, i64, operand, optional, string
+from ..registry import MLA
 from ..rules import RuleSet, dim, waive
+from ..traits import PURE
 from ..types import TensorInfo
 from . import common as C
 
@@ -299,6 +300,7 @@ MODES = [i64("sparse_block_size", default=1), string("layout_query", default="BS
 
 SparseFlashAttention = MLA.add(OpDef(
     "mla.sparse_flash_attention",
+    traits=(PURE,),
     operands=[operand("query"), operand("key"), operand("value"), operand("sparse_indices"),
               *LENGTH_OPERANDS, optional("query_rope"), optional("key_rope"), optional("sinks")],
     attributes=[f64("scale_value"), *MODES, i1("return_softmax_lse", default=False)],
@@ -484,6 +486,7 @@ waive("KQSFA-03", "without page attention layout_query = layout_kv: the SFA-05 r
 
 KvQuantSparseFlashAttention = MLA.add(OpDef(
     "mla.kv_quant_sparse_flash_attention",
+    traits=(PURE,),
     operands=[operand("query"), operand("key"), operand("value"), operand("sparse_indices"),
               optional("key_dequant_scale"), optional("value_dequant_scale"), *LENGTH_OPERANDS,
               optional("sinks")],

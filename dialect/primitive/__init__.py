@@ -39,6 +39,7 @@ types of a graph are its rounding points (docs/numerics.md, "MLA prolog" 2 and 7
 from __future__ import annotations
 
 # One line per family, in declaration order (the order of the ops in the dialect).
+# isort: off
 from .checks import CACHE_MODES, FLOAT_TYPES, INDEX_TYPES, cache_writer  # noqa: F401
 from .norm import RmsNorm  # noqa: F401
 from .matmul import HeadMatmul, Matmul, QuantMatmul, TransposeBatchMatmul  # noqa: F401
@@ -48,19 +49,20 @@ from .elementwise import Add, Amax, Div, Mean, Mul, Rsqrt  # noqa: F401
 from .cache import KvRmsNormRopeCache, ScatterCache  # noqa: F401
 from .layout import FormatCast, Gather, NzCacheView, Transpose  # noqa: F401
 from .attention import Attention, CausalMask, MaskedPagedAttention, PagedAttention  # noqa: F401
-from .indexer import (BatchMatmul, IndexMask, LayerNorm, LengthMask, MaskedFill, PagedGather,  # noqa: F401
-                      Relu, TopK)
-
-# Ops without operand reads or writes beyond their results: a dead one may be erased (passes/cleanup.py).
-PURE = ("mla.rms_norm", "mla.mean", "mla.amax", "mla.rsqrt", "mla.matmul", "mla.head_matmul", "mla.quant_matmul",
-        "mla.transpose_batchmatmul", "mla.rope",
-        "mla.dynamic_quant", "mla.quantize", "mla.add", "mla.mul", "mla.div", "mla.gather",
-        "mla.format_cast", "mla.transpose", "mla.paged_attention", "mla.attention",
-        "mla.causal_mask", "mla.nz_cache_view", "mla.masked_paged_attention", "mla.layer_norm", "mla.relu", "mla.batch_matmul",
-        "mla.paged_gather", "mla.length_mask", "mla.masked_fill", "mla.top_k", "mla.index_mask")
+from .indexer import (  # noqa: F401
+    BatchMatmul,
+    IndexMask,
+    LayerNorm,
+    LengthMask,
+    MaskedFill,
+    PagedGather,
+    Relu,
+    TopK,
+)
+# isort: on
 
 __all__ = ["CACHE_MODES", "FLOAT_TYPES", "INDEX_TYPES", "cache_writer", "RmsNorm", "HeadMatmul", "Matmul",
            "QuantMatmul", "TransposeBatchMatmul", "KvRmsNormRopeCache", "ROPE_MODES", "Rope", "DQ_ROUNDING", "DynamicQuant", "Quantize", "Add", "Amax",
            "Div", "Mean", "Mul", "Rsqrt", "ScatterCache", "FormatCast", "Gather", "NzCacheView",
-           "Transpose", "Attention", "CausalMask", "MaskedPagedAttention", "PagedAttention", "BatchMatmul", "IndexMask", "LayerNorm",
-           "LengthMask", "MaskedFill", "PagedGather", "Relu", "TopK", "PURE"]
+           "Transpose", "Attention", "CausalMask", "MaskedPagedAttention", "PagedAttention", "BatchMatmul", "IndexMask",
+           "LayerNorm", "LengthMask", "MaskedFill", "PagedGather", "Relu", "TopK"]

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dialect import MLA
 from ..opdef import OpDef, f64, i64, operand
+from ..registry import MLA
 from ..rules import RuleSet, dim, shape_text
+from ..traits import PURE
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, INDEX_TYPES, broadcast, differs, dtype_in, nd_only, rank_at_least, rank_is, result_is
-
 
 # --- mla.layer_norm ----------------------------------------------------------------------------
 # y = (x - mean(x)) / sqrt(var(x) + epsilon) * gamma + beta over the last axis (biased
@@ -62,6 +62,7 @@ layer_norm_rules.rule("LN-005", "y")(result_is("y", lambda op, s: op.x.shape, FL
 
 LayerNorm = MLA.add(OpDef(
     "mla.layer_norm",
+    traits=(PURE,),
     operands=[operand("x"), operand("gamma"), operand("beta")],
     attributes=[f64("epsilon", default=1e-5)],
     results=["y"],
@@ -80,6 +81,7 @@ relu_rules.rule("RELU-003", "y")(result_is("y", lambda op, s: op.x.shape, FLOAT_
 
 Relu = MLA.add(OpDef(
     "mla.relu",
+    traits=(PURE,),
     operands=[operand("x")],
     results=["y"],
     rules=relu_rules,
@@ -118,6 +120,7 @@ bmm_rules.rule("BMM-005", "z")(result_is("z", lambda op, s: op.x.shape[:-1] + op
 
 BatchMatmul = MLA.add(OpDef(
     "mla.batch_matmul",
+    traits=(PURE,),
     operands=[operand("x"), operand("y")],
     results=["z"],
     rules=bmm_rules,
@@ -160,6 +163,7 @@ def gather_blocks_in_range(op, s):
 
 PagedGather = MLA.add(OpDef(
     "mla.paged_gather",
+    traits=(PURE,),
     operands=[operand("cache"), operand("block_table")],
     results=["y"],
     rules=gather_rules,
@@ -195,6 +199,7 @@ def length_mask_type(op, s):
 
 LengthMask = MLA.add(OpDef(
     "mla.length_mask",
+    traits=(PURE,),
     operands=[operand("seq_lengths")],
     results=["mask"],
     rules=length_rules,
@@ -220,6 +225,7 @@ fill_rules.rule("MF-004", "y")(result_is("y", lambda op, s: op.x.shape, dtype_of
 
 MaskedFill = MLA.add(OpDef(
     "mla.masked_fill",
+    traits=(PURE,),
     operands=[operand("x"), operand("mask")],
     attributes=[f64("value")],
     results=["y"],
@@ -252,6 +258,7 @@ topk_rules.rule("TK-004", "indices")(result_is("indices", lambda op, s: op.x.sha
 
 TopK = MLA.add(OpDef(
     "mla.top_k",
+    traits=(PURE,),
     operands=[operand("x")],
     attributes=[i64("k")],
     results=["values", "indices"],
@@ -293,6 +300,7 @@ def index_mask_in_range(op, s):
 
 IndexMask = MLA.add(OpDef(
     "mla.index_mask",
+    traits=(PURE,),
     operands=[operand("indices")],
     results=["mask"],
     rules=index_rules,

@@ -33,10 +33,9 @@ import math
 
 import numpy as np
 
+from ...dialect.dsa import KvQuantSparseFlashAttention, LightningIndexer, QuantLightningIndexer, SparseFlashAttention
 from . import kernel
 from .common import bfloat16, f32, round_to
-from ...dialect.dsa import (KvQuantSparseFlashAttention, LightningIndexer, QuantLightningIndexer,
-                            SparseFlashAttention)
 
 ROW_CHUNK = 64           # query rows scored at once (bounds the (rows, N1, T) fp32 product)
 

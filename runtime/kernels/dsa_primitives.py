@@ -6,8 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dialect.primitive.indexer import (BatchMatmul, IndexMask, LayerNorm, LengthMask, MaskedFill,
-                                          PagedGather, Relu, TopK)
+from ...dialect.primitive.indexer import (
+    BatchMatmul,
+    IndexMask,
+    LayerNorm,
+    LengthMask,
+    MaskedFill,
+    PagedGather,
+    Relu,
+    TopK,
+)
 from ...dialect.types import numpy_dtype
 from . import kernel
 from .common import f32

@@ -25,12 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...dialect.dsa import PrologV3
 from . import kernel, prepares
 from .common import bf16, bfloat16, f32, last_writers, rms_norm, rope_deinterleaved, saturate_int8, write_paged_caches
 from .gemm import head_matmul_bf16, prepare
-from .prolog import (D, DR, HCKV, _dynamic_quant_query, _down_projection, _query_rope, _Scenario,
-                     _up_projection)
-from ...dialect.dsa import PrologV3
+from .prolog import DR, HCKV, _down_projection, _dynamic_quant_query, _query_rope, _Scenario, _up_projection
 
 TILE = 128
 CLAMP_MIN = 1e-4

@@ -16,15 +16,15 @@ from collections import Counter
 import ml_dtypes
 import numpy as np
 import pytest
+from fuzzing import SEED, TIME_LIMIT, budgets, time_limit
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
+from valid_calls import CALLS
 
 import ascend_mla
 from ascend_mla import VerificationError
 from ascend_mla.dialect.dialect import MLA
 from ascend_mla.runtime.interop import numpy_to_torch
-from fuzzing import SEED, TIME_LIMIT, budgets, time_limit
-from valid_calls import CALLS
 
 try:
     import torch

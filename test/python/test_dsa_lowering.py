@@ -25,7 +25,8 @@ from test_lowering_npu import double, names  # noqa: E402,F401  (the fixture)
 
 import ascend_mla  # noqa: E402
 from ascend_mla import ops  # noqa: E402
-from ascend_mla.dialect.aclnn import ACLNN, load_functions  # noqa: E402
+from ascend_mla.dialect.aclnn import ACLNN  # noqa: E402
+from ascend_mla.dialect.dialect import load_functions  # noqa: E402
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 CHAIN = Path(__file__).resolve().parents[1] / "lit" / "dialect" / "dsa-chain.mlir"

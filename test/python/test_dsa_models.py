@@ -143,6 +143,7 @@ def test_the_real_models_fuse_every_layer_at_their_own_sizes(name):
     (mla.prolog_v3 with query_norm: DeepSeek-V3.2's He 7168 and GLM-5's 6144, q_lora 2048, nope
     192, v 256), the indexer (top-2048) and the sparse attention."""
     from mlir import ir
+
     from ascend_mla.compiler import parse_and_transform, runtime_inputs
     from ascend_mla.dialect.diagnostics import DiagnosticCollector
     from ascend_mla.dialect.dialect import make_context

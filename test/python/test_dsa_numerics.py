@@ -173,7 +173,6 @@ def test_indexer_bsnd_values_and_padding_rows(mode):
 def test_indexer_rows_that_see_nothing_and_ties():
     """Mode 3 rows i < act_q - act_k see no key (all -1). Equal scores keep the lower index
     first (the documented tie order: a stable descending sort)."""
-    rng = np.random.default_rng(3)
     n1, k = 4, 8
     key = np.zeros((1, 6, 1, 128), np.float32)
     key[0, :, 0, 0] = [1, 2, 2, 1, 2, 0]          # scores 1, 2, 2, 1, 2, 0 for q = e0, w = 1

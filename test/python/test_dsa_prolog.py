@@ -14,7 +14,6 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import ascend_mla
 from ascend_mla import ops
 from ascend_mla.runtime.formats import format_cast
 from ascend_mla.runtime.kernels import get_kernel
