@@ -33,8 +33,17 @@ from ...dialect.primitive import (
 )
 from ...dialect.types import numpy_dtype
 from ..formats import FRACTAL_NZ, NZTensor, c0_for, format_cast, nz_cache_view
-from . import kernel, prepares
-from .common import bfloat16, f32, last_writers, rope_deinterleaved, round_half_away, saturate_int8, scatter_paged_cache
+from . import jit_attention, jit_glue, kernel, prepares
+from .common import (
+    bfloat16,
+    f32,
+    last_writers,
+    mlir_kernels,
+    rope_deinterleaved,
+    round_half_away,
+    saturate_int8,
+    scatter_paged_cache,
+)
 from .common import rms_norm as rms_norm_f32
 from .gemm import bf16_product, float_matmul, int8_matmul, prepare
 from .gemm import head_matmul as head_matmul_f32
@@ -49,7 +58,7 @@ def _out(result_types, name, fallback):
 def rms_norm(x, gamma, epsilon, result_types=None):
     nz = isinstance(x, NZTensor)
     xs = x.to_nd() if nz else x
-    y = rms_norm_f32(xs, gamma, epsilon).astype(_out(result_types, "y", xs.dtype))
+    y = rms_norm_f32(xs, gamma, epsilon, _out(result_types, "y", xs.dtype))
     return (format_cast(y, FRACTAL_NZ) if nz else y,)
 
 
@@ -133,16 +142,21 @@ def quantize(x, scale):
     return (saturate_int8(f32(x) * f32(scale)),)
 
 
-def _elementwise(opdef, fn):
+def _elementwise(opdef, name, fn):
     @kernel(opdef)
     def run(x, y, result_types=None):
-        return (fn(f32(x), f32(y)).astype(_out(result_types, "z", x.dtype)),)
+        out = _out(result_types, "z", x.dtype)
+        if mlir_kernels() and isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
+            z = jit_glue.binary(name, x, y, out)
+            if z is not None:
+                return (z,)
+        return (fn(f32(x), f32(y)).astype(out),)
     return run
 
 
-_elementwise(Add, np.add)
-_elementwise(Mul, np.multiply)
-_elementwise(Div, np.divide)
+_elementwise(Add, "add", np.add)
+_elementwise(Mul, "mul", np.multiply)
+_elementwise(Div, "div", np.divide)
 
 
 @kernel(Mean)
@@ -253,6 +267,16 @@ def _cache_rows(cache, blocks, cache_mode):
     return cache[blocks].reshape(-1, nkv, h)
 
 
+def _compiled_mla(query, key_cache, value_cache, query_rope, key_rope_cache, key_dequant_scale, cache_mode,
+                  out_dtype) -> bool:
+    """Does the MLIR-compiled MLA attention (jit_attention.py: the same formulas, rounding points
+    and causal rule) serve this call? One latent head in one bf16 PA_BSND cache for keys and
+    values, a bf16 result, no dequantization."""
+    return (cache_mode == "PA_BSND" and key_cache is value_cache and key_dequant_scale is None
+            and query_rope is not None and out_dtype == bfloat16 and key_cache.shape[2] == 1
+            and jit_attention.serves(query, query_rope, key_cache, key_rope_cache, key_cache.shape[1]))
+
+
 @kernel(MaskedPagedAttention)
 @kernel(PagedAttention)
 def paged_attention(query, key_cache, value_cache, block_table, seq_lengths, query_rope=None,
@@ -261,6 +285,11 @@ def paged_attention(query, key_cache, value_cache, block_table, seq_lengths, que
     batch, s_len, n, _ = query.shape
     block_size = key_cache.shape[1]
     out_dtype = _out(result_types, "attention_out", query.dtype)
+    if atten_mask is None and _compiled_mla(query, key_cache, value_cache, query_rope, key_rope_cache,
+                                            key_dequant_scale, cache_mode, out_dtype):   # no key mask (DSA's)
+        out, _ = jit_attention.attention(query, query_rope, key_cache, key_rope_cache, block_table,
+                                         np.asarray(seq_lengths).reshape(-1), float(scale_value), block_size, False)
+        return (out,)
     # P.V runs in the values' type, as in FIA; int8 values are dequantized: the result's type.
     prob_dtype = out_dtype if query.dtype == np.int8 else query.dtype
     k_scale = None if key_dequant_scale is None else f32(key_dequant_scale).reshape(-1)[0]
