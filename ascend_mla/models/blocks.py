@@ -198,7 +198,8 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
           quant: str = "bf16", cache_mode: str = "PA_BSND", block_size: int = 128, seed: int = 0,
           max_positions: int | None = None, weights: dict | None = None,
           config: dict | None = None, rope: str = "interleave", layer: int | None = None,
-          decoder: bool = False, rank: int = 0, sharded: bool = False) -> Model:
+          decoder: bool = False, rank: int = 0, sharded: bool = False, ep: int = 1,
+          max_tokens: int | None = None, feed_forward: bool = False, first_layer: int = 0) -> Model:
     """The attention block of `layers` layers of model `name` at tensor-parallel slice `tp`.
 
     Weights are random (seeded) unless `weights` gives a checkpoint's (HF names, full size: the
@@ -207,7 +208,16 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     instead of layers 0..layers-1. `rank`: which tensor-parallel rank's slice (0 <= rank < tp);
     `sharded`: `weights` are that slice already (a loader read only it). `decoder`: the whole decoder (ascend_mla/models/decoder.py):
     token ids in, the embedding, each layer's MLP or MoE after its attention, the final norm
-    and lm_head; the first result is then the logits (batch, seq, vocab) float32."""
+    and lm_head; the first result is then the logits (batch, seq, vocab) float32.
+    `ep`: expert parallelism (docs/parallel.md): rank `rank` of `ep` holds the routed experts
+    [rank E/ep, (rank+1) E/ep) and everything else whole (attention data-parallel: its own
+    rows); each MoE layer sends its tokens to their experts' ranks and back
+    (mla.moe_distribute_dispatch / combine). `max_tokens`: the most tokens one call of any
+    function of the rank's program has (default batch * seq; a module of decode and prefill
+    functions gives batch * its largest prefill), which sizes every exchange alike.
+    `feed_forward`: each layer's MLP or MoE after its attention, hidden states in and out (the
+    decoder's layers without the embedding and lm_head); `first_layer`: the index of the first
+    layer built (weight and cache names keep it; a MoE layer of DeepSeek-V3 is 3 or later)."""
     if config is None:
         if not isinstance(name, str) or name not in CONFIGS:
             raise ValueError(f"name: unknown model {name!r}; known: {', '.join(CONFIGS)}")
@@ -218,10 +228,23 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     heads = c["num_attention_heads"]
     if heads % tp:
         raise ValueError(f"tp: must divide the {heads} attention heads of {name}, got {tp}")
-    if not isinstance(rank, int) or not 0 <= rank < tp:
-        raise ValueError(f"rank: expected an integer in [0, tp) = [0, {tp}), got {rank!r}")
-    if layers > c.get("num_hidden_layers", layers):
-        raise ValueError(f"layers: {name} has {c['num_hidden_layers']} layers, got {layers}")
+    if not _is_int(ep) or not 1 <= ep <= _LIMITS["tp"]:
+        raise ValueError(f"ep: expected an integer in [1, {_LIMITS['tp']}], got {ep!r}")
+    if tp > 1 and ep > 1:
+        raise ValueError(f"tp {tp} with ep {ep}: not built. Expert parallelism runs attention data-parallel "
+                         "(each rank its own requests, the whole latent cache); splitting those heads too needs "
+                         "the MoE exchange's TP group (Atlas A3, tpWorldSize 2, one expert per rank), which "
+                         "no CPU exchange carries (docs/parallel.md)")
+    ranks = max(tp, ep)
+    if not isinstance(rank, int) or not 0 <= rank < ranks:
+        what = "tp" if tp > 1 or ep == 1 else "ep"
+        raise ValueError(f"rank: expected an integer in [0, {what}) = [0, {ranks}), got {rank!r}")
+    tokens = batch * seq if max_tokens is None else max_tokens
+    if not _is_int(tokens) or not batch * seq <= tokens <= _LIMITS["seq"]:
+        raise ValueError(f"max_tokens: expected an integer >= batch * seq = {batch * seq}, got {max_tokens!r}")
+    if not _is_int(first_layer) or first_layer < 0 or layers + first_layer > c.get("num_hidden_layers", layers):
+        raise ValueError(f"layers: {name} has {c.get('num_hidden_layers')} layers, got {layers} from layer "
+                         f"{first_layer!r}")
     if layer is not None:
         if not isinstance(layer, int) or not 0 <= layer < c.get("num_hidden_layers", layer + 1):
             raise ValueError(f"layer: expected an index in [0, {c.get('num_hidden_layers')}), got {layer!r}")
@@ -236,11 +259,12 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     if max_positions is None:
         max_positions = block_size * max(2, -(-32 * seq // block_size))
     blocks_per_row = -(-max_positions // block_size)
-    c.update(name=name, tp=tp, rank=rank, heads=heads // tp, layers=layers, batch=batch, seq=seq, quant=quant,
-             cache_mode=cache_mode, block_size=block_size, seed=seed, max_positions=max_positions, rope=rope,
-             softmax_scale=softmax_scale(c), decoder=decoder,
-             layer_ids=[layer] if layer is not None else list(range(layers)))
-    if decoder:
+    c.update(name=name, tp=tp, ep=ep, max_tokens=tokens, rank=rank, heads=heads // tp, layers=layers, batch=batch,
+             seq=seq, quant=quant, cache_mode=cache_mode, block_size=block_size, seed=seed,
+             max_positions=max_positions, rope=rope, softmax_scale=softmax_scale(c), decoder=decoder,
+             feed_forward=feed_forward or decoder,
+             layer_ids=[layer] if layer is not None else list(range(first_layer, first_layer + layers)))
+    if decoder or feed_forward:
         from .decoder import check_config
         check_config(c)
     if c.get("attention") == "dsa":
@@ -369,7 +393,7 @@ def weight_specs(c) -> dict:
         if c.get("attention") == "dsa":
             for suffix, (shape, dtype) in dsa.indexer_names(c).items():
                 specs[a + dsa.INDEXER + suffix] = TensorInfo(shape, dtype)
-    if c.get("decoder"):
+    if c.get("feed_forward"):
         from .decoder import decoder_specs
         specs.update(decoder_specs(c))
     return specs
@@ -425,13 +449,14 @@ def shard(weights: dict, c) -> dict:
     from .sharding import take
     out = {}
     names = []
-    if c.get("decoder"):
+    if c.get("feed_forward"):
         from .decoder import decoder_specs
         names = [n for n in decoder_specs(c) if n in weights]
     for i in layer_ids(c):
         names += [k for k in weights if k.startswith((f"model.layers.{i}.self_attn.", f"model.layers.{i}.input_layernorm."))]
     for key in names:
-        out[key] = np.ascontiguousarray(take(key, np.asarray(weights[key]), c["tp"], c.get("rank", 0)))
+        out[key] = np.ascontiguousarray(take(key, np.asarray(weights[key]), c["tp"], c.get("rank", 0),
+                                             c.get("ep", 1)))
     return out
 
 
@@ -499,6 +524,8 @@ def _forward(c, num_blocks, blocks_per_row, specs, context=None, into=None, func
         for block in layer_blocks(c, i):
             x = g.op(RmsNorm, x=h, gamma=w(block.input_norm), epsilon=c["rms_norm_eps"], name=f"{block.tag}_x")
             h = whole.residual(g, c, h, run(block, x), f"{block.tag}_h")
+        if c.get("feed_forward"):         # the layer's MLP or MoE too (hidden states in and out)
+            h = whole.feed_forward(g, w, c, i, h)
     if c.get("decoder"):
         g.location = "lm_head"
         h = whole.logits(g, w, c, h)

@@ -573,7 +573,7 @@ def _predicate(names):
 
 
 def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=None, quant: str | None = None,
-                 int8: Callable[[str], bool] | None = None, tp: int = 1, rank: int = 0) -> dict:
+                 int8: Callable[[str], bool] | None = None, tp: int = 1, rank: int = 0, ep: int = 1) -> dict:
     """The checkpoint's tensors as NumPy arrays, by their Hugging Face names.
 
     names: what the caller consumes (a set of names or a predicate; None: everything). Every
@@ -591,11 +591,13 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
     `self_attn.kv_scale` (1, kv_lora_rank) float32, the static int8 scale of the latent cache.
     tp, rank: this rank's slice of the column-parallel linears' rows (q_b/q/kv_b_proj by heads,
     gate/up projections) and the row-parallel ones' columns (o_proj, down projections); the
-    rest is replicated."""
+    rest is replicated. ep, rank: expert parallelism, this rank's routed experts of the stacked
+    expert tensors (the caller names only its own per-expert tensors); the rest is replicated."""
     if quant not in (None, "bf16", "w8a8", "w8a8c8"):
         raise ValueError(f"quant: expected None, \"bf16\", \"w8a8\" or \"w8a8c8\", got {quant!r}")
-    if not (isinstance(tp, int) and tp >= 1 and isinstance(rank, int) and 0 <= rank < tp):
-        raise ValueError(f"tp, rank: expected 0 <= rank < tp, got tp={tp!r} rank={rank!r}")
+    if not (isinstance(tp, int) and tp >= 1 and isinstance(ep, int) and ep >= 1 and isinstance(rank, int)
+            and 0 <= rank < tp * ep):
+        raise ValueError(f"tp, ep, rank: expected 0 <= rank < tp * ep, got tp={tp!r} ep={ep!r} rank={rank!r}")
     if config is None:
         config = read_config(path)
     if config.num_attention_heads % tp:
@@ -627,9 +629,11 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
             report(done, total)
             done += entries[name].end - entries[name].start
         value = _read(entries[name], maps)
-        early = tp > 1 and value.dtype != F8E4M3 and not to_int8(name)
-        if early:            # the rank's part of the memory map: only its bytes are read
-            value = _tp_slice(name, value, config, tp, rank, path)
+        # the rank's part of the memory map: only its bytes are read (int8 of an expert's rows is
+        # that expert's alone, so ep slices before quantizing; tp's row-parallel scales need whole rows)
+        early = (tp > 1 or ep > 1) and value.dtype != F8E4M3 and (ep > 1 or not to_int8(name))
+        if early:
+            value = _tp_slice(name, value, config, tp, rank, path, ep)
             sliced.add(name)
         if value.dtype == F8E4M3:
             if name not in scales:
@@ -650,8 +654,9 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
     if quant == "w8a8c8":
         for name in [n for n in out if n.endswith(".kv_a_layernorm.weight")]:
             out[name.replace("kv_a_layernorm.weight", "kv_scale")] = kv_cache_scale(out[name])
-    if tp > 1:       # what was read whole: FP8 (its scale blocks) and int8 (per-channel scales of whole rows)
-        out = {n: v if n in sliced else _tp_slice(n, v, config, tp, rank, path) for n, v in out.items()}
+    if tp > 1 or ep > 1:    # what was read whole: FP8 (its scale blocks) and int8 (per-channel scales of whole rows)
+        out = {n: v if n in sliced or n[:-len("_scale")] in sliced else _tp_slice(n, v, config, tp, rank, path, ep)
+               for n, v in out.items()}
     return out
 
 
@@ -694,10 +699,10 @@ def kv_cache_scale(kv_a_gamma) -> np.ndarray:
     return np.full((1, np.shape(kv_a_gamma)[0]), 127.0 / (8.0 * g), np.float32)
 
 
-def _tp_slice(name, value, config, tp, rank, path):
+def _tp_slice(name, value, config, tp, rank, path, ep=1):
     """Rank `rank`'s part of a tensor (models/sharding.py: one table for every tensor)."""
     from .sharding import ShardError, take
     try:
-        return take(name, value, tp, rank)
+        return take(name, value, tp, rank, ep)
     except ShardError as e:
         raise _error(f"{path}: {e}", "CKPT-TP") from None
