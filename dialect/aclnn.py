@@ -260,6 +260,10 @@ _GENERIC_OPS = {
                          "op: @reduce_op", "comm: @hccl_comm", "stream: @stream"], ["callee: string"], []),
     "hccl_all_gather": (["send_buf: tensor", "recv_buf: tensor", "send_count: integer",
                          "data_type: @data_type", "comm: @hccl_comm", "stream: @stream"], ["callee: string"], []),
+    # what a call reads of a communicator at run time (the MoE-distribute calls' groupEp and
+    # epRankId): its name (HcclGetCommName) and this process's rank in it (HcclGetRankId)
+    "hccl_comm_name": (["comm: @hccl_comm"], [], ["name: @cstring"]),
+    "hccl_comm_rank": (["comm: @hccl_comm"], [], ["rank: integer"]),
 }
 _IRDL_BASES = {"tensor": '"!builtin.tensor"', "integer": '"!builtin.integer"',
                "integer_attr": '"#builtin.integer"',

@@ -226,6 +226,10 @@ class CpuBackend(Backend):
         from .collective import cpu_collective
         cpu_collective(function, args)
 
+    def comm_query(self, comm, what):
+        from .collective import cpu_comm_query
+        return cpu_comm_query(comm, what)
+
     def synchronize(self):
         pass
 
@@ -256,6 +260,8 @@ def _run_bound_kernel(fn, args, values, types, checked, variant=None, snapshots=
     given, result_types, outputs = {}, {}, {}
     for p, a in zip(fn.params, args):
         role = binding.role[p.c_name]
+        if role == "scratch":       # an output buffer the op has no result for: not written here
+            continue
         if role is None:
             if a is not None:
                 raise NotImplementedError(f"{fn.name}: {p.c_name} is always nullptr in this compiler")
@@ -286,7 +292,8 @@ def _run_bound_kernel(fn, args, values, types, checked, variant=None, snapshots=
 class _Binding:
     """How a Function's arguments map onto its mla op (once per Function): each parameter's
     role ("operand", "out", "host", "fixed": a host value the lowering fixes, such as alpha = 1,
-    or None: a tensor that is always nullptr), the op's operand slots and attribute defaults."""
+    "scratch": an output buffer the op has no result for, or None: a tensor that is always
+    nullptr), the op's operand slots and attribute defaults."""
 
     def __init__(self, fn, opdef):
         from ..dialect import aclnn as A
@@ -296,7 +303,7 @@ class _Binding:
         self.role = {}
         for p in fn.params:
             if p.binds is None:
-                self.role[p.c_name] = "fixed" if p.kind in A.HOST else None
+                self.role[p.c_name] = "fixed" if p.kind in A.HOST else "scratch" if p.kind == A.OUT else None
             elif p.kind in (A.OUT, A.OPT_OUT):
                 self.role[p.c_name] = "out"
             elif p.kind in A.HOST:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from ..dialect.errors import ExecutionError
 
 DEFAULT_TIMEOUT_S = 120.0       # a collective (or the rendezvous) waits this long for its peers
+GROUPS = ("tp", "ep")           # the communicators programs name: each is every rank of the job
 
 
 class CollectiveError(ExecutionError):
@@ -111,8 +112,8 @@ def _first_line(e: BaseException) -> str:
 def check_world(op: str, group: str, world_size: int) -> World:
     """The world a collective of `world_size` ranks runs in: the job's, which must have that
     many ranks, or a world of one (the collective is then the identity)."""
-    if group != "tp":
-        raise CollectiveError(f"{op}: unknown group {group!r} (the programs use 'tp': every rank of the job)")
+    if group not in GROUPS:
+        raise CollectiveError(f"{op}: unknown group {group!r} (the programs use 'tp' and 'ep': every rank of the job)")
     w = world()
     if not w.alone and w.size != world_size:
         raise CollectiveError(f"{op}: the program is sharded over {world_size} ranks, the process group "
@@ -124,3 +125,25 @@ def failed(op: str, w: World, e: BaseException) -> CollectiveError:
     """The error of a collective that did not complete (a peer ended, a timeout)."""
     return CollectiveError(f"{op} over {w.size} ranks failed on rank {w.rank}: a peer rank ended or timed "
                            f"out ({_first_line(e)})")
+
+
+def agree_max(value: int, what: str) -> int:
+    """The largest `value` of every rank of the job (the value itself in a world of one): a
+    host-side agreement through the default process group, e.g. the prefill chunk every rank's
+    MoE exchange is sized for."""
+    w = world()
+    if w.alone:
+        return int(value)
+    import torch
+    import torch.distributed as dist
+    cell = torch.tensor([int(value)], dtype=torch.int64)
+    try:
+        dist.all_reduce(cell, op=dist.ReduceOp.MAX)
+    except Exception as e:
+        raise failed(f"agreeing on {what}", w, e) from None
+    return int(cell.item())
+
+
+def any_rank(flag: bool, what: str) -> bool:
+    """Whether any rank of the job says `flag` (this rank's own in a world of one)."""
+    return bool(agree_max(int(bool(flag)), what))

@@ -371,6 +371,10 @@ class NpuBackend(Backend):
         from .collective import npu_collective
         npu_collective(self, function, args)
 
+    def comm_query(self, comm, what):
+        from .collective import npu_comm_query
+        return npu_comm_query(self, comm, what)
+
     def synchronize(self):
         self._check("aclrtSynchronizeStream", self.fn["aclrtSynchronizeStream"](self.stream))
 

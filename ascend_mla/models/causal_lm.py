@@ -33,6 +33,7 @@ PREFILL_CHUNK = 128          # room past max_positions for a bucket's padding (t
 # The prefill programs' shapes (tokens per row): 4, 8, then 16 and 24 times the powers of two, so
 # a prompt of 8 tokens or more pads by at most half; each is compiled at its first use and kept.
 PREFILL_BUCKETS = tuple(sorted({4, 8} | {16 << i for i in range(17)} | {24 << i for i in range(17)}))
+MAX_EP_TOKENS = 512          # with ep, the most tokens of one call (rows * bucket): Atlas A3's BS bound
 DEFAULT_POSITIONS = 4096     # max_positions when neither the caller nor a smaller config says
 CALIBRATION_TOKENS = 64      # w8a8c8: the default calibration prompt of the latent cache's scale
 
@@ -92,7 +93,7 @@ class CausalLM:
     def __init__(self, config: dict, weights: dict, *, name: str, batch: int = 1, max_positions: int | None = None,
                  quant: str | None = None, cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1,
                  layers: int | None = None, target: str = "auto", rope: str = "interleave", rank: int = 0,
-                 sharded: bool = False, eos_token_id=(), pad_token_id: int | None = None):
+                 sharded: bool = False, eos_token_id=(), pad_token_id: int | None = None, ep: int = 1):
         total = config["num_hidden_layers"]
         layers = total if layers is None else layers
         if not isinstance(layers, int) or not 1 <= layers <= total:
@@ -112,8 +113,12 @@ class CausalLM:
         # nothing can change it; a writeable one would be converted again at every step.
         self.name, self.config, self.weights = name, config, {k: _frozen(v) for k, v in weights.items()}
         self.batch, self.max_positions, self.target = batch, max_positions, target
+        if ep > 1 and batch > MAX_EP_TOKENS:
+            raise ValueError(f"batch: at most {MAX_EP_TOKENS} rows per rank with ep (the tokens one MoE exchange "
+                             f"takes, aclnnMoeDistributeDispatchV2 on Atlas A3), got {batch}")
+        self.ep = ep
         self._build_args = dict(tp=tp, layers=layers, batch=batch, quant=quant or "bf16", cache_mode=cache_mode,
-                                block_size=block_size, rope=rope, rank=rank, sharded=sharded)
+                                block_size=block_size, rope=rope, rank=rank, sharded=sharded, ep=ep)
         self.vocab_size = config["vocab_size"]
         # generate()'s defaults, as transformers' generation config gives them
         self.eos_token_id, self.pad_token_id = eos_ids(eos_token_id, self.vocab_size), pad_token_id
@@ -131,7 +136,7 @@ class CausalLM:
     @classmethod
     def from_pretrained(cls, path, *, batch: int = 1, max_positions: int | None = None, quant: str | None = None,
                         cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1, layers: int | None = None,
-                        target: str = "auto", kv_scale=None, calibration=None) -> "CausalLM":
+                        target: str = "auto", kv_scale=None, calibration=None, ep: int = 1) -> "CausalLM":
         """Read a Hugging Face checkpoint directory (checkpoint.py: config formats, dtypes, FP8,
         shards, refusals) and compile its decode program (the prefill one on first use).
 
@@ -140,7 +145,14 @@ class CausalLM:
         attention blocks per layer: by block, 2i and 2i + 1), e.g. a calibration tool's; None calibrates it here: the w8a8 model runs `calibration` (token ids (rows,
         tokens); default CALIBRATION_TOKENS seeded random ids) and each layer's scale is 127 over
         the largest |latent| it wrote (calibrated_kv_scales). Both are checked before the
-        checkpoint is read."""
+        checkpoint is read.
+
+        tp=N / ep=N: one of N ranks of the job torchrun started (docs/parallel.md). tp splits
+        heads, MLPs, experts and the vocabulary; ep keeps the rank's routed experts only and runs
+        attention data-parallel: each rank generates for its own prompts, and every call of the
+        model (generate, __call__) is a step of all ranks together (each rank calls the same
+        methods in the same order; a rank whose call needs fewer steps runs idle steps until the
+        others are done)."""
         from . import checkpoint
         if quant != "w8a8c8" and (kv_scale is not None or calibration is not None):
             raise ValueError(f"kv_scale, calibration: only quant=\"w8a8c8\" has an int8 latent cache, got quant={quant!r}")
@@ -153,19 +165,21 @@ class CausalLM:
         if quant == "w8a8c8":        # checked before the checkpoint is read
             scales = None if kv_scale is None else kv_scales_by_layer(kv_scale, list(_blocks_by_cache(config, built)))
             ids = calibration_ids(calibration, c["vocab_size"]) if scales is None else None
-        rank = tensor_parallel_rank(tp)
+        rank = parallel_rank(tp, ep)
+        experts = _held_experts(config, ep, rank)
         index = checkpoint.tensor_index(path, config)
-        names = checkpoint_names(config, built, index)
+        names = checkpoint_names(config, built, index, experts)
         absent = {n for n in optional_names(config, built) if n not in index}       # transformers: zeros
-        weights = checkpoint.load_tensors(path, config, names=names - absent, ignore=_ignored(config, len(built)),
-                                          quant=quant, tp=tp, rank=rank)
-        weights = stack_experts(weights, config, built)
+        weights = checkpoint.load_tensors(path, config, names=names - absent,
+                                          ignore=_ignored(config, len(built), ep, rank), quant=quant, tp=tp,
+                                          rank=rank, ep=ep)
+        weights = stack_experts(weights, config, built, experts)
         for n in absent:
             weights[n] = np.zeros(c["n_routed_experts"] + config.zero_experts, np.float32)
         name = os.path.basename(os.path.normpath(os.fspath(path)))
         eos, pad = checkpoint.generation_tokens(path)
         args = dict(name=name, cache_mode=cache_mode, block_size=block_size, tp=tp, layers=layers, target=target,
-                    rope=config.rope, rank=rank, sharded=True, eos_token_id=eos, pad_token_id=pad)
+                    rope=config.rope, rank=rank, sharded=True, eos_token_id=eos, pad_token_id=pad, ep=ep)
         if quant == "w8a8c8":
             if scales is None:
                 scales = calibrated_kv_scales(c, weights, ids, built, **args)
@@ -177,7 +191,20 @@ class CausalLM:
 
     def _model(self, seq: int):
         return blocks.build(self.name, config=self.config, weights=self.weights, seq=seq,
-                              max_positions=self._capacity, decoder=True, **self._build_args)
+                            max_positions=self._capacity, decoder=True, max_tokens=self._exchange_tokens(seq),
+                            **self._build_args)
+
+    def _exchange_tokens(self, seq: int) -> int | None:
+        """With ep, every MoE exchange of every function on every rank is sized alike: for
+        batch * the largest prefill bucket ep allows (ep_bucket) tokens."""
+        return self.batch * max(seq, self.ep_bucket) if self.ep > 1 else None
+
+    @property
+    def ep_bucket(self) -> int:
+        """The largest prefill bucket with ep: at most PREFILL_CHUNK tokens per row and
+        MAX_EP_TOKENS per call (a longer prompt runs bucket by bucket)."""
+        most = min(PREFILL_CHUNK, MAX_EP_TOKENS // self.batch)
+        return max(b for b in PREFILL_BUCKETS if b <= most) if most >= PREFILL_BUCKETS[0] else most
 
     def _compile(self, seq: int):
         """The module of @decode and of @prefill<S> for every bucket S used so far and `seq`
@@ -192,8 +219,11 @@ class CausalLM:
 
     def _bucket(self, count: int) -> int:
         """The prefill shape for `count` tokens per row: the smallest bucket that holds them and
-        fits the caches after every row's position, else the largest that fits (run in turn)."""
+        fits the caches after every row's position, else the largest that fits (run in turn);
+        with ep, at most ep_bucket."""
         room = self._capacity - int(self._positions.max())
+        if self.ep > 1:
+            room = min(room, self.ep_bucket)
         fitting = [b for b in PREFILL_BUCKETS if b <= room] or [PREFILL_BUCKETS[0]]
         return next((b for b in fitting if b >= count), fitting[-1])
 
@@ -239,6 +269,7 @@ class CausalLM:
         torch in, torch out."""
         ids, torch_in = _as_numpy_ids(input_ids, self.batch)
         logits = self._step(ids, _as_mask(attention_mask, ids.shape))
+        self._finish_together()
         if torch_in:
             import torch
             return torch.from_numpy(logits)
@@ -275,6 +306,7 @@ class CausalLM:
             out.append(stop.next(logits[np.arange(self.batch), last]))
         while len(out) <= max_new_tokens and not stop.done:
             out.append(stop.next(self._step(out[-1])[:, -1]))
+        self._finish_together()
         tokens = np.concatenate(out, axis=1)
         if torch_in:
             import torch
@@ -321,11 +353,38 @@ class CausalLM:
         np.put_along_axis(out, order[..., None], logits, axis=1)          # back to the caller's columns
         return out
 
+    # -- expert parallelism: every program call is a step of all ranks ------------------------
+    def _together(self, active: bool) -> bool:
+        """One step of the EP ranks: whether any rank has work in it (each rank's MoE layers
+        exchange tokens with every other rank's, so every rank runs a program in every step)."""
+        from ..runtime.distributed import any_rank
+        return any_rank(active, "the next step")
+
+    def _finish_together(self):
+        """After this rank's last step of a call: idle steps while another rank still has work
+        (their exchanges need this rank's); returns when every rank is done."""
+        if self.ep > 1:
+            while self._together(False):
+                self._idle()
+
+    def _idle(self):
+        """A step with no tokens of this rank: one decode call whose rows are padding (they write
+        no cache slot and move no position; their logits are dropped). Its rows still travel
+        through the exchange, as any rank's padding does: the documents ask every token of
+        ranks with different token counts to be valid."""
+        pad = self.pad_token_id if self.pad_token_id is not None else 0
+        self._call(1, np.full((self.batch, 1), pad, np.int64), np.zeros(self.batch, np.int64))
+
     def _run(self, seq: int, ids: np.ndarray, real: np.ndarray) -> np.ndarray:
         """One call of @decode (seq 1) or @prefill (seq = chunk): row r's first real[r] tokens
         are its next ones; the rest are padding, which writes no cache slot (slot -1) and whose
         logits the caller drops. The causal mask (anchored at each row's kv length) keeps a real
         token from seeing the padding after it."""
+        if self.ep > 1:
+            self._together(True)
+        return self._call(seq, ids, real)
+
+    def _call(self, seq: int, ids: np.ndarray, real: np.ndarray) -> np.ndarray:
         block_size = self._build_args["block_size"]
         positions = self._positions[:, None] + np.arange(seq, dtype=np.int64)[None, :]
         rows = np.arange(self.batch)[:, None]
@@ -448,10 +507,12 @@ def _function_name(seq: int) -> str:
 _EXPERT = re.compile(r"model\.layers\.(\d+)\.mlp\.experts\.(\d+)\.(gate_proj|up_proj|down_proj)\.weight(_scale)?$")
 
 
-def checkpoint_names(config, layers, index) -> set:
+def checkpoint_names(config, layers, index, experts=None) -> set:
     """The checkpoint tensors the whole decoder of `layers` consumes, in the checkpoint's own
     form of the routed experts (per expert, or transformers 5's stacked gate_up_proj/down_proj),
-    by the names of the config's family (families.blocks)."""
+    by the names of the config's family (families.blocks); `experts`: the routed experts this
+    rank holds (default all: ep 1)."""
+    experts = range(config.n_routed_experts or 0) if experts is None else experts
     from .checkpoint import attention_names
     from .decoder import moe_output_norm, router_names
     from .families import blocks, moe_prefix
@@ -472,7 +533,7 @@ def checkpoint_names(config, layers, index) -> set:
         if mlp + "experts.gate_up_proj" in index:
             names |= {mlp + "experts.gate_up_proj", mlp + "experts.down_proj"}
         else:
-            names |= {f"{mlp}experts.{e}.{p}.weight" for e in range(config.n_routed_experts) for p in dense}
+            names |= {f"{mlp}experts.{e}.{p}.weight" for e in experts for p in dense}
         if config.n_shared_experts:
             names |= {f"{mlp}shared_experts.{p}.weight" for p in dense}
         if config.moe_output_norm:
@@ -494,12 +555,15 @@ def _blocks_by_cache(config, layers) -> dict:
     return {b.cache: b for i in layers for b in blocks(config.layer_kind, i)}
 
 
-def _ignored(config, count):
-    """What the decoder of the first `count` layers does not read: later layers, and what
-    transformers holds but never computes with (families.unused)."""
+def _ignored(config, count, ep=1, rank=0):
+    """What the decoder of the first `count` layers does not read: later layers, what
+    transformers holds but never computes with (families.unused), and with ep the other ranks'
+    per-expert tensors."""
     from .families import unused
+    from .sharding import holds
     beyond = _beyond(count)
-    return lambda name: beyond(name) or unused(config, name)
+    return lambda name: beyond(name) or unused(config, name) or ep > 1 and not holds(
+        name, config.n_routed_experts, ep, rank)
 
 
 def _beyond(count):
@@ -510,26 +574,47 @@ def _beyond(count):
     return ignored
 
 
-def tensor_parallel_rank(tp: int) -> int:
-    """This process's rank among the `tp` ranks of the job torchrun started (tp 1: 0). The
-    default process group is joined here (runtime/distributed.py, gloo, with its timeout)."""
-    if not isinstance(tp, int) or tp < 1:
-        raise ValueError(f"tp: expected an integer >= 1, got {tp!r}")
-    if tp == 1:
+def _held_experts(config, ep: int, rank: int) -> range:
+    """The routed experts rank `rank` of `ep` holds (ep must divide them: a clear error else)."""
+    from .sharding import ShardError, expert_range
+    experts = config.n_routed_experts or 0
+    if ep > 1 and not experts:
+        raise ValueError(f"ep: {ep} ranks, but the checkpoint has no routed experts to split (use tp)")
+    if ep == 1:
+        return range(experts)
+    try:
+        return expert_range(experts, ep, rank)
+    except ShardError as e:
+        raise ValueError(str(e)) from None
+
+
+def parallel_rank(tp: int, ep: int = 1) -> int:
+    """This process's rank among the `tp` (or `ep`) ranks of the job torchrun started (tp and ep
+    1: 0). The default process group is joined here (runtime/distributed.py, gloo, with its
+    timeout)."""
+    for name, value in (("tp", tp), ("ep", ep)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name}: expected an integer >= 1, got {value!r}")
+    if tp > 1 and ep > 1:
+        raise ValueError(f"tp {tp} with ep {ep}: not built (docs/parallel.md: expert parallelism runs attention "
+                         "data-parallel; use one of them)")
+    ranks, name = max(tp, ep), "ep" if ep > 1 else "tp"
+    if ranks == 1:
         return 0
     from ..runtime.distributed import init_from_environment
     world = init_from_environment()
-    if world.size != tp:
-        raise ValueError(f"tp: {tp} ranks, but this process is one of {world.size}: run it as one of {tp} "
-                         f"processes (torchrun --nproc-per-node {tp} ...)")
+    if world.size != ranks:
+        raise ValueError(f"{name}: {ranks} ranks, but this process is one of {world.size}: run it as one of {ranks} "
+                         f"processes (torchrun --nproc-per-node {ranks} ...)")
     return world.rank
 
 
-def stack_experts(weights: dict, config, layers) -> dict:
+def stack_experts(weights: dict, config, layers, experts=None) -> dict:
     """Per-expert gate/up/down tensors -> transformers 5's stacked `experts.gate_up_proj`
     (E, 2I, He) and `experts.down_proj` (E, He, I), which the graph declares; under w8a8 their
     per-channel scales alike, `experts.gate_up_proj_scale` (E, 2I, 1) and
-    `experts.down_proj_scale` (E, He, 1)."""
+    `experts.down_proj_scale` (E, He, 1). `experts`: the routed experts loaded (a rank's own
+    with ep; default all)."""
     out = {k: v for k, v in weights.items() if not _EXPERT.match(k)}
     for i in layers:
         mlp = f"model.layers.{i}.mlp.experts."
@@ -539,15 +624,15 @@ def stack_experts(weights: dict, config, layers) -> dict:
             for key in [k for k in out if k.startswith(mlp) and np.shape(out[k])[0] > config.n_routed_experts]:
                 out[key] = out[key][:config.n_routed_experts]
             continue
-        experts = range(config.n_routed_experts)
-        suffixes = ("weight", "weight_scale") if f"{mlp}0.gate_proj.weight_scale" in weights else ("weight",)
+        held = range(config.n_routed_experts) if experts is None else experts
+        suffixes = ("weight", "weight_scale") if f"{mlp}{held[0]}.gate_proj.weight_scale" in weights else ("weight",)
         try:
             for suffix in suffixes:
                 tail = suffix[len("weight"):]
                 out[mlp + "gate_up_proj" + tail] = np.stack([np.concatenate(
                     [weights[f"{mlp}{e}.gate_proj.{suffix}"], weights[f"{mlp}{e}.up_proj.{suffix}"]], axis=0)
-                    for e in experts])
-                out[mlp + "down_proj" + tail] = np.stack([weights[f"{mlp}{e}.down_proj.{suffix}"] for e in experts])
+                    for e in held])
+                out[mlp + "down_proj" + tail] = np.stack([weights[f"{mlp}{e}.down_proj.{suffix}"] for e in held])
         except KeyError as e:
             raise CompileError(f"checkpoint: {e.args[0]} missing (layer {i}'s routed experts)") from None
     return out

@@ -124,6 +124,10 @@ class ModelConfig:
     kv_lora_scale: float | None = None               # LongCat
     query_scale_beta: float | None = None            # Mistral 4 (Llama 4 query scaling)
     attention: str = "mla"                           # the attention block (deepseek.ATTENTIONS)
+    index_n_heads: int | None = None                 # DSA (attention "dsa"): the indexer's heads,
+    index_head_dim: int | None = None                # their dim, its top-k, and its RoPE ("half":
+    index_topk: int | None = None                    # rotate-half, DeepSeek-V3.2; "interleave": GLM-5)
+    indexer_rope: str = "half"
     rope_short_factor: tuple | None = None           # LongRoPE (MiniCPM3): per-frequency divisors
     rope_long_factor: tuple | None = None            # (past the original context; refused there)
 
@@ -214,9 +218,11 @@ def _yarn_mscale(scale: float, mscale: float) -> float:
 ROPE_TYPES = ("default", "yarn", "longrope")
 FAMILY_FIELDS = ("layer_kind", "mlp_layer_types", "router_weight", "score_bias", "group_score",
                  "zero_experts", "moe_output_norm", "embedding_scale", "residual_scale", "logits_divisor",
-                 "q_lora_scale", "kv_lora_scale", "query_scale_beta", "attention")
+                 "q_lora_scale", "kv_lora_scale", "query_scale_beta", "attention", "index_n_heads",
+                 "index_head_dim", "index_topk", "indexer_rope")
 _FIELD_TYPES = {"zero_experts": int, "moe_output_norm": bool, "mlp_layer_types": tuple,
-                "layer_kind": str, "attention": str, "router_weight": str, "group_score": str, "score_bias": bool}
+                "layer_kind": str, "attention": str, "router_weight": str, "group_score": str, "score_bias": bool,
+                "index_n_heads": int, "index_head_dim": int, "index_topk": int, "indexer_rope": str}
 
 
 def _field(c: dict, name: str):
@@ -524,6 +530,9 @@ def attention_names(config: ModelConfig, layers: Iterable[int]) -> set:
                 a + "o_proj.weight"}
         out |= ({a + "q_a_proj.weight", a + "q_a_layernorm.weight", a + "q_b_proj.weight"}
                 if config.q_lora_rank else {a + "q_proj.weight"})
+        if config.attention == "dsa":                # DeepSeek Sparse Attention's indexer (models/dsa.py)
+            out |= {f"{a}indexer.{p}" for p in ("wq_b.weight", "wk.weight", "k_norm.weight", "k_norm.bias",
+                                                "weights_proj.weight")}
     return out
 
 
@@ -564,7 +573,7 @@ def _predicate(names):
 
 
 def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=None, quant: str | None = None,
-                 int8: Callable[[str], bool] | None = None, tp: int = 1, rank: int = 0) -> dict:
+                 int8: Callable[[str], bool] | None = None, tp: int = 1, rank: int = 0, ep: int = 1) -> dict:
     """The checkpoint's tensors as NumPy arrays, by their Hugging Face names.
 
     names: what the caller consumes (a set of names or a predicate; None: everything). Every
@@ -582,11 +591,13 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
     `self_attn.kv_scale` (1, kv_lora_rank) float32, the static int8 scale of the latent cache.
     tp, rank: this rank's slice of the column-parallel linears' rows (q_b/q/kv_b_proj by heads,
     gate/up projections) and the row-parallel ones' columns (o_proj, down projections); the
-    rest is replicated."""
+    rest is replicated. ep, rank: expert parallelism, this rank's routed experts of the stacked
+    expert tensors (the caller names only its own per-expert tensors); the rest is replicated."""
     if quant not in (None, "bf16", "w8a8", "w8a8c8"):
         raise ValueError(f"quant: expected None, \"bf16\", \"w8a8\" or \"w8a8c8\", got {quant!r}")
-    if not (isinstance(tp, int) and tp >= 1 and isinstance(rank, int) and 0 <= rank < tp):
-        raise ValueError(f"tp, rank: expected 0 <= rank < tp, got tp={tp!r} rank={rank!r}")
+    if not (isinstance(tp, int) and tp >= 1 and isinstance(ep, int) and ep >= 1 and isinstance(rank, int)
+            and 0 <= rank < tp * ep):
+        raise ValueError(f"tp, ep, rank: expected 0 <= rank < tp * ep, got tp={tp!r} ep={ep!r} rank={rank!r}")
     if config is None:
         config = read_config(path)
     if config.num_attention_heads % tp:
@@ -618,9 +629,11 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
             report(done, total)
             done += entries[name].end - entries[name].start
         value = _read(entries[name], maps)
-        early = tp > 1 and value.dtype != F8E4M3 and not to_int8(name)
-        if early:            # the rank's part of the memory map: only its bytes are read
-            value = _tp_slice(name, value, config, tp, rank, path)
+        # the rank's part of the memory map: only its bytes are read (int8 of an expert's rows is
+        # that expert's alone, so ep slices before quantizing; tp's row-parallel scales need whole rows)
+        early = (tp > 1 or ep > 1) and value.dtype != F8E4M3 and (ep > 1 or not to_int8(name))
+        if early:
+            value = _tp_slice(name, value, config, tp, rank, path, ep)
             sliced.add(name)
         if value.dtype == F8E4M3:
             if name not in scales:
@@ -641,8 +654,9 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
     if quant == "w8a8c8":
         for name in [n for n in out if n.endswith(".kv_a_layernorm.weight")]:
             out[name.replace("kv_a_layernorm.weight", "kv_scale")] = kv_cache_scale(out[name])
-    if tp > 1:       # what was read whole: FP8 (its scale blocks) and int8 (per-channel scales of whole rows)
-        out = {n: v if n in sliced else _tp_slice(n, v, config, tp, rank, path) for n, v in out.items()}
+    if tp > 1 or ep > 1:    # what was read whole: FP8 (its scale blocks) and int8 (per-channel scales of whole rows)
+        out = {n: v if n in sliced or n[:-len("_scale")] in sliced else _tp_slice(n, v, config, tp, rank, path, ep)
+               for n, v in out.items()}
     return out
 
 
@@ -685,10 +699,10 @@ def kv_cache_scale(kv_a_gamma) -> np.ndarray:
     return np.full((1, np.shape(kv_a_gamma)[0]), 127.0 / (8.0 * g), np.float32)
 
 
-def _tp_slice(name, value, config, tp, rank, path):
+def _tp_slice(name, value, config, tp, rank, path, ep=1):
     """Rank `rank`'s part of a tensor (models/sharding.py: one table for every tensor)."""
     from .sharding import ShardError, take
     try:
-        return take(name, value, tp, rank)
+        return take(name, value, tp, rank, ep)
     except ShardError as e:
         raise _error(f"{path}: {e}", "CKPT-TP") from None

@@ -1,7 +1,7 @@
 """`ascend-mla generate`: greedy tokens from a Hugging Face checkpoint directory.
 
     ascend-mla generate CHECKPOINT [--prompt-ids 1,2,3 | --prompt TEXT] [--max-new-tokens N]
-                        [--ignore-eos] [--batch B] [--quant Q] [--cache-mode M] [--target T] [--tp N]
+                        [--ignore-eos] [--batch B] [--quant Q] [--cache-mode M] [--target T] [--tp N | --ep N]
                         [--report]
 
 Greedy generation through AutoCausalLM (any supported MLA family: DeepSeek-V3/R1, Kimi-K2/K2.5,
@@ -14,6 +14,9 @@ text, and last the generated token ids, space separated (all rows' new tokens, r
 The prompt is the same for every row of --batch. Without --prompt-ids or --prompt it is the
 checkpoint's BOS token. Exit status 0; 2 with one line on stderr for a bad command line or a
 checkpoint the compiler refuses (CKPT-* rules); 1 when running fails. --debug: tracebacks.
+Under torchrun (--tp N or --ep N, N processes) every rank computes and rank 0 prints; with --ep
+every rank generates the same prompt (each rank its own rows, its own caches, 1/N of the routed
+experts), so rank 0's tokens are one process's.
 """
 from __future__ import annotations
 
@@ -49,6 +52,9 @@ def add_parser(commands, count):
     g.add_argument("--target", choices=TARGETS, default="auto",
                    help="backend: auto = the NPU when present, else the CPU")
     g.add_argument("--tp", metavar="N", type=count("--tp"), default=1, help="tensor-parallel size (one rank without torchrun)")
+    g.add_argument("--ep", metavar="N", type=count("--ep"), default=1,
+                   help="expert-parallel size: each of N ranks (torchrun) holds 1/N of the routed experts and "
+                        "runs its own rows")
     g.add_argument("--report", action="store_true", help="what the compiler fused and refused in every program")
     g.add_argument("--debug", action="store_true", help="show tracebacks")
     return g
@@ -131,7 +137,7 @@ class Generate:
                 try:
                     return AutoCausalLM.from_pretrained(
                         a.checkpoint, batch=a.batch, quant=a.quant, cache_mode=a.cache_mode, tp=a.tp, target=a.target,
-                        max_positions=self.positions())
+                        max_positions=self.positions(), ep=a.ep)
                 except ValueError as e:         # a bad value or a refusal (CompileError is one too)
                     raise self.usage(" ".join(str(e).split())) from None
 
@@ -156,13 +162,16 @@ class Generate:
         start = time.perf_counter()
         lm = self.load(config)
         load_seconds = time.perf_counter() - start
-        if a.tp > 1:             # under torchrun: every rank computes, rank 0 prints
+        if a.tp > 1 or a.ep > 1:     # under torchrun: every rank computes, rank 0 prints
             from ..runtime.distributed import world
             if world().rank != 0:
                 self.out = open(os.devnull, "w")
         heads = config.num_attention_heads // a.tp
+        split = f" (tp {a.tp})" if a.tp > 1 else ""
+        if a.ep > 1:
+            split = f", ep {a.ep}: {config.n_routed_experts // a.ep} of {config.n_routed_experts} routed experts per rank"
         self.say(f"ascend-mla generate: {os.path.basename(os.path.normpath(a.checkpoint))} ({config.model_type}, "
-                 f"{config.num_hidden_layers} layers, {heads} heads{f' (tp {a.tp})' if a.tp > 1 else ''}, "
+                 f"{config.num_hidden_layers} layers, {heads} heads{split}, "
                  f"vocab {config.vocab_size}), {a.quant or 'bf16'}, {a.cache_mode} caches, batch {a.batch}")
         weight_bytes = sum(np.asarray(v).nbytes for v in lm.weights.values())
         self.say(f"loaded in {load_seconds:.1f} s ({weight_bytes / 2**20:.1f} MiB of weights)")
@@ -186,6 +195,15 @@ class Generate:
                 self.say(tokenizer.decode([int(t) for t in prompt] + [int(t) for t in row]))
         self.say(" ".join(str(int(t)) for t in new.reshape(-1)))
         return 0
+
+    @staticmethod
+    def done(lm, stop) -> bool:
+        """Every row finished; with ep, on every rank (each call of the model is a step of all
+        ranks: a rank that finished first keeps stepping, its rows padded, until the others are)."""
+        if lm.ep == 1:
+            return stop.done
+        from ..runtime.distributed import any_rank
+        return not any_rank(not stop.done, "whether generation continues")
 
     def generate(self, lm, ids):
         """Greedy tokens (rows, new <= max_new_tokens), the prefill and the decode seconds. The
@@ -214,7 +232,7 @@ class Generate:
             bar.update(1)
             bar.set_description_str("decode")
             start = time.perf_counter()
-            while len(new) < a.max_new_tokens and not stop.done:
+            while len(new) < a.max_new_tokens and not self.done(lm, stop):
                 new.append(stop.next(np.asarray(lm(new[-1]))[:, -1]))
                 bar.update(1)
             decode = time.perf_counter() - start

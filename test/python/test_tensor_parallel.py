@@ -8,7 +8,6 @@ times out after 60 s, the test waits 180 s at most and kills what is left.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 
 pytest.importorskip("torch")
 sys.path.insert(0, str(Path(__file__).parent))
+import ranks  # noqa: E402
 import tp_worker  # noqa: E402
 
 import ascend_mla  # noqa: E402
@@ -25,34 +25,12 @@ from ascend_mla.models import deepseek  # noqa: E402
 from ascend_mla.runtime.distributed import CollectiveError  # noqa: E402
 
 WORKER = Path(__file__).with_name("tp_worker.py")
-DEADLINE_S = 180
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+DEADLINE_S = ranks.DEADLINE_S
 
 
 def launch(tmp_path, mode, world=2):
-    """Start `world` ranks; return [(returncode, stderr)] in rank order."""
-    port = str(_free_port())
-    procs = []
-    for rank in range(world):
-        env = {**os.environ, "RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": str(world),
-               "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port, "TP_TIMEOUT": "60", "OMP_NUM_THREADS": "1"}
-        procs.append(subprocess.Popen([sys.executable, str(WORKER), str(tmp_path), mode], env=env,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    results = []
-    try:
-        for p in procs:
-            _, err = p.communicate(timeout=DEADLINE_S)
-            results.append((p.returncode, err))
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-    return results
+    """Start `world` ranks of tp_worker.py; return [(returncode, stderr)] in rank order."""
+    return ranks.launch(WORKER, tmp_path, mode, world)
 
 
 def test_two_ranks_on_gloo_give_the_block_of_one(tmp_path):

@@ -95,9 +95,6 @@ func.func @f(%x: tensor<2x3xf32> {mla.name = "x"}) -> (tensor<4x3xf32>, tensor<2
 
 
 if __name__ == "__main__":
-    try:
-        main(sys.argv[1], sys.argv[2])
-    except Exception as e:
-        print(f"rank {os.environ.get('RANK')}: error: {type(e).__name__}: {str(e).splitlines()[0]}",
-              file=sys.stderr)
-        sys.exit(1)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from ranks import worker_main
+    worker_main(main)
