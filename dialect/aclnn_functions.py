@@ -51,6 +51,7 @@ from .primitive import (
     Transpose,
     TransposeBatchMatmul,
 )
+from .primitive.indexer import BatchMatmul, LayerNorm, Relu, TopK
 from .prolog import Prolog, PrologV2
 
 # --- cost formulas (the roofline, ascend_mla/cost.py) ------------------------------------------
@@ -473,6 +474,48 @@ LOGICAL_OR = ACLNN.add(Function(
     "aclnnLogicalOr",
     (tensor("self"), tensor("other"), out("out", ctype=_OUT)),
     source="NON-SEED: public CANN aclnnLogicalOr", strided=True))
+
+# --- DSA's indexer primitives (dialect/primitive/indexer.py; lowering/dsa.py) ------------------
+
+LAYER_NORM = ACLNN.add(Function(
+    "aclnnLayerNorm",
+    (tensor("input", "x"), int_array("normalizedShape"), opt_tensor("weightOptional", "gamma"),
+     opt_tensor("biasOptional", "beta"), f64("eps", "epsilon"), out("out", "y", _OUT),
+     opt_out("meanOutOptional", ctype=_OUT), opt_out("rstdOutOptional", ctype=_OUT)),
+    kernel=LayerNorm, source="NON-SEED: public CANN aclnnLayerNorm"))
+
+RELU = ACLNN.add(Function(
+    "aclnnRelu", (tensor("self", "x"), out("out", "y", _OUT)),
+    kernel=Relu, source="NON-SEED: public CANN aclnnRelu", strided=True))
+
+BATCH_MATMUL = ACLNN.add(Function(
+    "aclnnBatchMatMul",
+    (tensor("self", "x"), tensor("mat2", "y"), out("out", "z", _OUT), i8("cubeMathType")),
+    kernel=BatchMatmul, source="NON-SEED: public CANN aclnnBatchMatMul", strided=True))
+
+INDEX_SELECT = ACLNN.add(Function(
+    "aclnnIndexSelect",
+    (tensor("self"), i64("dim"), tensor("index"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnIndexSelect"))
+
+GT_TENSOR = ACLNN.add(Function(
+    "aclnnGtTensor", (tensor("self"), tensor("other"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnGtTensor", strided=True))
+
+INPLACE_MASKED_FILL_SCALAR = ACLNN.add(Function(
+    "aclnnInplaceMaskedFillScalar", (ref("selfRef", ctype=_OUT), tensor("mask"), scalar("value")),
+    source="NON-SEED: public CANN aclnnInplaceMaskedFillScalar"))
+
+TOPK = ACLNN.add(Function(
+    "aclnnTopk",
+    (tensor("self", "x"), i64("k", "k"), i64("dim"), boolean("largest"), boolean("sorted"),
+     out("valuesOut", "values", _OUT), out("indicesOut", "indices", _OUT)),
+    kernel=TopK, source="NON-SEED: public CANN aclnnTopk"))
+
+SCATTER_VALUE = ACLNN.add(Function(
+    "aclnnScatterValue",
+    (tensor("self"), i64("dim"), tensor("index"), scalar("value"), i64("reduction"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnScatterValue"))
 
 MEAN = ACLNN.add(Function(
     "aclnnMean",

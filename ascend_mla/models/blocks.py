@@ -50,6 +50,7 @@ from ..dialect.primitive import (
     DynamicQuant,
     Gather,
     HeadMatmul,
+    MaskedPagedAttention,
     Matmul,
     Mul,
     PagedAttention,
@@ -61,7 +62,7 @@ from ..dialect.primitive import (
     Transpose,
 )
 from ..dialect.types import TensorInfo
-from . import checkpoint
+from . import checkpoint, dsa
 from .decoder import attention_ids, layer_blocks, layer_ids
 from .graph import GraphWriter
 
@@ -90,6 +91,11 @@ CONFIGS = {
     "deepseek-v2-lite": dict(_MLA, hidden_size=2048, num_attention_heads=16, q_lora_rank=None,
                              num_hidden_layers=27, rope_theta=10000.0, max_position_embeddings=163840,
                              rope_scaling=_YARN_V2),
+    # DeepSeek-V3.2(-Exp): V3's attention with DSA's indexer (64 heads of 128, top-2048, rotate-half RoPE)
+    "deepseek-v3.2": dict(_MLA, hidden_size=7168, num_attention_heads=128, q_lora_rank=1536,
+                          num_hidden_layers=61, rope_theta=10000.0, max_position_embeddings=163840,
+                          rope_scaling=_YARN_V3, attention="dsa", index_n_heads=64, index_head_dim=128,
+                          index_topk=2048, indexer_rope="half"),
 }
 QUANTS = ("bf16", "w8a8", "w8a8c8")
 CACHE_MODES = ("PA_BSND", "PA_NZ")
@@ -149,17 +155,19 @@ class Model:
 
     @property
     def cache_names(self) -> list[str]:
-        return [f"{kind}_cache.{i}" for i in attention_ids(self.config) for kind in ("kv", "kr")]
+        return [f"{kind}_cache.{i}" for i in attention_ids(self.config) for kind in cache_kinds(self.config)]
 
     def new_caches(self) -> dict:
         """Zeroed paged caches, one kv (latent) and one kr (rope) cache per attention block (one
-        per layer; LongCat's layers have two)."""
+        per layer; LongCat's layers have two); a DSA block has its indexer's keys too (index)."""
         c = self.config
         kv_dtype = np.int8 if c["quant"] == "w8a8c8" else BF16
         out = {}
         for i in attention_ids(c):
             out[f"kv_cache.{i}"] = np.zeros((self.num_blocks, c["block_size"], 1, c["kv_lora_rank"]), kv_dtype)
             out[f"kr_cache.{i}"] = np.zeros((self.num_blocks, c["block_size"], 1, c["qk_rope_head_dim"]), BF16)
+            if "index" in cache_kinds(c):
+                out[f"index_cache.{i}"] = np.zeros(dsa.index_cache_info(c, self.num_blocks).shape, BF16)
         return out
 
     def inputs(self, step: int = 0, caches: dict | None = None) -> dict:
@@ -264,6 +272,8 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     if decoder or feed_forward:
         from .decoder import check_config
         check_config(c)
+    if c.get("attention") == "dsa":
+        dsa.check_config(c)
     rng = np.random.default_rng(seed)
     num_blocks = batch * blocks_per_row + 1                  # one spare block nobody uses
     block_table = rng.permutation(num_blocks)[:batch * blocks_per_row].reshape(batch, blocks_per_row).astype(np.int32)
@@ -385,6 +395,9 @@ def weight_specs(c) -> dict:
                 specs[a + f"{proj}.weight_scale"] = TensorInfo((rows, 1), "f32")
         if c["quant"] == "w8a8c8":
             specs[a + "kv_scale"] = TensorInfo((1, c["kv_lora_rank"]), "f32")
+        if c.get("attention") == "dsa":
+            for suffix, (shape, dtype) in dsa.indexer_names(c).items():
+                specs[a + dsa.INDEXER + suffix] = TensorInfo(shape, dtype)
     if c.get("feed_forward"):
         from .decoder import decoder_specs
         specs.update(decoder_specs(c))
@@ -492,7 +505,9 @@ def _forward(c, num_blocks, blocks_per_row, specs, context=None, into=None, func
     block_table = g.arg("block_table", t((b, blocks_per_row), "i32"))
     lengths = g.arg("seq_lengths", t((b,), "i64"))
     caches = {a: (g.arg(f"kv_cache.{a}", t((num_blocks, c["block_size"], 1, lora), "i8" if kv_int8 else "bf16")),
-                  g.arg(f"kr_cache.{a}", t((num_blocks, c["block_size"], 1, dr), "bf16"))) for a in attention_ids(c)}
+                  g.arg(f"kr_cache.{a}", t((num_blocks, c["block_size"], 1, dr), "bf16")))
+              + ((g.arg(f"index_cache.{a}", dsa.index_cache_info(c, num_blocks)),) if "index" in cache_kinds(c) else ())
+              for a in attention_ids(c)}
     g.location = "model.rotary_emb"
     cos = g.op(Gather, table=w("model.rotary_emb.cos_cached"), indices=positions, name="cos")
     sin = g.op(Gather, table=w("model.rotary_emb.sin_cached"), indices=positions, name="sin")
@@ -572,7 +587,7 @@ class _Attention:
         latent_eps = c.get("latent_norm_eps", checkpoint.LATENT_NORM_EPS)
         rope_mode = {} if c.get("rope", "interleave") == "interleave" else {"mode": c["rope"]}
         cos, sin, cos_heads, sin_heads = ins["cos"], ins["sin"], ins["cos_heads"], ins["sin_heads"]
-        kv_cache, kr_cache = self.caches[block.cache]
+        kv_cache, kr_cache = self.caches[block.cache][:2]
         a, tag, linear = block.attention, block.tag, self.linear
 
         def t(shape, dtype):
@@ -581,6 +596,7 @@ class _Attention:
         xq, xs = (g.op(DynamicQuant, x=x, name=f"{tag}_xq") if int8 else (x, None))
         f32_or_bf16 = "f32" if int8 else "bf16"
         # query path
+        c_q = None
         if c["q_lora_rank"]:
             q_a = linear(xq, a + "q_a_proj", xs, f32_or_bf16, f"{tag}_q_a")
             c_q = g.op(RmsNorm, x=q_a, gamma=self.gamma(a + "q_a_layernorm.weight", c.get("q_lora_scale"), f"{tag}_c_q"),
@@ -634,10 +650,9 @@ class _Attention:
                         cache_mode=c["cache_mode"], name=f"{tag}_kr_cache")
         self.new_caches[block.cache] = (kv_cache, kr_cache)
         # attention over the latent cache, then W_uv and o_proj
-        latent = g.op(PagedAttention, query=query, key_cache=kv_cache, value_cache=kv_cache,
-                      block_table=ins["block_table"], seq_lengths=ins["lengths"], query_rope=query_rope,
-                      key_rope_cache=kr_cache, scale_value=c["softmax_scale"], cache_mode=c["cache_mode"],
-                      name=f"{tag}_latent", result={"attention_out": t((b, s, n, lora), "bf16")}, **attention_extra)
+        latent = self.attend(block, x, c_q, dict(query=query, key_cache=kv_cache, value_cache=kv_cache,
+                                                 block_table=ins["block_table"], seq_lengths=ins["lengths"],
+                                                 query_rope=query_rope, key_rope_cache=kr_cache, **attention_extra))
         w_uv = g.op(Transpose, x=g.extract_slice(kv_b, (0, nope, 0), (n, dv, lora), f"{tag}_w_uv_t"),
                     permutation=[0, 2, 1], name=f"{tag}_w_uv")
         o = g.reshape(g.op(HeadMatmul, x=latent, w=w_uv, name=f"{tag}_o_heads"), (b, s, n * dv), f"{tag}_o_flat")
@@ -650,10 +665,38 @@ class _Attention:
             out = g.op(AllReduce, x=out, world_size=c["tp"], name=f"{tag}_o_sum")
         return out
 
+    def attend(self, block, x, c_q, operands):
+        """The attention over the latent cache (B, S, N, kv_lora_rank): MLA's paged attention
+        of every cached token. x: the block's normed input; c_q: its query latent (None without
+        a query down-projection); operands: the paged attention's."""
+        c = self.c
+        return self.g.op(PagedAttention, **operands, scale_value=c["softmax_scale"], cache_mode=c["cache_mode"],
+                         name=f"{block.tag}_latent", result={"attention_out": TensorInfo(
+                             (c["batch"], c["seq"], c["heads"], c["kv_lora_rank"]), "bf16")})
+
+
+class _SparseAttention(_Attention):
+    """DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5): MLA whose attention sees only the keys
+    its indexer selects (dsa.py writes the indexer; its keys are one more paged cache per block,
+    `index_cache.{id}`)."""
+
+    def attend(self, block, x, c_q, operands):
+        c, g = self.c, self.g
+        mask, index_cache = dsa.selection(g, self.w, c, block, x, c_q, self.inputs, self.caches[block.cache][2])
+        self.new_caches[block.cache] += (index_cache,)
+        return g.op(MaskedPagedAttention, **operands, atten_mask=mask, scale_value=c["softmax_scale"],
+                    cache_mode=c["cache_mode"], name=f"{block.tag}_latent", result={"attention_out": TensorInfo(
+                        (c["batch"], c["seq"], c["heads"], c["kv_lora_rank"]), "bf16")})
+
 
 # The attention block of each kind a family names (families.Family.attention): a class built
 # with (g, w, c, inputs, caches) whose call (block, x) writes one block and returns its output.
-ATTENTIONS = {"mla": _Attention}
+ATTENTIONS = {"mla": _Attention, "dsa": _SparseAttention}
+
+
+def cache_kinds(c) -> tuple:
+    """The paged caches of each attention block, in the order @forward takes and returns them."""
+    return ("kv", "kr", "index") if c.get("attention") == "dsa" else ("kv", "kr")
 QUERY_SCALE = "model.rotary_emb.query_scale"
 
 

@@ -143,6 +143,10 @@ class ModelConfig:
     kv_lora_scale: float | None = None               # LongCat
     query_scale_beta: float | None = None            # Mistral 4 (Llama 4 query scaling)
     attention: str = "mla"                           # the attention block (deepseek.ATTENTIONS)
+    index_n_heads: int | None = None                 # DSA (attention "dsa"): the indexer's heads,
+    index_head_dim: int | None = None                # their dim, its top-k, and its RoPE ("half":
+    index_topk: int | None = None                    # rotate-half, DeepSeek-V3.2; "interleave": GLM-5)
+    indexer_rope: str = "half"
     rope_short_factor: tuple | None = None           # LongRoPE (MiniCPM3): per-frequency divisors
     rope_long_factor: tuple | None = None            # (past the original context; refused there)
     notes: tuple = field(default=(), compare=False, hash=False)    # what reading it found to say
@@ -235,9 +239,11 @@ def _yarn_mscale(scale: float, mscale: float) -> float:
 ROPE_TYPES = ("default", "yarn", "longrope")
 FAMILY_FIELDS = ("layer_kind", "mlp_layer_types", "router_weight", "score_bias", "group_score",
                  "zero_experts", "moe_output_norm", "embedding_scale", "residual_scale", "logits_divisor",
-                 "q_lora_scale", "kv_lora_scale", "query_scale_beta", "attention")
+                 "q_lora_scale", "kv_lora_scale", "query_scale_beta", "attention", "index_n_heads",
+                 "index_head_dim", "index_topk", "indexer_rope")
 _FIELD_TYPES = {"zero_experts": int, "moe_output_norm": bool, "mlp_layer_types": tuple,
-                "layer_kind": str, "attention": str, "router_weight": str, "group_score": str, "score_bias": bool}
+                "layer_kind": str, "attention": str, "router_weight": str, "group_score": str, "score_bias": bool,
+                "index_n_heads": int, "index_head_dim": int, "index_topk": int, "indexer_rope": str}
 
 
 def _field(c: dict, name: str):
@@ -585,6 +591,9 @@ def attention_names(config: ModelConfig, layers: Iterable[int]) -> set:
                 a + "o_proj.weight"}
         out |= ({a + "q_a_proj.weight", a + "q_a_layernorm.weight", a + "q_b_proj.weight"}
                 if config.q_lora_rank else {a + "q_proj.weight"})
+        if config.attention == "dsa":                # DeepSeek Sparse Attention's indexer (models/dsa.py)
+            out |= {f"{a}indexer.{p}" for p in ("wq_b.weight", "wk.weight", "k_norm.weight", "k_norm.bias",
+                                                "weights_proj.weight")}
     return out
 
 

@@ -35,6 +35,9 @@ DeepSeek-V3's behaviour):
     query_scale_beta     Mistral 4 (Llama 4 scaling): the query times 1 + beta log(1 + floor(pos /
                          original_max_position_embeddings)) (1 below that position)
     tie_word_embeddings  lm_head is the embedding
+    attention            "mla", or "dsa" (DeepSeek-V3.2, GLM-5: MLA over the keys a lightning
+                         indexer selects, models/dsa.py): index_n_heads, index_head_dim,
+                         index_topk, indexer_rope ("half" V3.2, "interleave" GLM-5)
 
 A multimodal checkpoint's language model (Kimi-K2.5) is read through `text_config` and
 `tensor_names` (its text tensors' names as the decoder's; the vision tower and projector are
@@ -153,6 +156,40 @@ def _axk1(c):
     return {"mlp_layer_types": tuple(_mlp_layer_types(_first_k_dense_axk1)(c)), "moe_output_norm": True}
 
 
+def _dsa(indexer_rope):
+    """DeepSeek-V3.2 / GLM-5: DeepSeek-V3's decoder with DSA attention (models/dsa.py): MLA over
+    the keys a lightning indexer selects; transformers' mlp_layer_types (first_k_dense_replace
+    dense layers, the rest MoE); the main attention's RoPE interleaved, the indexer's `indexer_rope`."""
+    def derive(c):
+        shared = [i for i, kind in enumerate(_indexer_types(c)) if kind != "full"]
+        if shared:
+            from ..compiler import CompileError
+            raise CompileError(f"config: indexer_types: layers {shared[:4]}{' ...' if len(shared) > 4 else ''} "
+                               f"are 'shared' (they reuse an earlier layer's top-k): the decoder builds an indexer "
+                               f"per layer [CKPT-FAMILY]")
+        return {"mlp_layer_types": tuple(_mlp_layer_types(_first_k_dense_only)(c)), "rope_interleave": True,
+                "indexer_rope": indexer_rope}
+    return derive
+
+
+def _first_k_dense_only(c):
+    """transformers' DeepseekV32Config: first_k_dense_replace dense layers, then every layer MoE."""
+    first = min(c.get("first_k_dense_replace") or 0, c["num_hidden_layers"])
+    return ["dense"] * first + ["sparse" if c.get("n_routed_experts") else "dense"] * (c["num_hidden_layers"] - first)
+
+
+def _indexer_types(c) -> list:
+    """GlmMoeDsaConfig's indexer_types: given, or from index_topk_pattern ("FSSF..."), or from
+    index_topk_freq / index_skip_topk_offset (default: every layer "full")."""
+    if c.get("indexer_types") is not None:
+        return list(c["indexer_types"])
+    pattern = c.get("index_topk_pattern")
+    if pattern is not None:
+        return [{"F": "full", "S": "shared"}[p] for p in pattern] if isinstance(pattern, str) else list(pattern)
+    freq, offset = max(c.get("index_topk_freq", 1) or 1, 1), c.get("index_skip_topk_offset", 2)
+    return ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(c["num_hidden_layers"])]
+
+
 def _first_k_dense_axk1(c):
     return _first_k_dense(dict(c, first_k_dense_replace=c.get("first_k_dense_replace", 1)))
 
@@ -213,6 +250,17 @@ FAMILIES = {f.name: f for f in [
            derive=_longcat, rotary_dim=lambda c: c.get("head_dim") or c["qk_rope_head_dim"],
            skipped_tensors=r"^model\.mtp\.",                   # its multi-token-prediction module, as transformers
            summary="LongCat-Flash: two attention blocks per layer, a shortcut MoE with identity experts"),
+    Family("deepseek_v32", ("DeepseekV32ForCausalLM",),
+           dict(DEEPSEEK_V3, max_position_embeddings=163840, index_topk=2048, index_head_dim=128, index_n_heads=64),
+           derive=_dsa("half"), attention="dsa",
+           summary="DeepSeek-V3.2: DeepSeek-V3 with DSA (a lightning indexer per layer, rotate-half RoPE)"),
+    Family("glm_moe_dsa", ("GlmMoeDsaForCausalLM",),
+           dict(DEEPSEEK_V3, vocab_size=154880, hidden_size=6144, intermediate_size=12288, num_hidden_layers=78,
+                num_attention_heads=64, q_lora_rank=2048, v_head_dim=256, qk_nope_head_dim=192, n_group=1,
+                topk_group=1, max_position_embeddings=202752, rms_norm_eps=1e-5, index_topk=2048,
+                index_head_dim=128, index_n_heads=32),
+           derive=_dsa("interleave"), attention="dsa",
+           summary="GLM-5: DSA with an interleaved-RoPE indexer, its own dims (shared-indexer layers refused)"),
     Family("kimi_k25", ("Kimi_K25ForConditionalGeneration",), DEEPSEEK_V3, derive=_deepseek,
            text_config="text_config",
            tensor_names=((r"^language_model\.model\.", "model."), (r"^model\.language_model\.", "model."),
@@ -227,10 +275,6 @@ REFUSED = {
                    "ops in the compiler; only its MLA layers do",
     "bailing_hybrid": "its linear-attention layers (layer_types 'linear_attention') have no ops in the compiler; "
                       "only its MLA layers do",
-    "deepseek_v32": "DeepSeek Sparse Attention (a lightning indexer per layer selecting the keys) is not built by "
-                    "the decoder yet (the DSA ops and their fusion: the sparse-attention stream)",
-    "glm_moe_dsa": "DeepSeek Sparse Attention (a lightning indexer per layer selecting the keys) is not built by "
-                   "the decoder yet (the DSA ops and their fusion: the sparse-attention stream)",
     "axk2": "its DSA indexer and gated attention output are not built by the decoder",
     "mistral_large4": "its DSA indexer and the layers that share another layer's latent cache are not built by "
                       "the decoder",

@@ -14,7 +14,7 @@ One table for the whole model, by Hugging Face name:
         self_attn.o_proj, mlp.down_proj, shared_experts.down_proj, experts.{j}.down_proj
         mlp.experts.down_proj (E, He, I)          the rank's slice of I (last axis)
     replicated: everything else (norms, q_a_proj, kv_a_proj_with_mqa, the router, scales of
-    row-parallel weights, which are per output channel)
+    row-parallel weights, which are per output channel, the DSA indexer's self_attn.indexer.*)
 
 Expert parallelism (ep > 1; docs/parallel.md) splits only the routed experts, whole: rank r
 holds the experts [r E/ep, (r+1) E/ep), the rows of the stacked `mlp.experts.gate_up_proj`,

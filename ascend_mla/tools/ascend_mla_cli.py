@@ -24,7 +24,7 @@ import numpy as np
 
 from . import generate_cli
 
-NAMES = ("deepseek-v3", "deepseek-r1", "kimi-k2", "deepseek-v2", "deepseek-v2-lite")   # deepseek.CONFIGS
+NAMES = ("deepseek-v3", "deepseek-r1", "kimi-k2", "deepseek-v2", "deepseek-v2-lite", "deepseek-v3.2")   # deepseek.CONFIGS
 QUANTS = ("bf16", "w8a8", "w8a8c8")
 CACHE_MODES = ("PA_BSND", "PA_NZ")
 TARGETS = ("auto", "cpu", "npu")
@@ -291,7 +291,8 @@ class Run:
                      f"{_plural(a.layers, 'layer')} ({', '.join(map(str, ids))}), batch {a.batch}, seq {a.seq}, "
                      f"{a.quant}, {a.cache_mode} caches (block {BLOCK_SIZE}), {_plural(a.steps, 'decode step')}")
         else:
-            self.say(f"ascend-mla run: {a.model} MLA attention, tp {a.tp} ({c['heads']} of "
+            kind = "DSA (MLA over the indexer's top-k)" if c.get("attention") == "dsa" else "MLA"
+            self.say(f"ascend-mla run: {a.model} {kind} attention, tp {a.tp} ({c['heads']} of "
                      f"{c['num_attention_heads']} heads), {a.layers} layer{'s' * (a.layers > 1)}, batch {a.batch}, "
                      f"seq {a.seq}, {a.quant}, {a.cache_mode} caches (block {BLOCK_SIZE}), "
                      f"{_plural(a.steps, 'decode step')}")

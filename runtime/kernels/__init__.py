@@ -19,7 +19,7 @@ PREPARES: dict[str, Callable] = {}     # op name -> what converts its constant w
 
 # The modules holding kernels: loading them registers every kernel.
 MODULES = ("primitive", "nsa", "fia", "prolog", "decoder", "serving", "collective", "dsa", "dsa_prolog",
-           "moe_distribute")
+           "dsa_primitives", "moe_distribute")
 
 
 def run_kernel(op, operands: dict, attributes: dict, result_types: dict | None = None):

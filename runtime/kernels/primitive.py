@@ -17,6 +17,7 @@ from ...dialect.primitive import (
     FormatCast,
     Gather,
     HeadMatmul,
+    MaskedPagedAttention,
     Matmul,
     Mean,
     Mul,
@@ -276,15 +277,16 @@ def _compiled_mla(query, key_cache, value_cache, query_rope, key_rope_cache, key
             and jit_attention.serves(query, query_rope, key_cache, key_rope_cache, key_cache.shape[1]))
 
 
+@kernel(MaskedPagedAttention)
 @kernel(PagedAttention)
 def paged_attention(query, key_cache, value_cache, block_table, seq_lengths, query_rope=None,
-                    key_rope_cache=None, dequant_scale_query=None, key_dequant_scale=None, *,
-                    scale_value, cache_mode, result_types=None):
+                    key_rope_cache=None, dequant_scale_query=None, key_dequant_scale=None, atten_mask=None,
+                    *, scale_value, cache_mode, result_types=None):
     batch, s_len, n, _ = query.shape
     block_size = key_cache.shape[1]
     out_dtype = _out(result_types, "attention_out", query.dtype)
-    if _compiled_mla(query, key_cache, value_cache, query_rope, key_rope_cache, key_dequant_scale, cache_mode,
-                     out_dtype):
+    if atten_mask is None and _compiled_mla(query, key_cache, value_cache, query_rope, key_rope_cache,
+                                            key_dequant_scale, cache_mode, out_dtype):   # no key mask (DSA's)
         out, _ = jit_attention.attention(query, query_rope, key_cache, key_rope_cache, block_table,
                                          np.asarray(seq_lengths).reshape(-1), float(scale_value), block_size, False)
         return (out,)
@@ -302,6 +304,9 @@ def paged_attention(query, key_cache, value_cache, block_table, seq_lengths, que
             q_scale = f32(dequant_scale_query[b]) * k_scale
             v = f32(v) * k_scale
         masked = _causal(s_len, length) if s_len > 1 else None
+        if atten_mask is not None:       # the keys not selected (DSA): hidden as well
+            unselected = np.asarray(atten_mask[b, :, :length], bool)
+            masked = unselected if masked is None else masked | unselected
         out[b] = _attend(query[b], k, v, scale_value, masked, prob_dtype,
                          None if query_rope is None else query_rope[b], kr, q_scale)
     return (out.astype(out_dtype),)

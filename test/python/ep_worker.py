@@ -9,7 +9,11 @@ exchange: the MoE exchange alone, each rank its own number of tokens (rank r: 3 
     tokens' output to OUT/rank{r}.npz.
 decoder, decoder_w8a8: the whole small decoder (decoder() below) at ep = WORLD_SIZE, each rank
     its own rows; rank r saves its logits of two calls to OUT/rank{r}.npz. die: rank 1 ends
-    before its first exchange; bad_experts: rank 1's experts have the wrong shape (its compile fails).
+    before its first exchange; bad_experts: rank 1's experts have the wrong shape (its compile
+    fails); stall: rank 1 sleeps three timeouts (TP_TIMEOUT) before its first exchange, rank 0
+    writes how long it ran to OUT/rank0.seconds.
+generate, generate_die: CausalLM.from_pretrained(EP_CHECKPOINT, ep=WORLD_SIZE).generate (below);
+    generate_die: rank 1 ends before its third step of the first generation.
 npu_double: the exchange on the NPU backend over the recording ACL/HCCL double (its calls
     logged to OUT/rank{r}.jsonl).
 A failing rank prints one line and exits 1.
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 import numpy as np
 from ml_dtypes import bfloat16
@@ -100,6 +105,16 @@ def main(out_dir, mode):
         return
     if mode == "die" and world.rank == 1:
         os._exit(3)                    # before its first exchange
+    if mode == "stall" and world.rank == 1:
+        time.sleep(3 * float(os.environ["TP_TIMEOUT"]))      # alive, but not in the exchange
+        os._exit(3)
+    if mode == "stall":
+        start = time.perf_counter()
+        try:
+            run_decoder(world.rank, world.size)
+        finally:
+            with open(os.path.join(out_dir, "rank0.seconds"), "w") as f:
+                f.write(f"{time.perf_counter() - start:.1f}")
     if mode == "bad_experts" and world.rank == 1:
         from tp_worker import DECODER
 
@@ -131,6 +146,15 @@ def generate(path, rank, ep, mode):
     of the generations, and the bytes of its routed experts."""
     from ascend_mla.models import AutoCausalLM
     lm = AutoCausalLM.from_pretrained(path, ep=ep)
+    if mode == "generate_die" and rank == 1:
+        step, steps = lm._step, []
+
+        def dying(*args):          # after the prefill and one decode step of both ranks
+            steps.append(1)
+            if len(steps) == 3:
+                os._exit(3)
+            return step(*args)
+        lm._step = dying
     tokens = {f"tokens{g}": lm.generate(np.array(PROMPTS[g][rank]), max_new_tokens=NEW_TOKENS[g][rank],
                                          eos_token_id=None) for g in range(len(PROMPTS))}
     experts = sum(v.nbytes for k, v in lm.weights.items() if ".mlp.experts." in k)

@@ -153,6 +153,28 @@ def test_a_failing_ep_rank_ends_every_rank_with_one_error(tmp_path, mode):
         assert "rank 1: error:" in err1 and "experts.down_proj" in err1, err1
 
 
+def test_a_stalled_ep_rank_ends_the_other_at_the_timeout(tmp_path):
+    """A rank alive but absent from the exchange (stuck elsewhere) ends the other at the job's
+    timeout (TP_TIMEOUT, init_from_environment's timeout_s), with one error, not a hang."""
+    (code0, err0), (code1, _) = ranks.launch(WORKER, tmp_path, "stall", env={"TP_TIMEOUT": "4"})
+    assert code0 == 1 and code1 == 3, err0
+    assert err0.count("\n") == 1 and "rank 0: error: CollectiveError: mla.moe_distribute_dispatch over 2 ranks " \
+        "failed on rank 0: a peer rank ended or timed out" in err0, err0
+    seconds = float((tmp_path / "rank0.seconds").read_text())      # its compile, then the 4 s timeout
+    assert 4 <= seconds < 60, seconds
+
+
+@pytest.mark.slow
+def test_an_ep_rank_dying_mid_generation_ends_the_other(tmp_path, hf_checkpoint):
+    """Rank 1 ends after two steps of a generation; rank 0, still generating, fails in its next
+    step (the step agreement or the exchange) with one error."""
+    (code0, err0), (code1, _) = ranks.launch(WORKER, tmp_path, "generate_die",
+                                             env={"EP_CHECKPOINT": hf_checkpoint()})
+    assert code0 == 1 and code1 == 3, err0
+    assert err0.count("\n") == 1 and "rank 0: error: CollectiveError:" in err0 and \
+        "over 2 ranks failed on rank 0: a peer rank ended or timed out" in err0, err0
+
+
 @pytest.mark.slow
 def test_two_ranks_of_a_w8a8_decoder(tmp_path):
     """w8a8 at ep 2: the rows travel in bf16 (quant_mode 0) and each rank's experts quantize them

@@ -186,9 +186,10 @@ def test_the_table_is_what_the_compiler_does_with_the_real_models_dims(name):
     config: hidden size, heads, q_lora, kv_lora, nope, rope, v)."""
     fused, refused = fusion(name)
     blocks = 2 if name == "longcat_flash" else 1
-    for op, (fuses, rules) in zip(("mla.prolog_v2", "mla.fused_infer_attention_score"),
-                                  (expected(cell) for cell in guide_table()[name])):
-        found = {rule for pattern, rule in refused if ("prolog" in pattern) == (op == "mla.prolog_v2")}
+    ops = ("mla.prolog_v3", "mla.sparse_flash_attention") if families.FAMILIES[name].attention == "dsa" \
+        else ("mla.prolog_v2", "mla.fused_infer_attention_score")          # DSA (test_dsa_models.py)
+    for op, (fuses, rules) in zip(ops, (expected(cell) for cell in guide_table()[name])):
+        found = {rule for pattern, rule in refused if ("prolog" in pattern) == (op == ops[0])}
         assert fused[op] == (blocks if fuses else 0) and bool(found) != fuses and found <= set(rules), \
             (name, op, fused, refused)
 
@@ -217,14 +218,14 @@ def test_every_family_of_the_table_is_known_and_every_known_family_is_in_the_tab
         assert name in CONFIG_MAPPING_NAMES, name
 
 
-@pytest.mark.parametrize("name", ["kimi_linear", "bailing_hybrid", "deepseek_v32"])
+@pytest.mark.parametrize("name", ["kimi_linear", "bailing_hybrid", "axk2"])
 def test_a_family_without_ops_is_refused_once_naming_it_and_what_is_missing(name, tmp_path):
     from transformers import AutoConfig
     AutoConfig.for_model(name).save_pretrained(tmp_path)
     with pytest.raises(ascend_mla.CompileError, match=rf"model_type '{name}': .*\[CKPT-FAMILY\]") as e:
         AutoCausalLM.from_pretrained(tmp_path)
     assert str(e.value).count("[CKPT-") == 1
-    words = {"kimi_linear": "linear-attention", "bailing_hybrid": "linear-attention", "deepseek_v32": "indexer"}
+    words = {"kimi_linear": "linear-attention", "bailing_hybrid": "linear-attention", "axk2": "indexer"}
     assert words[name] in str(e.value)
 
 
