@@ -295,6 +295,14 @@ class AclnnDialect:
         return function
 
     def irdl(self) -> str:
+        """The dialect's IRDL text (made once per set of functions: every new context loads it)."""
+        cached = getattr(self, "_irdl_text", None)
+        if cached is not None and cached[0] == len(self.functions):
+            return cached[1]
+        self._irdl_text = (len(self.functions), self._make_irdl())
+        return self._irdl_text[1]
+
+    def _make_irdl(self) -> str:
         lines = [f"irdl.dialect @{self.name} {{"]
         lines += [f"  irdl.type @{t} {{}}" for t in _TYPES]
         for name, (operands, attributes, results) in _GENERIC_OPS.items():

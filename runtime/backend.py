@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -22,6 +23,11 @@ from .interface import Backend
 from .kernels import run_kernel  # noqa: F401 (also the backend's API)
 
 log = logging.getLogger("ascend_mla")
+
+
+class BackendFallbackWarning(RuntimeWarning):
+    """`auto` runs on the CPU because a CANN install that is configured here does not work
+    (issued once per selection of `auto`; the reason is the NPU backend's)."""
 
 
 BACKENDS = ("cpu", "npu", "auto")
@@ -65,8 +71,14 @@ def backend_instance(name=None):
     why = unavailable_reason()          # not an exception: "auto" asks on every call
     if why is not None:
         if not _announced:
-            log.info("backend 'auto': running on the CPU backend (%s)", why)
             _announced = True
+            from .npu import broken_install_reason
+            if broken_install_reason() is not None:      # a CANN install that does not work: said once
+                warnings.warn(f"backend 'auto': running on the CPU backend because the CANN install here does "
+                              f"not work: {why}", BackendFallbackWarning, stacklevel=2)
+                log.warning("backend 'auto': running on the CPU backend (%s)", why)
+            else:                                        # no CANN at all: the CPU is the expected backend
+                log.info("backend 'auto': running on the CPU backend (%s)", why)
         return CPU
     if not _announced:
         log.info("backend 'auto': running on the NPU")

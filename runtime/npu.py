@@ -434,6 +434,22 @@ def unavailable_reason() -> str | None:
     return reason
 
 
+def broken_install_reason() -> str | None:
+    """Why `auto` falls back to the CPU when that is news to the user: a CANN install that is
+    here (ASCEND_HOME_PATH / ASCEND_TOOLKIT_HOME set, or its libraries found) but does not work.
+    None when the NPU is usable or when there is simply no CANN on this machine (the usual CPU
+    machine, which `auto` serves quietly)."""
+    reason = unavailable_reason()
+    if reason is None:
+        return None
+    configured = any(os.environ.get(v) for v in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_MLA_DEVICE"))
+    try:
+        found = bool(find_libraries())
+    except Exception:       # noqa: BLE001 - a path the OS refuses: the install is broken
+        found = True
+    return reason if configured or found else None
+
+
 def _truncated(path: str) -> str | None:
     """Why a shared library is shorter than its ELF headers say (None: it is not, or it is no
     64-bit ELF, which dlopen refuses with an OSError). dlopen maps each loadable segment from

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 
 import ml_dtypes
@@ -129,6 +130,8 @@ class Model:
     max_positions: int = 0
     _weights: object = field(default=None, repr=False)      # a dict, or a function making it
     _caches: dict = field(default=None, repr=False)
+    # the weights and the model's own caches are made on first use, once, whichever thread asks
+    _lock: object = field(default_factory=threading.Lock, repr=False, compare=False)
     _text: str = field(default=None, repr=False)
 
     def build(self, context=None, *, into=None, function: str = "forward"):
@@ -145,9 +148,10 @@ class Model:
 
     @property
     def weights(self) -> dict:
-        if callable(self._weights):
-            self._weights = self._weights()
-        return self._weights
+        with self._lock:
+            if callable(self._weights):
+                self._weights = self._weights()
+            return self._weights
 
     @property
     def cache_names(self) -> list[str]:
@@ -177,9 +181,10 @@ class Model:
             raise ValueError(f"step: {step} is outside [0, {self.max_positions // seq}) "
                              f"(max_positions {self.max_positions} / seq {seq})")
         if caches is None:
-            if self._caches is None:
-                self._caches = self.new_caches()
-            caches = self._caches
+            with self._lock:
+                if self._caches is None:
+                    self._caches = self.new_caches()
+                caches = self._caches
         rng = np.random.default_rng([c["seed"], 1, step])
         positions = np.broadcast_to(np.arange(step * seq, (step + 1) * seq), (batch, seq)).astype(np.int64)
         slots = self.block_table[np.arange(batch)[:, None], positions // block_size].astype(np.int64) \

@@ -22,20 +22,26 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+import warnings
 
 import numpy as np
 
 from .. import compile as compile_program
 from ..compiler import CompileError, Report
 from . import blocks
+from .checkpoint import CheckpointNote
 
 PREFILL_CHUNK = 128          # room past max_positions for a bucket's padding (the caches' capacity)
 # The prefill programs' shapes (tokens per row): 4, 8, then 16 and 24 times the powers of two, so
 # a prompt of 8 tokens or more pads by at most half; each is compiled at its first use and kept.
 PREFILL_BUCKETS = tuple(sorted({4, 8} | {16 << i for i in range(17)} | {24 << i for i in range(17)}))
 MAX_EP_TOKENS = 512          # with ep, the most tokens of one call (rows * bucket): Atlas A3's BS bound
-DEFAULT_POSITIONS = 4096     # max_positions when neither the caller nor a smaller config says
 CALIBRATION_TOKENS = 64      # w8a8c8: the default calibration prompt of the latent cache's scale
+MOST_POSITIONS = (1 << 20) - 2 * PREFILL_CHUNK - 1024   # deepseek.build's cache bound, less a padded chunk
+CACHE_SHARE = 0.5            # the default max_positions' caches take at most this share of free memory
+
+
 
 
 def _as_numpy_ids(input_ids, batch):
@@ -49,6 +55,18 @@ def _as_numpy_ids(input_ids, batch):
         raise ValueError(f"input_ids: the model was compiled for batch {batch} (from_pretrained(batch=...)), "
                          f"got {ids.shape[0]} rows")
     return ids.astype(np.int64), torch_in
+
+
+def _in_vocabulary(ids: np.ndarray, mask, vocab_size: int) -> np.ndarray:
+    """The ids with each real token checked against the vocabulary (ValueError naming the first
+    outside it) and the padding's ids (mask 0: never attended, never cached) made 0."""
+    real = np.ones(ids.shape, bool) if mask is None else mask
+    bad = real & ((ids < 0) | (ids >= vocab_size))
+    if bad.any():
+        r, c = (int(i[0]) for i in np.nonzero(bad))
+        raise ValueError(f"input_ids: token id {int(ids[r, c])} (row {r}, column {c}) is outside the vocabulary "
+                         f"[0, {vocab_size})")
+    return ids if mask is None else np.where(mask, ids, 0)
 
 
 CHECKPOINT = object()        # generate()'s default: the checkpoint's generation tokens
@@ -93,17 +111,15 @@ class CausalLM:
     def __init__(self, config: dict, weights: dict, *, name: str, batch: int = 1, max_positions: int | None = None,
                  quant: str | None = None, cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1,
                  layers: int | None = None, target: str = "auto", rope: str = "interleave", rank: int = 0,
-                 sharded: bool = False, eos_token_id=(), pad_token_id: int | None = None, ep: int = 1):
+                 sharded: bool = False, eos_token_id=(), pad_token_id: int | None = None, notes=(), ep: int = 1):
         total = config["num_hidden_layers"]
         layers = total if layers is None else layers
         if not isinstance(layers, int) or not 1 <= layers <= total:
             raise ValueError(f"layers: expected an integer in [1, {total}], got {layers!r}")
-        if not isinstance(batch, int) or batch < 1:
+        if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
             raise ValueError(f"batch: expected an integer >= 1, got {batch!r}")
-        if max_positions is None:
-            max_positions = min(config.get("max_position_embeddings") or DEFAULT_POSITIONS, DEFAULT_POSITIONS)
-        if not isinstance(max_positions, int) or max_positions < 1:
-            raise ValueError(f"max_positions: expected an integer >= 1, got {max_positions!r}")
+        self.notes = list(notes)
+        max_positions = self._positions_for(config, batch, max_positions, quant, layers)
         scaling = config.get("rope_scaling") or {}
         if scaling.get("type") == "longrope" and max_positions > scaling["original_max_position_embeddings"]:
             raise ValueError(f"max_positions: {max_positions} passes LongRoPE's original context "
@@ -131,12 +147,59 @@ class CausalLM:
         self.block_table = np.arange(decode.block_table.size, dtype=np.int32).reshape(decode.block_table.shape)
         self._caches = decode.new_caches()
         self._positions = np.zeros(batch, np.int64)      # tokens each row's caches hold
+        self._written = 0                                # cache positions written since the last reset
+        # One caller at a time: a call reads and advances the caches and positions (one state
+        # per model), and the first call compiles. Calls from several threads are serialised;
+        # generate() holds the lock for the whole generation, so each gets the tokens it would
+        # get alone. (Independent streams in parallel: one CausalLM per thread.)
+        self._lock = threading.RLock()
+
+    def _positions_for(self, config, batch, max_positions, quant, layers) -> int:
+        """max_positions: the caller's, or the config's max_position_embeddings, capped so the
+        caches take at most CACHE_SHARE of the memory available (said in a note); refused above
+        the config's or when even the caller's do not fit."""
+        from .config_keys import available_memory, cache_bytes_per_position, size_text
+        trained = config.get("max_position_embeddings") or MOST_POSITIONS
+        if max_positions is not None and (isinstance(max_positions, bool) or not isinstance(max_positions, int)
+                                          or not 1 <= max_positions <= trained):
+            raise ValueError(f"max_positions: expected an integer in [1, {trained}] (the config's "
+                             f"max_position_embeddings), got {max_positions!r}")
+        per_position = batch * cache_bytes_per_position(config, layers, quant)
+        free = available_memory()
+        budget = None if free is None else CACHE_SHARE * free     # the weights are loaded already
+        if max_positions is not None:
+            if budget is not None and max_positions * per_position > 2 * budget:
+                raise ValueError(f"max_positions: {max_positions} positions x batch {batch} need "
+                                 f"{size_text(max_positions * per_position)} of caches, {size_text(free)} of memory "
+                                 f"are available")
+            return max_positions
+        positions = min(trained, MOST_POSITIONS)
+        scaling = config.get("rope_scaling") or {}
+        if scaling.get("type") == "longrope" and positions > scaling["original_max_position_embeddings"]:
+            positions = scaling["original_max_position_embeddings"]     # the short factors' context (below)
+            self.notes.append(f"max_positions: {positions}, LongRoPE's original context (past it transformers "
+                              f"switches to the long factors, which the compiled tables do not hold)")
+            trained = positions
+        if budget is not None and positions * per_position > budget:
+            fit = int(budget // per_position) // 128 * 128
+            if fit < 128:
+                raise ValueError(f"max_positions: even 128 positions x batch {batch} need "
+                                 f"{size_text(128 * per_position)} of caches, {size_text(free)} of memory are available")
+            self.notes.append(f"max_positions: {fit} (the config's max_position_embeddings {trained} would need "
+                              f"{size_text(trained * per_position)} of caches; {size_text(free)} are available): "
+                              f"pass max_positions= to choose")
+            positions = fit
+        elif positions < trained:
+            self.notes.append(f"max_positions: {positions}, the most a cache holds here (the config's "
+                              f"max_position_embeddings is {trained})")
+        return positions
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
     def from_pretrained(cls, path, *, batch: int = 1, max_positions: int | None = None, quant: str | None = None,
                         cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1, layers: int | None = None,
-                        target: str = "auto", kv_scale=None, calibration=None, ep: int = 1) -> "CausalLM":
+                        target: str = "auto", kv_scale=None, calibration=None,
+                        allow_nonfinite: bool = False, ep: int = 1) -> "CausalLM":
         """Read a Hugging Face checkpoint directory (checkpoint.py: config formats, dtypes, FP8,
         shards, refusals) and compile its decode program (the prefill one on first use).
 
@@ -147,12 +210,20 @@ class CausalLM:
         the largest |latent| it wrote (calibrated_kv_scales). Both are checked before the
         checkpoint is read.
 
+        max_positions: the caches' positions per row; default the config's
+        max_position_embeddings, capped by the memory available (said in a note).
+        allow_nonfinite: load weights holding NaN or Inf (refused by default: CKPT-NONFINITE).
+        What a user should know but is not an error (a multi-token-prediction layer skipped,
+        config keys nobody reads, capped positions) is issued once as a CheckpointNote warning
+        and kept in `lm.notes`.
+
         tp=N / ep=N: one of N ranks of the job torchrun started (docs/parallel.md). tp splits
         heads, MLPs, experts and the vocabulary; ep keeps the rank's routed experts only and runs
         attention data-parallel: each rank generates for its own prompts, and every call of the
         model (generate, __call__) is a step of all ranks together (each rank calls the same
         methods in the same order; a rank whose call needs fewer steps runs idle steps until the
-        others are done)."""
+        others are done). The ranks first agree on the arguments and the checkpoint (one
+        CollectiveError on every rank if they differ)."""
         from . import checkpoint
         if quant != "w8a8c8" and (kv_scale is not None or calibration is not None):
             raise ValueError(f"kv_scale, calibration: only quant=\"w8a8c8\" has an int8 latent cache, got quant={quant!r}")
@@ -167,12 +238,23 @@ class CausalLM:
             ids = calibration_ids(calibration, c["vocab_size"]) if scales is None else None
         rank = parallel_rank(tp, ep)
         experts = _held_experts(config, ep, rank)
+        notes = list(config.notes)
+        check_weight_memory(config, len(built), quant, path)
         index = checkpoint.tensor_index(path, config)
+        if tp > 1 or ep > 1:    # before the first collective: the same call on the same checkpoint everywhere
+            from ..runtime.distributed import agree
+            agree({"arguments": dict(batch=batch, max_positions=max_positions, quant=quant, cache_mode=cache_mode,
+                                     block_size=block_size, tp=tp, ep=ep, layers=layers, target=target,
+                                     kv_scale=kv_scale, allow_nonfinite=allow_nonfinite,
+                                     calibration=None if calibration is None else _digest(calibration_ids(
+                                         calibration, config.vocab_size))),
+                   "checkpoint": checkpoint.fingerprint(path, index)}, "arguments and checkpoint")
         names = checkpoint_names(config, built, index, experts)
         absent = {n for n in optional_names(config, built) if n not in index}       # transformers: zeros
         weights = checkpoint.load_tensors(path, config, names=names - absent,
                                           ignore=_ignored(config, len(built), ep, rank), quant=quant, tp=tp,
-                                          rank=rank, ep=ep)
+                                          rank=rank, ep=ep, allow_nonfinite=allow_nonfinite, notes=notes,
+                                          index=index)
         weights = stack_experts(weights, config, built, experts)
         for n in absent:
             weights[n] = np.zeros(c["n_routed_experts"] + config.zero_experts, np.float32)
@@ -187,7 +269,10 @@ class CausalLM:
             for i, scale in scales.items():
                 weights[f"{_blocks_by_cache(config, built)[i].attention}kv_scale"] = np.full(
                     (1, c["kv_lora_rank"]), scale, np.float32)
-        return cls(c, weights, batch=batch, max_positions=max_positions, quant=quant, **args)
+        lm = cls(c, weights, batch=batch, max_positions=max_positions, quant=quant, notes=notes, **args)
+        for note in lm.notes:
+            warnings.warn(note, CheckpointNote, stacklevel=2)
+        return lm
 
     def _model(self, seq: int):
         return blocks.build(self.name, config=self.config, weights=self.weights, seq=seq,
@@ -246,10 +331,16 @@ class CausalLM:
         return merged
 
     def reset(self):
-        """Empty caches, position 0."""
-        for cache in self._caches.values():
-            cache[...] = 0
-        self._positions[:] = 0
+        """Empty caches, position 0 (only the blocks written are cleared: a cache sized for the
+        config's positions is mostly never touched, and its pages stay unallocated)."""
+        with self._lock:
+            blocks = -(-self._written // self._build_args["block_size"])
+            if blocks:
+                rows = self.block_table[:, :blocks].reshape(-1)
+                for cache in self._caches.values():
+                    cache[rows] = 0
+            self._positions[:] = 0
+            self._written = 0
 
     @property
     def position(self) -> int:
@@ -268,8 +359,12 @@ class CausalLM:
         left or right padding), which takes no position and no cache slot and gets logits 0.
         torch in, torch out."""
         ids, torch_in = _as_numpy_ids(input_ids, self.batch)
-        logits = self._step(ids, _as_mask(attention_mask, ids.shape))
-        self._finish_together()
+        mask = _as_mask(attention_mask, ids.shape)
+        ids = _in_vocabulary(ids, mask, self.vocab_size)
+        with self._lock:
+            self._agree("input_ids of a call", ids=_digest(ids), mask=None if mask is None else _digest(mask))
+            logits = self._step(ids, mask)
+            self._finish_together()
         if torch_in:
             import torch
             return torch.from_numpy(logits)
@@ -292,26 +387,40 @@ class CausalLM:
         stop = self.stopping(eos_token_id, pad_token_id)
         ids, torch_in = _as_numpy_ids(input_ids, self.batch)
         mask = _as_mask(attention_mask, ids.shape)
+        prompt, ids = ids, _in_vocabulary(ids, mask, self.vocab_size)
         real = np.full(self.batch, ids.shape[1]) if mask is None else mask.sum(1)
         if ids.shape[1] < 1 or real.min() < 1:
             raise ValueError("input_ids: expected at least one prompt token per row")
-        if real.max() + max_new_tokens > self.max_positions + 1:
-            raise ValueError(f"max_new_tokens: prompt {int(real.max())} + {max_new_tokens} new tokens exceed "
-                             f"max_positions {self.max_positions}")
-        self.reset()
-        out = [ids]
-        if max_new_tokens:
-            logits = self._step(ids, mask)
-            last = ids.shape[1] - 1 if mask is None else _last_real(mask)    # each row's last prompt token
-            out.append(stop.next(logits[np.arange(self.batch), last]))
-        while len(out) <= max_new_tokens and not stop.done:
-            out.append(stop.next(self._step(out[-1])[:, -1]))
-        self._finish_together()
+        self.check_length(int(real.max()), max_new_tokens)
+        out = [prompt]                      # the prompt as given (its padding ids too)
+        with self._lock:
+            self._agree("arguments of generate", ids=_digest(ids), mask=None if mask is None else _digest(mask),
+                        max_new_tokens=max_new_tokens, eos=stop.eos.tolist(), pad=stop.pad)
+            self.reset()
+            if max_new_tokens:
+                logits = self._step(ids, mask)
+                last = ids.shape[1] - 1 if mask is None else _last_real(mask)    # each row's last prompt token
+                out.append(stop.next(logits[np.arange(self.batch), last]))
+            while len(out) <= max_new_tokens and not stop.done:
+                out.append(stop.next(self._step(out[-1])[:, -1]))
+            self._finish_together()
         tokens = np.concatenate(out, axis=1)
         if torch_in:
             import torch
             return torch.from_numpy(tokens)
         return tokens
+
+    def _agree(self, what: str, **description):
+        """Tensor parallelism: every rank must make this call with the same arguments (else its
+        collectives would mismatch): runtime.distributed.agree, one error on every rank."""
+        if self._build_args["tp"] > 1:
+            from ..runtime.distributed import agree
+            agree(description, what)
+
+    def check_length(self, prompt: int, max_new_tokens: int):
+        """Refuse a generation that would not fit the caches (generate and `ascend-mla generate`
+        ask the same: check_length)."""
+        check_length(prompt, max_new_tokens, self.max_positions)
 
     def stopping(self, eos_token_id=CHECKPOINT, pad_token_id=CHECKPOINT) -> "GreedyStop":
         """The end-of-sequence rule of one generation (generate's arguments, checked)."""
@@ -392,11 +501,20 @@ class CausalLM:
         slots[np.arange(seq)[None, :] >= real[:, None]] = -1          # padding: written nowhere
         if seq not in self._seqs:
             self._compile(seq)
+        self._written = max(self._written, int(positions.max()) + 1)   # before the run: a failed one may write
         outputs = self._program.run(function=_function_name(seq), input_ids=ids,
                                     positions=positions, slot_mapping=slots, block_table=self.block_table,
                                     seq_lengths=self._positions + seq, **self._caches)
         self._positions += real
         return np.asarray(outputs[0], np.float32)
+
+
+def check_length(prompt: int, max_new_tokens: int, max_positions: int):
+    """ValueError when a prompt and its new tokens do not fit `max_positions`: each takes a
+    position but the last new token (produced, never fed back)."""
+    if prompt + max(max_new_tokens - 1, 0) > max_positions:
+        raise ValueError(f"max_new_tokens: prompt {prompt} + {max_new_tokens} new tokens exceed "
+                         f"max_positions {max_positions}")
 
 
 class AutoCausalLM:
@@ -464,6 +582,13 @@ def kv_scales_by_layer(kv_scale, built) -> dict:
         raise ValueError(f"kv_scale: expected one scale for each layer built {list(built)}, "
                          f"got keys {sorted(kv_scale, key=str)}")
     return {i: number(kv_scale[i], f" for layer {i}") for i in built}
+
+
+def _digest(a: np.ndarray) -> str:
+    """An array's shape, dtype and bytes as a short text (what ranks compare)."""
+    import hashlib
+    a = np.ascontiguousarray(a)
+    return f"{a.dtype}{list(a.shape)}:{hashlib.sha256(a.tobytes()).hexdigest()[:16]}"
 
 
 def _as_mask(mask, shape) -> np.ndarray | None:
@@ -556,22 +681,36 @@ def _blocks_by_cache(config, layers) -> dict:
 
 
 def _ignored(config, count, ep=1, rank=0):
-    """What the decoder of the first `count` layers does not read: later layers, what
-    transformers holds but never computes with (families.unused), and with ep the other ranks'
-    per-expert tensors."""
+    """What the decoder of the first `count` layers does not read: the model's later layers,
+    what transformers holds but never computes with (families.unused), and with ep the other
+    ranks' per-expert tensors."""
     from .families import unused
     from .sharding import holds
-    beyond = _beyond(count)
+    beyond = _beyond(count, config.num_hidden_layers)
     return lambda name: beyond(name) or unused(config, name) or ep > 1 and not holds(
         name, config.n_routed_experts, ep, rank)
 
 
-def _beyond(count):
-    """Checkpoint tensors of layers past the ones built (a model cut to its first layers)."""
+def _beyond(count, total):
+    """Checkpoint tensors of the model's layers past the ones built (a model cut to its first
+    layers); a layer past the model's own (`total`) is not skipped: CKPT-UNUSED names it."""
     def ignored(name):
         m = re.match(r"model\.layers\.(\d+)\.", name)
-        return bool(m) and int(m.group(1)) >= count
+        return bool(m) and count <= int(m.group(1)) < total
     return ignored
+
+
+def check_weight_memory(config, layers: int, quant, path):
+    """Refuse before reading a checkpoint whose weights (for the layers built) cannot fit in
+    the memory available: CompileError [CKPT-MEMORY] with the figures."""
+    from .checkpoint import _error
+    from .config_keys import available_memory, estimated_bytes, size_text
+    need = estimated_bytes(config.build_config(), layers, quant)
+    free = available_memory()
+    if free is not None and need > free:
+        raise _error(f"{path}: the weights of {layers} layer{'s' * (layers > 1)} need about {size_text(need)} "
+                     f"({'int8' if quant in ('w8a8', 'w8a8c8') else 'bf16'}), {size_text(free)} of memory are "
+                     f"available: build fewer (layers=N) or quant=\"w8a8\"", "CKPT-MEMORY")
 
 
 def _held_experts(config, ep: int, rank: int) -> range:

@@ -134,7 +134,8 @@ def check_config(c: dict):
             raise CompileError("config: norm_topk_prob false with sigmoid scores: aclnnMoeGatingTopK always "
                                "normalizes sigmoid weights (normType 1)")
         method = c.get("topk_method", "noaux_tc" if scoring == "sigmoid" else "greedy")
-        known = {"sigmoid": ("noaux_tc",), "softmax": ("greedy", "group_limited_greedy", "noaux_tc")}[scoring]
+        from .config_keys import ROUTERS
+        known = ROUTERS[scoring]
         if method not in known:
             raise CompileError(f"config: topk_method {method!r} with {scoring} scores is not supported "
                                f"({' or '.join(known)})")

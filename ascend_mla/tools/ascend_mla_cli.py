@@ -186,7 +186,7 @@ class Run:
         """("cpu" | "npu", what to print): --target auto is the NPU when the CANN runtime and a
         device are here, else the CPU (the runtime says what is missing)."""
         from ..dialect.errors import BackendUnavailable
-        from ..runtime.npu import npu_backend
+        from ..runtime.npu import broken_install_reason, npu_backend
         if self.args.target == "cpu":
             return "cpu", "cpu"
         try:
@@ -194,7 +194,8 @@ class Run:
         except BackendUnavailable as why:
             if self.args.target == "npu":
                 raise Failure(f"--target npu: {' '.join(str(why).split())}") from None
-            return "cpu", "cpu (auto: no NPU here)"
+            broken = broken_install_reason()        # a CANN install that does not work: say why, once
+            return "cpu", f"cpu (auto: {' '.join(broken.split())})" if broken else "cpu (auto: no NPU here)"
         return "npu", "npu"
 
     def build(self):
@@ -223,7 +224,8 @@ class Run:
         weights = sum(spec.numel * numpy_dtype(spec.dtype).itemsize for spec in deepseek.weight_specs(c).values())
         caches = model.num_blocks * c["block_size"] * (c["kv_lora_rank"] + 2 * c["qk_rope_head_dim"]) * 2 * c["layers"]
         need = 0.7e9 + 6 * weights + 3 * caches
-        available = _available_memory()
+        from ..models.config_keys import available_memory
+        available = available_memory()
         if available is not None and need > available:
             raise Usage(f"this run needs about {need / 2 ** 30:.1f} GiB of memory ({weights / 2 ** 30:.1f} GiB of "
                         f"weights), {available / 2 ** 30:.1f} GiB are available: raise --tp or lower "
@@ -523,18 +525,6 @@ def _times(runs: dict) -> str:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
-
-
-def _available_memory():
-    """MemAvailable in bytes (Linux), else None."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
 
 
 def _verdict(report) -> str:

@@ -25,6 +25,7 @@ import contextlib
 import os
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -56,6 +57,8 @@ def add_parser(commands, count):
                    help="expert-parallel size: each of N ranks (torchrun) holds 1/N of the routed experts and "
                         "runs its own rows")
     g.add_argument("--report", action="store_true", help="what the compiler fused and refused in every program")
+    g.add_argument("--allow-nonfinite", action="store_true",
+                   help="load weights holding NaN or Inf (refused by default: the model would compute NaN)")
     g.add_argument("--debug", action="store_true", help="show tracebacks")
     return g
 
@@ -96,12 +99,20 @@ class Generate:
 
     # --- the pieces ------------------------------------------------------------------------------
     def tokenizer(self):
-        path = os.path.join(self.args.checkpoint, "tokenizer.json")
-        if not os.path.exists(path):
+        from ..models.checkpoint_files import CheckpointDir
+        try:             # a regular file inside the checkpoint, as every file read from it
+            data = CheckpointDir(self.args.checkpoint).read_bytes("tokenizer.json", required=False)
+        except ValueError as e:
+            raise self.usage(" ".join(str(e).split())) from None
+        if data is None:
             raise self.usage(f"--prompt: {self.args.checkpoint} has no tokenizer.json; give the prompt as "
                              f"--prompt-ids instead")
         from tokenizers import Tokenizer
-        return Tokenizer.from_file(path)
+        try:
+            return Tokenizer.from_str(data.decode("utf-8"))
+        except Exception as e:      # noqa: BLE001 - the tokenizers library's own error
+            raise self.usage(f"{os.path.join(self.args.checkpoint, 'tokenizer.json')}: not a tokenizer "
+                             f"({' '.join(str(e).split())[:200]})") from None
 
     def prompt(self, config, tokenizer):
         a = self.args
@@ -117,7 +128,9 @@ class Generate:
             ids = [int(config.bos_token_id)]
         bad = [i for i in ids if i >= config.vocab_size]
         if bad:
-            raise self.usage(f"--prompt-ids: token id {bad[0]} is outside the vocabulary (size {config.vocab_size})")
+            who = "--prompt-ids" if a.prompt_ids is not None else (
+                "--prompt" if a.prompt is not None else "config.json bos_token_id (the default prompt)")
+            raise self.usage(f"{who}: token id {bad[0]} is outside the vocabulary (size {config.vocab_size})")
         return np.array([ids] * a.batch, np.int64)
 
     def load(self, config):
@@ -135,16 +148,17 @@ class Generate:
                 bar.refresh()
             with checkpoint.reporting(read):
                 try:
-                    return AutoCausalLM.from_pretrained(
-                        a.checkpoint, batch=a.batch, quant=a.quant, cache_mode=a.cache_mode, tp=a.tp, target=a.target,
-                        max_positions=self.positions(), ep=a.ep)
+                    with warnings.catch_warnings():      # the notes are printed, as note: lines
+                        warnings.simplefilter("ignore", checkpoint.CheckpointNote)
+                        lm = AutoCausalLM.from_pretrained(
+                            a.checkpoint, batch=a.batch, quant=a.quant, cache_mode=a.cache_mode, tp=a.tp,
+                            target=a.target, allow_nonfinite=a.allow_nonfinite, ep=a.ep)
+                    # the caches' positions as the API sizes them (the config's, capped by memory),
+                    # and the API's refusal of a generation that does not fit them
+                    lm.check_length(self.prompt_length, a.max_new_tokens)
+                    return lm
                 except ValueError as e:         # a bad value or a refusal (CompileError is one too)
                     raise self.usage(" ".join(str(e).split())) from None
-
-    def positions(self) -> int:
-        """Cache room for the prompt and the new tokens, in whole 128-token blocks."""
-        need = self.prompt_length + self.args.max_new_tokens
-        return 128 * -(-need // 128)
 
     # --- the run ---------------------------------------------------------------------------------
     def main(self) -> int:
@@ -159,11 +173,18 @@ class Generate:
         tokenizer = self.tokenizer() if a.prompt is not None else None
         ids = self.prompt(config, tokenizer)
         self.prompt_length = ids.shape[1]
+        from ..models.causal_lm import check_length
+        try:                         # before the checkpoint is read; again once the caches are sized
+            check_length(self.prompt_length, a.max_new_tokens, config.max_position_embeddings)
+        except ValueError as e:
+            raise self.usage(str(e)) from None
         start = time.perf_counter()
         lm = self.load(config)
         load_seconds = time.perf_counter() - start
         if a.tp > 1 or a.ep > 1:     # under torchrun: every rank computes, rank 0 prints
             from ..runtime.distributed import world
+            lm._agree("generate's arguments", prompt=ids.tolist(), max_new_tokens=a.max_new_tokens,
+                      ignore_eos=a.ignore_eos)
             if world().rank != 0:
                 self.out = open(os.devnull, "w")
         heads = config.num_attention_heads // a.tp
@@ -175,6 +196,15 @@ class Generate:
                  f"vocab {config.vocab_size}), {a.quant or 'bf16'}, {a.cache_mode} caches, batch {a.batch}")
         weight_bytes = sum(np.asarray(v).nbytes for v in lm.weights.values())
         self.say(f"loaded in {load_seconds:.1f} s ({weight_bytes / 2**20:.1f} MiB of weights)")
+        notes = list(lm.notes)
+        if a.target == "auto":
+            from ..runtime.npu import broken_install_reason
+            broken = broken_install_reason()
+            if broken:           # said once, here (the CLI keeps library warnings quiet)
+                notes.append(f"backend 'auto': running on the CPU backend because the CANN install here does not "
+                             f"work: {broken}")
+        for note in notes:
+            self.say(f"note: {' '.join(note.split())}")
         if a.tp > 1 and os.environ.get("WORLD_SIZE") != str(a.tp):
             self.say(f"note: --tp {a.tp} outside torchrun is rank 0 alone (its collectives are the identity): "
                      f"its tokens are not the model's; run it under torchrun --nproc-per-node {a.tp}")

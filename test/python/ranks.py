@@ -17,10 +17,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def launch(worker, tmp_path, mode, world=2, env=None):
-    """Start `world` ranks of `worker` (a script: worker OUT MODE); [(returncode, stderr)] in
-    rank order."""
-    port = str(free_port())
+def launch(worker, tmp_path, mode, world=2, env=None, port=None):
+    """Start `world` ranks of `worker` (a script: worker OUT MODE; `port`: the MASTER_PORT, a
+    free one by default); [(returncode, stderr)] in rank order."""
+    port = str(port or free_port())
     procs = []
     for rank in range(world):
         rank_env = {**os.environ, "RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": str(world),

@@ -20,6 +20,7 @@ where the real count is one."""
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 import sys
@@ -164,7 +165,7 @@ def fusion(name, tp=1, **config):
     cls = getattr(transformers, write_checkpoint.FAMILIES["deepseek_v3" if name == "kimi_k2" else name][0])
     small = dict(vocab_size=512, intermediate_size=256, moe_intermediate_size=64, n_routed_experts=8,
                  num_experts_per_tok=2, n_group=1, topk_group=1, ffn_hidden_size=256, expert_ffn_hidden_size=64,
-                 zero_expert_num=2, moe_topk=2)
+                 zero_expert_num=2, moe_topk=2, bos_token_id=0, eos_token_id=1)   # ids inside the small vocabulary
     small.update(config)
     raw = dict(cls().to_dict(), **small, model_type=name)
     if name == "kimi_k25":
@@ -269,6 +270,16 @@ def test_family_configs_read_as_transformers_means_them():
     assert (legacy.n_routed_experts, legacy.n_shared_experts, legacy.rope_type) == (16, 2, "yarn")
     for config in (cpm, cat, m4, glm, ax, yt, sv, legacy):            # build_config reads back as itself
         assert checkpoint.read_config(config.build_config()) == config
+
+
+
+def test_a_familys_own_config_keys_are_not_unknown(tmp_path):
+    """transformers' default config of each family reads with no note of unknown keys (the
+    note is for keys nobody reads; a family's own are in its key table)."""
+    for name in ("minicpm3", "longcat_flash", "mistral4", "glm4_moe_lite", "axk1", "youtu", "sarvam_mla"):
+        cls = getattr(transformers, write_checkpoint.FAMILIES[name][0])
+        (tmp_path / "config.json").write_text(json.dumps(dict(cls().to_dict(), model_type=name)))
+        assert checkpoint.read_config(tmp_path).notes == (), name
 
 
 def test_minicpm3_longrope_tables_are_transformers_and_its_long_context_is_refused(tmp_path):
