@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import argparse
 
+# isort: off
+from timing import CPU_TIME_HELP, machine, median_times  # before NumPy: --cpu-time's one BLAS thread
 import ml_dtypes
 import numpy as np
-from timing import CPU_TIME_HELP, machine, median_times  # first: sets threads
+# isort: on
 
 from ascend_mla.runtime.kernels import get_kernel
 
