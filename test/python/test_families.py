@@ -276,10 +276,35 @@ def test_family_configs_read_as_transformers_means_them():
 def test_a_familys_own_config_keys_are_not_unknown(tmp_path):
     """transformers' default config of each family reads with no note of unknown keys (the
     note is for keys nobody reads; a family's own are in its key table)."""
-    for name in ("minicpm3", "longcat_flash", "mistral4", "glm4_moe_lite", "axk1", "youtu", "sarvam_mla"):
+    for name in ("minicpm3", "longcat_flash", "mistral4", "glm4_moe_lite", "axk1", "youtu", "sarvam_mla",
+                 "deepseek_v32", "glm_moe_dsa"):
         cls = getattr(transformers, write_checkpoint.FAMILIES[name][0])
         (tmp_path / "config.json").write_text(json.dumps(dict(cls().to_dict(), model_type=name)))
         assert checkpoint.read_config(tmp_path).notes == (), name
+    raw = dict(transformers.DeepseekV32Config().to_dict(), model_type="deepseek_v32", index_topk_pattern="F" * 61)
+    (tmp_path / "config.json").write_text(json.dumps({k: v for k, v in raw.items() if k != "indexer_types"}))
+    assert checkpoint.read_config(tmp_path).notes == ()              # read, so not noted as unknown
+
+
+@pytest.mark.parametrize("key,value,words", [
+    ("index_n_heads", 0, "index_n_heads: expected an integer in [1, 1024] (the indexer's heads), got 0"),
+    ("index_topk", "2048", "index_topk: expected an integer in [1, 2^24] (keys the indexer selects), got '2048'"),
+    ("index_topk_freq", "2", "index_topk_freq: expected an integer in [1, 2^16]"),
+    ("indexer_types", "full", "indexer_types: expected a list"),
+    ("indexer_types", ["full", 1], "indexer_types: expected one of \"full\"/\"shared\" (F/S) per layer (61), got 1"),
+    ("index_topk_pattern", "FX", "index_topk_pattern: expected one of \"full\"/\"shared\" (F/S) per layer (61), got 'X'"),
+    ("index_topk_pattern", 5, "index_topk_pattern: expected a string or a list (per layer F or S"),
+])
+def test_dsa_indexer_keys_are_checked(key, value, words, tmp_path):
+    """The DSA families' indexer keys (their own rows of the key table): one CKPT-CONFIG line,
+    not a KeyError or TypeError from reading the layer pattern."""
+    cls = getattr(transformers, write_checkpoint.FAMILIES["deepseek_v32"][0])
+    raw = dict(cls().to_dict(), model_type="deepseek_v32")
+    raw.pop("indexer_types", None)
+    (tmp_path / "config.json").write_text(json.dumps(dict(raw, **{key: value})))
+    with pytest.raises(ascend_mla.CompileError) as e:
+        checkpoint.read_config(tmp_path)
+    assert words in str(e.value) and str(e.value).endswith("[CKPT-CONFIG]"), str(e.value)
 
 
 def test_minicpm3_longrope_tables_are_transformers_and_its_long_context_is_refused(tmp_path):
