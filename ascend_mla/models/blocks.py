@@ -283,6 +283,13 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
         missing = sorted(n for n in set(specs) - set(weights) if not n.startswith(("model.rotary_emb", "tp.")))
         if missing:
             raise ValueError(f"weights: missing {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}")
+        # a checkpoint tensor of another shape than the config implies (a header's shape edited
+        # with its byte count kept reads fine): refused here, naming it, not by compile()
+        for n in sorted(set(specs) & set(weights)):
+            shape = tuple(getattr(weights[n], "shape", ()))
+            if shape != tuple(specs[n].shape):
+                raise checkpoint._error(f"weights: {n}: shape {list(shape)}, the config implies "
+                                        f"{list(specs[n].shape)}", "CKPT-SHAPE")
 
     def make():
         values = weights if weights is not None else random_weights(c, np.random.default_rng([seed, 0]))

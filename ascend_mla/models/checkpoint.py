@@ -26,6 +26,7 @@ rule ID (CKPT-*, listed in docs/errors.md):
                   weight_scale_inv, a tensor dtype we cannot read
     CKPT-FILES    no safetensors, an index naming a missing shard, a tensor in two files
     CKPT-MISSING  a tensor the caller consumes is not in the checkpoint
+    CKPT-SHAPE    a tensor of another shape than the config implies for it
     CKPT-UNUSED   a checkpoint tensor nobody consumes (it would be dropped silently)
     CKPT-TP       a tensor-parallel split that does not divide a dimension
     CKPT-PATH     a file name that leaves the directory (absolute, `..`, a link outside),

@@ -461,6 +461,20 @@ def test_a_longer_prompt_after_a_short_one_is_re_planned(tiny, monkeypatch):
     assert logits.shape == (1, 150, TINY["vocab_size"]) and np.isfinite(logits).all()
 
 
+@pytest.mark.parametrize("shape", [(32, 64), (64, 32, 1)])
+def test_a_weight_of_another_shape_than_the_config_implies_is_refused_at_load(tmp_path, shape):
+    """The checkpoint fuzzer's finding: a header whose shape was edited with its byte count kept
+    (o_proj transposed, a trailing 1) loaded, and the first call failed in compile() with no
+    rule; now from_pretrained refuses it naming the tensor."""
+    tensors = tiny_weights()
+    name = "model.layers.1.self_attn.o_proj.weight"
+    tensors[name] = tensors[name].reshape(shape)
+    path = write_tiny(tmp_path / "ckpt", tensors=tensors)
+    with pytest.raises(ascend_mla.CompileError) as e:
+        deepseek.CausalLM.from_pretrained(path, target="cpu")
+    assert str(e.value) == f"weights: {name}: shape {list(shape)}, the config implies [64, 32] [CKPT-SHAPE]"
+
+
 def test_positions_are_capped_by_memory_and_the_cap_is_said(tmp_path, monkeypatch):
     """A config of 65536 positions on a machine whose memory holds the caches of 1000: the
     default is capped (at whole 128-position blocks within CACHE_SHARE of it) and said; weights
