@@ -25,7 +25,7 @@ from ..dialect.aclnn_functions import (ADD, ASCEND_QUANT_V3, DIV, DYNAMIC_QUANT,
                       QUANT_MATMUL_V4, QUANT_MATMUL_WEIGHT_NZ, RMS_NORM, ROTARY_POSITION_EMBEDDING,
                       SCATTER_PA_KV_CACHE, TRIU, MEAN, RSQRT, AMAX, KV_RMS_NORM_ROPE_CACHE,
                       TRANSPOSE_BATCH_MATMUL)
-from ..dialect.primitive import (Add, Amax, CausalMask, Div, DynamicQuant, FormatCast, Gather, HeadMatmul,
+from ..dialect.primitive import (INDEX_TYPES, Add, Amax, CausalMask, Div, DynamicQuant, FormatCast, Gather, HeadMatmul,
                                  KvRmsNormRopeCache, Matmul, Mean, Mul, QuantMatmul, Quantize, RmsNorm, Rope,
                                  Rsqrt, ScatterCache, Transpose, TransposeBatchMatmul)
 
@@ -188,8 +188,11 @@ def quantize(op, b):
 @lowers(Add)
 def add(op, b):
     """torch.add(x, y) -> aclnnAdd(self, other, alpha=1, out) (AddKernelNpuOpApi.cpp); type
-    promotion to float32 and one rounding to out, as the kernel."""
-    return b.call_bound(ADD, given={"alpha": b.host(A.SCALAR, ("f32", 1.0))})
+    promotion to float32 and one rounding to out, as the kernel; integers exactly, alpha an
+    integer of their type."""
+    dtype = info(op.operands[0]).dtype
+    alpha = (dtype, 1) if dtype in INDEX_TYPES else ("f32", 1.0)
+    return b.call_bound(ADD, given={"alpha": b.host(A.SCALAR, alpha)})
 
 
 @lowers(Mul)

@@ -19,7 +19,8 @@ themselves (as absorb-kv does for a per-head cache):
                                     lengths, RoPE(q_pe), kr_cache), W_uv)
 
 over transformers' own cache tensors (no second cache: the block table is the identity
-[[b * L / BlockSize + j for j]]), in BSND, with the key's RoPE applied to its slice of the kv
+[[b * L / BlockSize + j for j]]; a cache length no block size divides is read in the importer's
+padded copy, L rounded up to whole pages per batch), in BSND, with the key's RoPE applied to its slice of the kv
 down-projection and the query's to its slice of q viewed (B, S, N, D + Dr): the graph
 fuse-prolog and fuse-attention make one mla.prolog_v2 and one FIA (MLA mode) of.
 
@@ -82,8 +83,17 @@ LATENT = latent_pattern()
 
 
 def _store(value):
-    """The mla.scatter_cache whose result `value` is, else None."""
+    """The mla.scatter_cache whose result `value` is -- directly, or as the first L rows of each
+    batch of a cache padded to whole pages (the importer's form of a cache length no block size
+    divides: reshape (B, Lp, H), slice [:, :L], reshape) -- else None."""
     op = defining_op(value)
+    if op is not None and op.name == "tensor.extract_slice":
+        rows = info(op.operands[0])
+        prefix = info(op.results[0])
+        if rows.rank == 3 and prefix.shape[0] == rows.shape[0] and prefix.shape[2] == rows.shape[2] \
+                and list(op.attributes["static_offsets"]) == [0, 0, 0] \
+                and list(op.attributes["static_strides"]) == [1, 1, 1]:
+            op = defining_op(origin(op.operands[0]))
     return op if op is not None and op.name == "mla.scatter_cache" else None
 
 
@@ -108,11 +118,13 @@ def _problem(m) -> Refusal | None:
     cache, rope_cache = info(kv_store.operands[0]), info(kr_store.operands[0])
     heads = info(m.op("kv_heads").results[0])                  # (B, N, L, D + Dv)
     batch, n, length, _ = heads.shape
+    padded = cache.shape[0] * cache.shape[1] // batch          # rows per batch: L, or L padded to pages
     q = info(m.op("q_heads").operands[0])                      # (B, S, N, D + Dr)
     d, dv = (info(m.op(x).results[0]).shape[-1] for x in ("k_nope", "value"))
     dr = info(m.op("q_pe").results[0]).shape[-1]
     if q.rank != 4 or q.shape[0] != batch or q.shape[2] != n or q.shape[3] != d + dr \
-            or heads.shape[3] != d + dv or cache.shape[2] != 1 or cache.shape[0] * cache.shape[1] != batch * length \
+            or heads.shape[3] != d + dv or cache.shape[2] != 1 or cache.shape[0] * cache.shape[1] != batch * padded \
+            or not length <= padded < length + cache.shape[1] \
             or rope_cache.shape[:3] != cache.shape[:3] or rope_cache.shape[3] != dr \
             or info(m.value("weight_kv_b")).shape != (cache.shape[3], n * (d + dv)):
         return Refusal("FUSE-001", "the keys and values are not the per-head halves of the cached latent times "
@@ -139,6 +151,7 @@ def _rewrite(m, log) -> Refusal | None:
     d, dv = (info(m.op(x).results[0]).shape[-1] for x in ("k_nope", "value"))
     dr = info(m.op("q_pe").results[0]).shape[-1]
     hckv, block_size = info(kv_store.operands[0]).shape[3], info(kv_store.operands[0]).shape[1]
+    padded = info(kv_store.operands[0]).shape[0] * block_size // batch
     sources = [m.value(x) for x in ("q", "q_cos", "q_sin", "kv_read", "kr_read", "seq_lengths", "weight_kv_b")]
     ip = insertion_point(sources, m)
     if ip is None:
@@ -178,13 +191,13 @@ def _rewrite(m, log) -> Refusal | None:
                         [TensorInfo((n, hckv, dv), dtype)]).result
     query = build.op(HeadMatmul, {"x": build.last_axis_slice(q, 0, d), "w": w_uk}, {},
                      [TensorInfo((batch, s_len, n, hckv), dtype)]).result
-    pages = length // block_size
+    pages = padded // block_size
     table = np.arange(batch * pages, dtype=np.int32).reshape(batch, pages)
     table_type = tensor_type(table.shape, "i32")
     block_table = ir.Operation.create("arith.constant", results=[table_type], attributes={
         "value": ir.DenseElementsAttr.get(table, type=table_type)}, loc=build.loc, ip=build.ip).result
-    latent = build.op(PagedAttention, {"query": query, "key_cache": m.value("kv_read"),
-                                       "value_cache": m.value("kv_read"), "block_table": block_table,
+    latent = build.op(PagedAttention, {"query": query, "key_cache": kv_store.results[0],
+                                       "value_cache": kv_store.results[0], "block_table": block_table,
                                        "seq_lengths": m.value("seq_lengths"), "query_rope": q_rope,
                                        "key_rope_cache": kr_new},
                       {"scale_value": attributes_of(attention)["scale_value"]},
@@ -228,12 +241,14 @@ def _hoisted(value):
 
 
 def _views_after(value) -> list:
-    """The reshapes of `value` (through chains), in block order."""
+    """The reshapes of `value` (through chains, and through the slice that takes the real rows
+    of a padded cache: `_store`), in block order."""
     ops, stack = [], [value]
     while stack:
         for use in stack.pop().uses:
             op = use.owner.operation
-            if op.name in VIEW_OPS and op not in ops:
+            padded_rows = op.name == "tensor.extract_slice" and _store(op.results[0]) is not None
+            if (op.name in VIEW_OPS or padded_rows) and op not in ops:
                 ops.append(op)
                 stack.append(op.results[0])
     return sorted(ops, key=_BlockOrder)

@@ -114,6 +114,9 @@ def quantize(x, scale):
 def _elementwise(opdef, fn):
     @kernel(opdef)
     def run(x, y, result_types=None):
+        if np.asarray(x).dtype.kind == "i":         # integers: exact, wrapping in their type
+            with np.errstate(over="ignore"):
+                return (fn(np.asarray(x), np.asarray(y)).astype(_out(result_types, "z", x.dtype)),)
         return (fn(f32(x), f32(y)).astype(_out(result_types, "z", x.dtype)),)
     return run
 
