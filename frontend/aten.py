@@ -68,7 +68,7 @@ def getitem(cx, node):
 
 # --- casts --------------------------------------------------------------------------------------
 
-@converts(aten._to_copy.default, aten.to.dtype)
+@converts(aten._to_copy.default, aten.to.dtype, aten.type_as.default)
 def to_copy(cx, node):
     x, t = cx.value(node.args[0]), cx.info(node)
     if x.dtype == t.dtype:

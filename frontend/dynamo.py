@@ -501,6 +501,8 @@ class Specialized:
         weight_nodes = {p for p in placeholders if p.name in weights}
         reasons = {node.name: why for node, why in TrialImporter(weight_nodes).walk(graph_module.graph).items()}
         reasons.update(_weight_values_for_pytorch(graph_module.graph, weight_nodes, reasons))
+        for name, why in reasons.items():
+            LOG.debug("%s: %s stays PyTorch: %s", report["graph"], name, why)
         attention = [n for n in graph_module.graph.nodes if n.op == "call_function" and n.target in ATTENTION_OPS]
 
         inputs = [constants[n.name] for n in lifted]

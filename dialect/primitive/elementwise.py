@@ -26,17 +26,18 @@ def _elementwise(name, formula, integers=()):
     rules.rule("EW-003", "x")(nd_only("x"))
     rules.rule("EW-003", "y")(nd_only("y"))
 
-    @rules.rule("EW-004", "z")
-    def result(op, s):
-        if op.x.dtype in integers:              # integer arithmetic stays in the operands' type
-            return result_is("z", lambda op, s: broadcast(op.x.shape, op.y.shape), dtype_of=lambda op: op.x.dtype)(op, s)
-        return result_is("z", lambda op, s: broadcast(op.x.shape, op.y.shape), FLOAT_TYPES)(op, s)
-
+    rules.rule("EW-004", "z")(result_is("z", lambda op, s: broadcast(op.x.shape, op.y.shape), FLOAT_TYPES + integers))
     if integers:
         @rules.rule("EW-005", "y")
         def one_kind(op, s):
             if (op.x.dtype in integers or op.y.dtype in integers) and op.x.dtype != op.y.dtype:
                 return f"expected {op.x.dtype} (integer operands have one type), got {op.y.dtype}"
+
+        @rules.rule("EW-006", "z")
+        def integer_result(op, s):
+            if (op.x.dtype in integers) != (op.z.dtype in integers) or (op.x.dtype in integers and op.z.dtype != op.x.dtype):
+                return f"expected {op.x.dtype if op.x.dtype in integers else 'a float type'} (integer arithmetic " \
+                       f"stays in its type, float arithmetic in floats), got {op.z.dtype}"
     return MLA.add(OpDef(
         name, operands=[operand("x"), operand("y")], results=["z"], rules=rules,
         infer_results=lambda op, s: {"z": TensorInfo(broadcast(op.x.shape, op.y.shape), op.x.dtype)},
