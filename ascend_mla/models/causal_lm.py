@@ -143,13 +143,17 @@ class CausalLM:
         built = range(total if layers is None else layers)
         c = config.build_config()
         if quant == "w8a8c8":        # checked before the checkpoint is read
-            scales = None if kv_scale is None else kv_scales_by_layer(kv_scale, built)
+            scales = None if kv_scale is None else kv_scales_by_layer(kv_scale, list(_blocks_by_cache(config, built)))
             ids = calibration_ids(calibration, c["vocab_size"]) if scales is None else None
         rank = tensor_parallel_rank(tp)
-        weights = checkpoint.load_tensors(
-            path, config, names=checkpoint_names(config, built, checkpoint.tensor_index(path)),
-            ignore=_beyond(len(built)), quant=quant, tp=tp, rank=rank)
+        index = checkpoint.tensor_index(path, config)
+        names = checkpoint_names(config, built, index)
+        absent = {n for n in optional_names(config, built) if n not in index}       # transformers: zeros
+        weights = checkpoint.load_tensors(path, config, names=names - absent, ignore=_ignored(config, len(built)),
+                                          quant=quant, tp=tp, rank=rank)
         weights = stack_experts(weights, config, built)
+        for n in absent:
+            weights[n] = np.zeros(c["n_routed_experts"] + config.zero_experts, np.float32)
         name = os.path.basename(os.path.normpath(os.fspath(path)))
         eos, pad = checkpoint.generation_tokens(path)
         args = dict(name=name, cache_mode=cache_mode, block_size=block_size, tp=tp, layers=layers, target=target,
@@ -159,7 +163,8 @@ class CausalLM:
                 scales = calibrated_kv_scales(c, weights, ids, built, **args)
             weights = dict(weights)
             for i, scale in scales.items():
-                weights[f"model.layers.{i}.self_attn.kv_scale"] = np.full((1, c["kv_lora_rank"]), scale, np.float32)
+                weights[f"{_blocks_by_cache(config, built)[i].attention}kv_scale"] = np.full(
+                    (1, c["kv_lora_rank"]), scale, np.float32)
         return cls(c, weights, batch=batch, max_positions=max_positions, quant=quant, **args)
 
     def _model(self, seq: int):
@@ -315,6 +320,25 @@ class CausalLM:
         return np.asarray(outputs[0], np.float32)
 
 
+class AutoCausalLM:
+    """The causal LM of a Hugging Face checkpoint of any MLA family the compiler supports
+    (docs/api.md section 13), the way transformers' Auto classes dispatch: config.json's
+    model_type (else its architectures) names the family, whose description (families.py)
+    the decoder is built from. A family that is not supported is refused before any tensor is
+    read: CompileError naming the model type and what is missing [CKPT-FAMILY], or that it is
+    not an MLA family the compiler knows [CKPT-CONFIG]."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("AutoCausalLM is built with AutoCausalLM.from_pretrained(path, ...)")
+
+    @classmethod
+    def from_pretrained(cls, path, **kwargs) -> CausalLM:
+        """CausalLM.from_pretrained(path, **kwargs) for the checkpoint's family (its keywords)."""
+        from . import checkpoint
+        checkpoint.read_config(path)
+        return CausalLM.from_pretrained(path, **kwargs)
+
+
 def calibration_ids(calibration, vocab_size: int) -> np.ndarray:
     """The calibration prompt as int64 (rows, tokens): `calibration` token ids ((rows, tokens) or
     (tokens,), NumPy, a list or torch), or None: CALIBRATION_TOKENS ids drawn with a fixed seed."""
@@ -341,7 +365,8 @@ def calibrated_kv_scales(config: dict, weights: dict, ids: np.ndarray, built, **
     lm = CausalLM(config, unquantized, batch=ids.shape[0], max_positions=ids.shape[1], quant="w8a8", **args)
     lm(ids)
     scales = {}
-    for i in built:
+    from .families import attention_ids
+    for i in attention_ids(config.get("layer_kind") or "pre_norm", built):
         largest = float(np.abs(np.asarray(lm._caches[f"kv_cache.{i}"], np.float32)).max())
         scales[i] = 127.0 / largest if largest > 0 else 1.0
     return scales
@@ -416,29 +441,56 @@ _EXPERT = re.compile(r"model\.layers\.(\d+)\.mlp\.experts\.(\d+)\.(gate_proj|up_
 
 def checkpoint_names(config, layers, index) -> set:
     """The checkpoint tensors the whole decoder of `layers` consumes, in the checkpoint's own
-    form of the routed experts (per expert, or transformers 5's stacked gate_up_proj/down_proj)."""
+    form of the routed experts (per expert, or transformers 5's stacked gate_up_proj/down_proj),
+    by the names of the config's family (families.blocks)."""
     from .checkpoint import attention_names
+    from .decoder import moe_output_norm, router_names
+    from .families import blocks, moe_prefix
     names = attention_names(config, layers) | {"model.embed_tokens.weight", "model.norm.weight"}
     if not config.tie_word_embeddings:
         names.add("lm_head.weight")
+    c = config.build_config()
+    dense = ("gate_proj", "up_proj", "down_proj")
     for i in layers:
-        layer = f"model.layers.{i}."
-        names.add(layer + "post_attention_layernorm.weight")
-        mlp = layer + "mlp."
+        for block in blocks(config.layer_kind, i):
+            names.add(block.post_norm)
+            if not config.is_moe_layer(i) or config.layer_kind == "dual":
+                names |= {block.mlp + p + ".weight" for p in dense}
         if not config.is_moe_layer(i):
-            names |= {mlp + p + ".weight" for p in ("gate_proj", "up_proj", "down_proj")}
             continue
-        names.add(mlp + "gate.weight")
-        if config.scoring_func == "sigmoid":
-            names.add(mlp + "gate.e_score_correction_bias")
+        mlp = moe_prefix(i)
+        names |= {n for n in router_names(c, i) if n}
         if mlp + "experts.gate_up_proj" in index:
             names |= {mlp + "experts.gate_up_proj", mlp + "experts.down_proj"}
         else:
-            names |= {f"{mlp}experts.{e}.{p}.weight" for e in range(config.n_routed_experts)
-                      for p in ("gate_proj", "up_proj", "down_proj")}
+            names |= {f"{mlp}experts.{e}.{p}.weight" for e in range(config.n_routed_experts) for p in dense}
         if config.n_shared_experts:
-            names |= {f"{mlp}shared_experts.{p}.weight" for p in ("gate_proj", "up_proj", "down_proj")}
+            names |= {f"{mlp}shared_experts.{p}.weight" for p in dense}
+        if config.moe_output_norm:
+            names.add(moe_output_norm(i))
     return names
+
+
+def optional_names(config, layers) -> set:
+    """Tensors of `layers` that a checkpoint of the family may leave out (transformers fills
+    them with zeros: A.X-K1's e_score_correction_bias)."""
+    from .families import FAMILIES, moe_prefix
+    suffixes = FAMILIES[config.model_type].optional_tensors
+    return {moe_prefix(i)[:-len("mlp.")] + s for i in layers if config.is_moe_layer(i) for s in suffixes}
+
+
+def _blocks_by_cache(config, layers) -> dict:
+    """cache index -> attention block of `layers` (families.blocks)."""
+    from .families import blocks
+    return {b.cache: b for i in layers for b in blocks(config.layer_kind, i)}
+
+
+def _ignored(config, count):
+    """What the decoder of the first `count` layers does not read: later layers, and what
+    transformers holds but never computes with (families.unused)."""
+    from .families import unused
+    beyond = _beyond(count)
+    return lambda name: beyond(name) or unused(config, name)
 
 
 def _beyond(count):
@@ -472,7 +524,11 @@ def stack_experts(weights: dict, config, layers) -> dict:
     out = {k: v for k, v in weights.items() if not _EXPERT.match(k)}
     for i in layers:
         mlp = f"model.layers.{i}.mlp.experts."
-        if not config.is_moe_layer(i) or mlp + "gate_up_proj" in weights:
+        if not config.is_moe_layer(i):
+            continue
+        if mlp + "gate_up_proj" in weights:      # LongCat's stacked form has rows for its identity experts
+            for key in [k for k in out if k.startswith(mlp) and np.shape(out[k])[0] > config.n_routed_experts]:
+                out[key] = out[key][:config.n_routed_experts]
             continue
         experts = range(config.n_routed_experts)
         suffixes = ("weight", "weight_scale") if f"{mlp}0.gate_proj.weight_scale" in weights else ("weight",)

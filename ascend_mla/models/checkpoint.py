@@ -107,6 +107,21 @@ class ModelConfig:
     bos_token_id: int | None = None
     eos_token_id: int | tuple | None = None
     latent_norm_eps: float = LATENT_NORM_EPS
+    # -- how the family (model_type) differs from DeepSeek-V3 (families.py); defaults: DeepSeek's --
+    layer_kind: str = "pre_norm"                     # or "dual" (LongCat)
+    mlp_layer_types: tuple = ()                      # per layer "dense"/"sparse"; (): first_k_dense_replace
+    router_weight: str = "gate"                      # mlp.<router_weight>.weight
+    score_bias: bool | None = None                   # e_score_correction_bias in the choice (None: sigmoid)
+    group_score: str | None = None                   # "top2" / "max" (None: sigmoid top2, softmax max)
+    zero_experts: int = 0                            # identity experts after the routed ones (LongCat)
+    moe_output_norm: bool = False                    # RmsNorm on the MoE output (A.X-K1)
+    embedding_scale: float | None = None             # MiniCPM3
+    residual_scale: float | None = None              # MiniCPM3
+    logits_divisor: float | None = None              # MiniCPM3
+    q_lora_scale: float | None = None                # LongCat
+    kv_lora_scale: float | None = None               # LongCat
+    query_scale_beta: float | None = None            # Mistral 4 (Llama 4 query scaling)
+    attention: str = "mla"                           # the attention block (deepseek.ATTENTIONS)
 
     # -- derived --
     @property
@@ -130,6 +145,8 @@ class ModelConfig:
 
     def is_moe_layer(self, i: int) -> bool:
         """Layer i has a routed MoE (else a dense SwiGLU MLP), as transformers decides."""
+        if self.mlp_layer_types:
+            return bool(self.n_routed_experts) and self.mlp_layer_types[i] == "sparse"
         return bool(self.n_routed_experts) and i >= self.first_k_dense_replace \
             and i % max(self.moe_layer_freq, 1) == 0
 
@@ -176,6 +193,7 @@ class ModelConfig:
             "mscale_all_dim": self.rope_mscale_all_dim, "attention_factor": self.rope_attention_factor,
             "truncate": self.rope_truncate}
         out["architectures"] = list(self.architectures)
+        out["rotary_head_dim"] = self.qk_rope_head_dim       # the rope width, whatever derived it
         return out
 
 
@@ -183,41 +201,39 @@ def _yarn_mscale(scale: float, mscale: float) -> float:
     return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
 
 
-# transformers' defaults for keys a config.json leaves out (DeepseekV3Config / DeepseekV2Config;
-# Kimi-K2 ships DeepseekV3's code under model_type "kimi_k2").
-_V3_DEFAULTS = dict(vocab_size=129280, hidden_size=7168, intermediate_size=18432, moe_intermediate_size=2048,
-                    num_hidden_layers=61, num_attention_heads=128, n_shared_experts=1, n_routed_experts=256,
-                    routed_scaling_factor=2.5, kv_lora_rank=512, q_lora_rank=1536, qk_rope_head_dim=64,
-                    v_head_dim=128, qk_nope_head_dim=128, n_group=8, topk_group=4, num_experts_per_tok=8,
-                    first_k_dense_replace=3, norm_topk_prob=True, hidden_act="silu", max_position_embeddings=4096,
-                    rms_norm_eps=1e-6, tie_word_embeddings=False, rope_interleave=True, attention_bias=False,
-                    scoring_func="sigmoid", topk_method="noaux_tc", moe_layer_freq=1, rope_theta=10000.0,
-                    num_nextn_predict_layers=0, bos_token_id=0, eos_token_id=1)
-_V2_DEFAULTS = dict(_V3_DEFAULTS, vocab_size=102400, hidden_size=4096, intermediate_size=11008,
-                    moe_intermediate_size=1407, num_hidden_layers=32, num_attention_heads=32, n_shared_experts=2,
-                    n_routed_experts=64, routed_scaling_factor=1.0, n_group=None, topk_group=None,
-                    num_experts_per_tok=None, first_k_dense_replace=0, norm_topk_prob=False,
-                    max_position_embeddings=2048, scoring_func="softmax", topk_method="greedy",
-                    bos_token_id=1, eos_token_id=2)
-MODEL_TYPES = {"deepseek_v3": _V3_DEFAULTS, "kimi_k2": _V3_DEFAULTS, "deepseek_v2": _V2_DEFAULTS}
-ARCHITECTURES = {"DeepseekV3ForCausalLM": "deepseek_v3", "DeepseekV2ForCausalLM": "deepseek_v2"}
 ROPE_TYPES = ("default", "yarn")
+FAMILY_FIELDS = ("layer_kind", "mlp_layer_types", "router_weight", "score_bias", "group_score",
+                 "zero_experts", "moe_output_norm", "embedding_scale", "residual_scale", "logits_divisor",
+                 "q_lora_scale", "kv_lora_scale", "query_scale_beta", "attention")
+_FIELD_TYPES = {"zero_experts": int, "moe_output_norm": bool, "mlp_layer_types": tuple,
+                "layer_kind": str, "attention": str, "router_weight": str, "group_score": str, "score_bias": bool}
+
+
+def _field(c: dict, name: str):
+    """A family field of the config dict, typed (absent: the dataclass default, DeepSeek's)."""
+    if c.get(name) is None:
+        return ModelConfig.__dataclass_fields__[name].default
+    return _FIELD_TYPES.get(name, float)(c[name])
 
 
 def read_config(path) -> ModelConfig:
-    """The ModelConfig of a checkpoint directory, a config.json file, or a config dict."""
+    """The ModelConfig of a checkpoint directory, a config.json file, or a config dict: the
+    config read through its family's description (families.py: defaults, renamed keys, derived
+    fields; a multimodal checkpoint's text model)."""
+    from . import families
     raw, where = _raw_config(path)
-    model_type = raw.get("model_type")
-    architectures = tuple(raw.get("architectures") or ())
-    if model_type not in MODEL_TYPES:
-        model_type = next((ARCHITECTURES[a] for a in architectures if a in ARCHITECTURES), None)
-        if raw.get("model_type") is None and not architectures and "kv_lora_rank" in raw:   # bare presets
-            model_type = "deepseek_v3"
-    if model_type not in MODEL_TYPES:
-        raise _error(f"{where}: model_type: {raw.get('model_type')!r} is not a DeepSeek MLA model "
-                     f"(supported: {', '.join(MODEL_TYPES)}; architectures {', '.join(ARCHITECTURES)})", "CKPT-CONFIG")
-    c = dict(MODEL_TYPES[model_type])
-    c.update({k: v for k, v in raw.items() if v is not None or k in ("q_lora_rank",)})
+    family, refused = families.resolve(raw)
+    if family is None:
+        model_type = raw.get("model_type")
+        if refused:
+            raise _error(f"{where}: model_type {model_type!r}: {refused}", "CKPT-FAMILY")
+        raise _error(f"{where}: model_type: {model_type!r} is not an MLA model family the compiler knows "
+                     f"(supported: {', '.join(families.FAMILIES)}; architectures "
+                     f"{', '.join(families.ARCHITECTURES)})", "CKPT-CONFIG")
+    family, c = families.read(raw)
+    model_type, architectures, outer = family.name, tuple(raw.get("architectures") or ()), raw
+    if family.text_config and isinstance(raw.get(family.text_config), dict):   # a multimodal checkpoint
+        raw = raw[family.text_config]
 
     if c.get("attention_bias") or c.get("mlp_bias"):
         which = "attention_bias" if c.get("attention_bias") else "mlp_bias"
@@ -226,7 +242,7 @@ def read_config(path) -> ModelConfig:
     if c["hidden_act"] != "silu":
         raise _error(f"{where}: hidden_act: {c['hidden_act']!r}: the MLP is SwiGLU (silu) only", "CKPT-ACT")
     rope = _rope(raw, c, where)
-    quant = raw.get("quantization_config")
+    quant = raw.get("quantization_config") or outer.get("quantization_config")
     if quant is not None:
         method = quant.get("quant_method")
         block = quant.get("weight_block_size") or [128, 128]
@@ -259,7 +275,8 @@ def read_config(path) -> ModelConfig:
             torch_dtype=raw.get("dtype") or raw.get("torch_dtype"), quantization_config=quant,
             num_nextn_predict_layers=int(c.get("num_nextn_predict_layers") or 0),
             bos_token_id=c.get("bos_token_id"), eos_token_id=tuple(eos) if isinstance(eos, list) else eos,
-            latent_norm_eps=float(raw.get("latent_norm_eps", LATENT_NORM_EPS)), **rope)
+            latent_norm_eps=float(raw.get("latent_norm_eps", LATENT_NORM_EPS)),
+            **{f: _field(c, f) for f in FAMILY_FIELDS}, **rope)
     except (TypeError, ValueError) as e:
         raise _error(f"{where}: {e}", "CKPT-CONFIG") from None
 
@@ -316,12 +333,16 @@ def _rope(raw: dict, c: dict, where: str) -> dict:
     if params and all(isinstance(v, dict) for v in params.values()):
         raise _error(f"{where}: {key}: per-layer-type rope parameters are not a DeepSeek config", "CKPT-ROPE")
     kind = params.get("rope_type", params.get("type")) or "default"
+    kind = {"deepseek_yarn": "yarn"}.get(kind, kind)           # Sarvam's name for YaRN
     theta = params.get("rope_theta", raw.get("rope_theta", c["rope_theta"]))
     if kind not in ROPE_TYPES:
         raise _error(f"{where}: {key}: unknown rope type {kind!r} (supported: {', '.join(ROPE_TYPES)})", "CKPT-ROPE")
     partial = params.get("partial_rotary_factor", raw.get("partial_rotary_factor", 1.0))
-    if partial not in (None, 1, 1.0):
-        raise _error(f"{where}: partial_rotary_factor: {partial}: DeepSeek's rope covers the whole rope head", "CKPT-ROPE")
+    head = c.get("rotary_head_dim") or c["qk_rope_head_dim"]
+    if int(head * (1.0 if partial is None else partial)) != c["qk_rope_head_dim"]:
+        raise _error(f"{where}: partial_rotary_factor: {partial}: the rotary embedding's width (its head dim {head} "
+                     f"x {partial}) must be the rope part of the head, qk_rope_head_dim {c['qk_rope_head_dim']}",
+                     "CKPT-ROPE")
     out = dict(rope_theta=float(theta), rope_type=kind, rope_factor=None, rope_original_max_position_embeddings=None,
                rope_beta_fast=None, rope_beta_slow=None, rope_mscale=None, rope_mscale_all_dim=None,
                rope_attention_factor=1.0, rope_truncate=True)
@@ -385,8 +406,28 @@ def _read(entry: _Entry, maps: dict) -> np.ndarray:
     return raw.view(_DTYPES[entry.dtype]).reshape(entry.shape)
 
 
-def tensor_index(path) -> dict:
-    """name -> _Entry of every tensor of the checkpoint directory (sharded or not)."""
+def tensor_index(path, config: ModelConfig | None = None) -> dict:
+    """name -> _Entry of every tensor of the checkpoint directory (sharded or not). With the
+    config of a family whose text model is part of a larger checkpoint (Kimi-K2.5), the text
+    model's tensors by the decoder's names, the others left out (families.Family.rename)."""
+    entries = _tensor_index(path)
+    family = _family(config)
+    if family is None or not (family.tensor_names or family.skipped_tensors):
+        return entries
+    renamed = {}
+    for name, entry in entries.items():
+        new = family.rename(name)
+        if new is not None:
+            renamed[new] = entry
+    return renamed
+
+
+def _family(config):
+    from .families import FAMILIES
+    return None if config is None else FAMILIES.get(config.model_type)
+
+
+def _tensor_index(path) -> dict:
     path = os.fspath(path)
     index = os.path.join(path, "model.safetensors.index.json")
     if os.path.exists(index):
@@ -421,7 +462,7 @@ def tensor_index(path) -> dict:
 _LAYER = re.compile(r"model\.layers\.(\d+)\.")
 _ATTN_INT8 = ("q_a_proj", "q_b_proj", "q_proj", "kv_a_proj_with_mqa", "o_proj")
 # tensors kept in float32: transformers' router computes its logits and choice in float32
-FLOAT32_TENSORS = re.compile(r".*\.mlp\.gate\.(weight|e_score_correction_bias)$")
+FLOAT32_TENSORS = re.compile(r".*\.mlp\.(gate|router\.classifier|router)\.(weight|e_score_correction_bias)$")
 
 
 
@@ -430,18 +471,19 @@ def w8a8_int8(name: str) -> bool:
     attention's projections except kv_b_proj (absorbed into the query and output, bf16 in the
     prolog) and every MLP/expert linear (per-expert tensors, or transformers 5's stacked
     `experts.gate_up_proj` / `experts.down_proj`); embeddings, lm_head, norms and the router stay."""
-    m = re.fullmatch(r"model\.layers\.\d+\.(self_attn\.(\w+)\.weight|mlp\.(experts\.\d+\.|shared_experts\.)?"
-                     r"(gate_proj|up_proj|down_proj)\.weight|mlp\.experts\.(gate_up_proj|down_proj))", name)
+    m = re.fullmatch(r"model\.layers\.\d+\.(self_attn\.(?:\d+\.)?(\w+)\.weight|(?:mlp\.(experts\.\d+\.|shared_experts\.)?|"
+                     r"mlps\.\d+\.)(gate_proj|up_proj|down_proj)\.weight|mlp\.experts\.(gate_up_proj|down_proj))", name)
     return bool(m) and (m.group(2) is None or m.group(2) in _ATTN_INT8)
 
 
 def attention_names(config: ModelConfig, layers: Iterable[int]) -> set:
-    """The checkpoint tensors the attention block of `layers` consumes (with input_layernorm)."""
+    """The checkpoint tensors the attention blocks of `layers` consume (with their input norms)."""
+    from .families import blocks
     out = set()
-    for i in layers:
-        a = f"model.layers.{i}.self_attn."
-        out |= {f"model.layers.{i}.input_layernorm.weight", a + "kv_a_proj_with_mqa.weight",
-                a + "kv_a_layernorm.weight", a + "kv_b_proj.weight", a + "o_proj.weight"}
+    for block in (b for i in layers for b in blocks(config.layer_kind, i)):
+        a = block.attention
+        out |= {block.input_norm, a + "kv_a_proj_with_mqa.weight", a + "kv_a_layernorm.weight", a + "kv_b_proj.weight",
+                a + "o_proj.weight"}
         out |= ({a + "q_a_proj.weight", a + "q_a_layernorm.weight", a + "q_b_proj.weight"}
                 if config.q_lora_rank else {a + "q_proj.weight"})
     return out
@@ -511,7 +553,7 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
         config = read_config(path)
     if config.num_attention_heads % tp:
         raise _error(f"{path}: tp={tp} does not divide the {config.num_attention_heads} attention heads", "CKPT-TP")
-    entries = tensor_index(path)
+    entries = tensor_index(path, config)
     scales = {n[:-len("_scale_inv")]: n for n in entries        # FP8 weight -> its scale blocks
               if n.endswith(".weight_scale_inv") and n[:-len("_scale_inv")] in entries}
     owner = {s: w for w, s in scales.items()}
@@ -559,7 +601,7 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
     if report is not None:
         report(total, total)
     if quant == "w8a8c8":
-        for name in [n for n in out if n.endswith("self_attn.kv_a_layernorm.weight")]:
+        for name in [n for n in out if n.endswith(".kv_a_layernorm.weight")]:
             out[name.replace("kv_a_layernorm.weight", "kv_scale")] = kv_cache_scale(out[name])
     if tp > 1:       # what was read whole: FP8 (its scale blocks) and int8 (per-channel scales of whole rows)
         out = {n: v if n in sliced else _tp_slice(n, v, config, tp, rank, path) for n, v in out.items()}

@@ -50,9 +50,10 @@ from ml_dtypes import bfloat16 as BF16_TYPE
 from ..compiler import CompileError
 from ..dialect.collective import AllGather, AllReduce
 from ..dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, MoeInitRouting, SwiGlu
-from ..dialect.primitive import Add, DynamicQuant, Gather, Matmul, Mul, QuantMatmul, RmsNorm, Transpose
+from ..dialect.primitive import Add, Div, DynamicQuant, Gather, Matmul, Mul, QuantMatmul, RmsNorm, Transpose
 from ..dialect.types import TensorInfo
-from .deepseek import layer_ids
+from .deepseek import layer_blocks, layer_ids
+from .families import moe_prefix
 
 # The MLP/MoE hyper-parameters of each preset's config.json (the attention's are in deepseek.py).
 _V3 = dict(vocab_size=129280, intermediate_size=18432, moe_intermediate_size=2048, n_routed_experts=256,
@@ -100,22 +101,43 @@ def check_config(c: dict):
             raise CompileError("config: norm_topk_prob false with sigmoid scores: aclnnMoeGatingTopK always "
                                "normalizes sigmoid weights (normType 1)")
         method = c.get("topk_method", "noaux_tc" if scoring == "sigmoid" else "greedy")
-        known = {"sigmoid": ("noaux_tc",), "softmax": ("greedy", "group_limited_greedy")}[scoring]
+        known = {"sigmoid": ("noaux_tc",), "softmax": ("greedy", "group_limited_greedy", "noaux_tc")}[scoring]
         if method not in known:
             raise CompileError(f"config: topk_method {method!r} with {scoring} scores is not supported "
                                f"({' or '.join(known)})")
-        experts, groups = c["n_routed_experts"], c.get("n_group") or 1
+        experts, groups = c["n_routed_experts"] + (c.get("zero_experts") or 0), c.get("n_group") or 1
         if experts % groups:
-            raise CompileError(f"config: n_group {groups} must divide n_routed_experts {experts}")
+            raise CompileError(f"config: n_group {groups} must divide the {experts} experts the router scores")
+    if c.get("query_scale_beta") and not (c.get("rope_scaling") or {}).get("original_max_position_embeddings"):
+        raise CompileError("config: llama_4_scaling_beta without original_max_position_embeddings: the query scale "
+                           "1 + beta log(1 + floor(position / original)) is undefined")
 
 
 def is_moe(c: dict, i: int) -> bool:
+    """Layer i has the routed MoE (its family's mlp_layer_types, else DeepSeek's rule)."""
+    if c.get("mlp_layer_types"):
+        return bool(c.get("n_routed_experts")) and c["mlp_layer_types"][i] == "sparse"
     return bool(c.get("n_routed_experts")) and i >= (c.get("first_k_dense_replace") or 0) \
         and i % (c.get("moe_layer_freq") or 1) == 0
 
 
 def _mlp(i, name):
-    return f"model.layers.{i}.mlp.{name}"
+    return moe_prefix(i) + name
+
+
+def router_names(c, i) -> tuple:
+    """(the router's weight, its e_score_correction_bias or None) of MoE layer i: mlp.gate.* in
+    DeepSeek's names, mlp.router.classifier.weight / mlp.router.e_score_correction_bias in LongCat's."""
+    weight = c.get("router_weight") or "gate"
+    bias = score_bias(c) and _mlp(i, weight.split(".")[0] + ".e_score_correction_bias")
+    return _mlp(i, weight + ".weight"), bias or None
+
+
+def score_bias(c) -> bool:
+    """The router adds e_score_correction_bias to the scores it chooses by (sigmoid routers
+    always; a softmax one when its family says so: LongCat)."""
+    given = c.get("score_bias")
+    return c.get("scoring_func", "sigmoid") == "sigmoid" if given is None else bool(given)
 
 
 def _lm_head(c) -> str:
@@ -132,20 +154,31 @@ def decoder_specs(c: dict) -> dict:
         specs[TP_ROWS] = TensorInfo((c["vocab_size"],), "i32")
         specs[TP_MASK] = TensorInfo((c["vocab_size"], 1), "bf16")
     for i in layer_ids(c):
-        specs[f"model.layers.{i}.post_attention_layernorm.weight"] = TensorInfo((he,), "bf16")
+        for block in layer_blocks(c, i):
+            specs[block.post_norm] = TensorInfo((he,), "bf16")
+            if not is_moe(c, i) or len(layer_blocks(c, i)) > 1:     # LongCat: dense MLPs and the MoE
+                specs.update(_mlp_specs(block.mlp, c["intermediate_size"] // tp, he, int8))
         if not is_moe(c, i):
-            specs.update(_mlp_specs(_mlp(i, ""), c["intermediate_size"] // tp, he, int8))
             continue
         experts, inter = c["n_routed_experts"], c["moe_intermediate_size"] // tp
-        specs[_mlp(i, "gate.weight")] = TensorInfo((experts, he), "f32")
-        if c.get("scoring_func", "sigmoid") == "sigmoid":
-            specs[_mlp(i, "gate.e_score_correction_bias")] = TensorInfo((experts,), "f32")
+        weight, bias = router_names(c, i)
+        specs[weight] = TensorInfo((experts + (c.get("zero_experts") or 0), he), "f32")
+        if bias:
+            specs[bias] = TensorInfo((experts + (c.get("zero_experts") or 0),), "f32")
         specs.update(_linear_spec(_mlp(i, "experts.gate_up_proj"), (experts, 2 * inter, he), int8))
         specs.update(_linear_spec(_mlp(i, "experts.down_proj"), (experts, he, inter), int8))
         if c.get("n_shared_experts"):
             specs.update(_mlp_specs(_mlp(i, "shared_experts."), c["moe_intermediate_size"] * c["n_shared_experts"] // tp,
                                     he, int8))
+        if c.get("moe_output_norm"):
+            specs[moe_output_norm(i)] = TensorInfo((he,), "bf16")
     return specs
+
+
+def moe_output_norm(i) -> str:
+    """A.X-K1's RmsNorm of layer i's MoE output, by its checkpoint name (transformers renames it
+    mlp.post_mlp_layernorm when it loads)."""
+    return f"model.layers.{i}.post_mlp_layernorm.weight"
 
 
 def _linear_spec(name, shape, int8):
@@ -182,12 +215,57 @@ def embedding(g, w, input_ids, c=None):
     """embed_tokens[input_ids]: (batch, seq) token ids -> (batch, seq, hidden) bf16. tp > 1:
     the rank's rows looked up, other ranks' tokens zeroed, the ranks' parts all-reduced."""
     if c is None or c["tp"] == 1:
-        return g.op(Gather, table=w("model.embed_tokens.weight"), indices=input_ids, name="embed")
-    rows = g.op(Gather, table=w(TP_ROWS), indices=input_ids, name="embed_rows")
-    mask = g.op(Gather, table=w(TP_MASK), indices=input_ids, name="embed_mask")
-    part = g.op(Mul, x=g.op(Gather, table=w("model.embed_tokens.weight"), indices=rows, name="embed_part"),
-                y=mask, name="embed_mine")
-    return g.op(AllReduce, x=part, world_size=c["tp"], name="embed")
+        out = g.op(Gather, table=w("model.embed_tokens.weight"), indices=input_ids, name="embed")
+    else:
+        rows = g.op(Gather, table=w(TP_ROWS), indices=input_ids, name="embed_rows")
+        mask = g.op(Gather, table=w(TP_MASK), indices=input_ids, name="embed_mask")
+        part = g.op(Mul, x=g.op(Gather, table=w("model.embed_tokens.weight"), indices=rows, name="embed_part"),
+                    y=mask, name="embed_mine")
+        out = g.op(AllReduce, x=part, world_size=c["tp"], name="embed")
+    if c is not None and c.get("embedding_scale"):          # MiniCPM3: times scale_emb, one rounding
+        out = g.op(Mul, x=out, y=_scalar(g, c["embedding_scale"], "embed_scale"), name="embed_scaled")
+    return out
+
+
+def _scalar(g, value, name):
+    """A float32 constant (1,): a scale broadcast over a tensor (the product rounds once, as
+    transformers' bf16 tensor times a Python float does)."""
+    return g.constant(float(value), TensorInfo((1,), "f32"), name)
+
+
+def residual(g, c, h, out, name):
+    """h + out: a branch's output added to the residual stream (MiniCPM3: the branch times
+    residual_scale first, rounded, as transformers computes it)."""
+    if c.get("residual_scale"):
+        out = g.op(Mul, x=out, y=_scalar(g, c["residual_scale"], f"{name}_scale"), name=f"{name}_branch")
+    return g.op(Add, x=h, y=out, name=name)
+
+
+def _norm(g, w, c, x, key, name):
+    return g.op(RmsNorm, x=x, gamma=w(key), epsilon=c["rms_norm_eps"], name=name)
+
+
+def layer(g, w, c, i, h, attend):
+    """Decoder layer i as its family lays it out (families.blocks). pre_norm: x = norm(h),
+    h += attention(x); x = post_norm(h), h += MLP or MoE(x). dual (LongCat): the same twice,
+    each block with its own dense MLP, and the MoE of the first block's normed input (the
+    shortcut) added after the second. attend(block, x): the attention block (deepseek.py)."""
+    blocks = layer_blocks(c, i)
+    if len(blocks) == 1:
+        block = blocks[0]
+        x = _norm(g, w, c, h, block.input_norm, f"{block.tag}_x")
+        h = residual(g, c, h, attend(block, x), f"{block.tag}_h")
+        return feed_forward(g, w, c, i, h)
+    shortcut = None
+    for block in blocks:
+        x = _norm(g, w, c, h, block.input_norm, f"{block.tag}_x")
+        h = residual(g, c, h, attend(block, x), f"{block.tag}_h")
+        x = _norm(g, w, c, h, block.post_norm, f"{block.tag}_post_norm")
+        if shortcut is None and is_moe(c, i):
+            shortcut = moe(g, w, c, i, x)
+        mlp = _reduce(g, c, _swiglu_mlp(g, w, x, block.mlp, f"{block.tag}_mlp", c["quant"] != "bf16"), f"{block.tag}_mlp_sum")
+        h = residual(g, c, h, mlp, f"{block.tag}_out")
+    return h if shortcut is None else g.op(Add, x=h, y=shortcut, name=f"l{i}_out")
 
 
 def _reduce(g, c, x, name):
@@ -246,50 +324,100 @@ def _experts(g, w, i, rows, counts, int8):
 
 def feed_forward(g, w, c, i, h):
     """post_attention_layernorm, then the dense MLP or the MoE, with the residual."""
-    x = g.op(RmsNorm, x=h, gamma=w(f"model.layers.{i}.post_attention_layernorm.weight"),
-             epsilon=c["rms_norm_eps"], name=f"l{i}_post_norm")
+    block = layer_blocks(c, i)[0]
+    x = _norm(g, w, c, h, block.post_norm, f"l{i}_post_norm")
     int8 = c["quant"] != "bf16"
     if not is_moe(c, i):
-        return g.op(Add, x=h, y=_reduce(g, c, _swiglu_mlp(g, w, x, _mlp(i, ""), f"l{i}_mlp", int8), f"l{i}_mlp_sum"),
-                    name=f"l{i}_out")
-    b, s, he = h.shape
-    tokens, experts = b * s, c["n_routed_experts"]
+        return residual(g, c, h, _reduce(g, c, _swiglu_mlp(g, w, x, block.mlp, f"l{i}_mlp", int8), f"l{i}_mlp_sum"),
+                        f"l{i}_out")
+    return moe(g, w, c, i, x, h)
+
+
+def moe(g, w, c, i, x, h=None):
+    """Layer i's MoE on its normed input x (batch, seq, hidden), plus the residual h (None: the
+    MoE's output alone, LongCat's shortcut). The router's scores (sigmoid or softmax, with or
+    without the correction bias in the choice, groups by their top-2 sum or maximum), the routed
+    experts, the shared experts, LongCat's identity experts, A.X-K1's output norm, as the
+    family says (module doc of families.py)."""
+    b, s, he = x.shape
+    tokens, experts, zero = b * s, c["n_routed_experts"], c.get("zero_experts") or 0
+    int8 = c["quant"] != "bf16"
     xt = g.reshape(x, (tokens, he), f"l{i}_tokens")
-    router = g.op(Transpose, x=w(_mlp(i, "gate.weight")), permutation=[1, 0], name=f"l{i}_router_t")
+    weight, bias = router_names(c, i)
+    router = g.op(Transpose, x=w(weight), permutation=[1, 0], name=f"l{i}_router_t")
     logits = g.op(Matmul, x=g.cast(xt, "f32", f"l{i}_tokens_f32"), w=router, name=f"l{i}_router")
     sigmoid = c.get("scoring_func", "sigmoid") == "sigmoid"
+    top2 = (c.get("group_score") or ("top2" if sigmoid else "max")) == "top2"
     weights, chosen = g.op(
-        MoeGatingTopK, x=logits, bias=w(_mlp(i, "gate.e_score_correction_bias")) if sigmoid else None,
+        MoeGatingTopK, x=logits, bias=w(bias) if bias else None,
         k=c["num_experts_per_tok"], k_group=c.get("topk_group") or 1, group_count=c.get("n_group") or 1,
-        group_select_mode=1 if sigmoid else 0, norm_type=1 if sigmoid else 0,
+        group_select_mode=1 if top2 else 0, norm_type=1 if sigmoid else 0,
         renorm=0 if sigmoid else int(bool(c.get("norm_topk_prob"))),
         routed_scaling_factor=float(c.get("routed_scaling_factor") or 1.0), name=f"l{i}_route")
+    identity = None
+    if zero:
+        weights, chosen, identity = _identity_experts(g, c, i, xt, weights, chosen)
     rows, row_idx, counts = g.op(MoeInitRouting, x=xt, expert_idx=chosen, expert_num=experts, name=f"l{i}_dispatch")
     routed = _experts(g, w, i, rows, counts, int8)
-    residual = g.reshape(h, (tokens, he), f"l{i}_residual")
-    if c["tp"] > 1:
-        # each rank's routed and shared parts combined, summed over the ranks, then the residual
-        shared = None
-        if c.get("n_shared_experts"):
-            shared = g.reshape(_swiglu_mlp(g, w, x, _mlp(i, "shared_experts."), f"l{i}_shared", int8), (tokens, he),
-                               f"l{i}_shared_rows")
-        part = g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights, x1=shared,
-                    name=f"l{i}_combine")
-        out = g.op(Add, x=residual, y=_reduce(g, c, part, f"l{i}_moe_sum"), name=f"l{i}_moe_out")
-    elif c.get("n_shared_experts"):
+    residual_rows = None if h is None else g.reshape(h, (tokens, he), f"l{i}_residual")
+    shared = None
+    if c.get("n_shared_experts"):
         shared = g.reshape(_swiglu_mlp(g, w, x, _mlp(i, "shared_experts."), f"l{i}_shared", int8), (tokens, he),
                            f"l{i}_shared_rows")
-        out = g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights, x1=shared,
-                   x2=residual, name=f"l{i}_combine")
-    else:
-        out = g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights, x1=residual,
+    if c["tp"] == 1 and identity is not None and shared is None:      # one operand of the combine
+        shared, identity = identity, None
+    if residual_rows is not None and c["tp"] == 1 and identity is None and not c.get("moe_output_norm") \
+            and not c.get("residual_scale"):
+        # the weighted routed rows, the shared experts and the residual in one float32 sum
+        extra = dict(x1=shared, x2=residual_rows) if shared is not None else dict(x1=residual_rows)
+        out = g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights, **extra,
                    name=f"l{i}_combine")
+        return g.reshape(out, (b, s, he), f"l{i}_out")
+    # each rank's routed and shared parts combined, summed over the ranks; then what every rank
+    # holds whole (the identity experts), the output norm, the residual
+    out = g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights, x1=shared,
+               name=f"l{i}_combine")
+    out = _reduce(g, c, out, f"l{i}_moe_sum")
+    if identity is not None:
+        out = g.op(Add, x=out, y=identity, name=f"l{i}_moe_identity")
+    if c.get("moe_output_norm"):
+        out = _norm(g, w, c, out, moe_output_norm(i), f"l{i}_moe_norm")
+    if residual_rows is not None:
+        out = residual(g, c, residual_rows, out, f"l{i}_moe_out")
     return g.reshape(out, (b, s, he), f"l{i}_out")
+
+
+def _identity_experts(g, c, i, xt, weights, chosen):
+    """LongCat's zero-computation experts, ids [E, E + Z): each adds its weight times the
+    token (transformers' nn.Identity expert). Their (token, choice) pairs go to expert 0 with
+    weight 0 (the routed rows stay tokens x k, as serving engines run them), and the token times
+    the sum of their weights is returned to be added to the output. Three tables indexed by
+    the expert id: the routed id (0 for an identity expert), 1 for routed / identity."""
+    experts, zero, k = c["n_routed_experts"], c["zero_experts"], c["num_experts_per_tok"]
+    tokens = xt.shape[0]
+    ids = range(experts + zero)
+
+    def table(values, dtype, name):
+        return g.integers([[v] for v in values], TensorInfo((experts + zero, 1), dtype), name)
+
+    def look_up(values, dtype, name):
+        found = g.op(Gather, table=table(values, dtype, f"{name}_table"), indices=chosen, name=f"{name}_rows")
+        return g.reshape(found, (tokens, k), name)
+    routed_ids = look_up([e if e < experts else 0 for e in ids], "i32", f"l{i}_routed_ids")
+    routed_weights = g.op(Mul, x=weights, y=look_up([float(e < experts) for e in ids], "f32", f"l{i}_routed_mask"),
+                          name=f"l{i}_routed_weights")
+    identity_weights = g.op(Mul, x=weights, y=look_up([float(e >= experts) for e in ids], "f32", f"l{i}_identity_mask"),
+                            name=f"l{i}_identity_weights")
+    ones = g.constant(1.0, TensorInfo((k, 1), "f32"), f"l{i}_ones")
+    total = g.op(Matmul, x=identity_weights, w=ones, name=f"l{i}_identity_weight")          # (tokens, 1)
+    return routed_weights, routed_ids, g.op(Mul, x=xt, y=total, name=f"l{i}_identity")
 
 
 def logits(g, w, c, h):
     """model.norm, lm_head (bf16 as transformers computes it), then float32 logits."""
     x = g.op(RmsNorm, x=h, gamma=w("model.norm.weight"), epsilon=c["rms_norm_eps"], name="final_norm")
+    if c.get("logits_divisor"):           # MiniCPM3: divided by hidden_size / dim_model_base, rounded
+        x = g.op(Div, x=x, y=_scalar(g, c["logits_divisor"], "logits_divisor"), name="final_scaled")
     head = g.op(Transpose, x=w(_lm_head(c)), permutation=[1, 0], name="lm_head_t")
     out = g.op(Matmul, x=x, w=head, name="lm_head")
     if c["tp"] > 1:          # each rank's vocabulary slice, in rank order along the last axis

@@ -39,12 +39,13 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 
+from ..compiler import CompileError
 from ..dialect.collective import AllReduce
 from ..dialect.primitive import (Add, DynamicQuant, Gather, HeadMatmul, Matmul, Mul, Div,
                                   PagedAttention, QuantMatmul, Quantize, RmsNorm, Rope,
                                   ScatterCache, Transpose)
 from ..dialect.types import TensorInfo
-from . import checkpoint
+from . import checkpoint, families
 from .graph import GraphWriter
 
 BF16 = ml_dtypes.bfloat16
@@ -114,14 +115,15 @@ class Model:
 
     @property
     def cache_names(self) -> list[str]:
-        return [f"{kind}_cache.{i}" for i in layer_ids(self.config) for kind in ("kv", "kr")]
+        return [f"{kind}_cache.{i}" for i in attention_ids(self.config) for kind in ("kv", "kr")]
 
     def new_caches(self) -> dict:
-        """Zeroed paged caches, one kv (latent) and one kr (rope) cache per layer."""
+        """Zeroed paged caches, one kv (latent) and one kr (rope) cache per attention block (one
+        per layer; LongCat's layers have two)."""
         c = self.config
         kv_dtype = np.int8 if c["quant"] == "w8a8c8" else BF16
         out = {}
-        for i in layer_ids(c):
+        for i in attention_ids(c):
             out[f"kv_cache.{i}"] = np.zeros((self.num_blocks, c["block_size"], 1, c["kv_lora_rank"]), kv_dtype)
             out[f"kr_cache.{i}"] = np.zeros((self.num_blocks, c["block_size"], 1, c["qk_rope_head_dim"]), BF16)
         return out
@@ -216,10 +218,10 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     def make():
         values = weights if weights is not None else random_weights(c, np.random.default_rng([seed, 0]))
         cos, sin = rope_tables(c, max_positions)
-        extra = {}
+        extra = {QUERY_SCALE: query_scale_table(c, max_positions)} if query_scaled(c) else {}
         if decoder and tp > 1:
             from .decoder import vocab_tables
-            extra = vocab_tables(c)
+            extra.update(vocab_tables(c))
         return {**values, **extra, "model.rotary_emb.cos_cached": cos, "model.rotary_emb.sin_cached": sin}
     module = _forward(c, num_blocks, blocks_per_row, specs)
     return Model(name, c, module, block_table, num_blocks, max_positions, make)
@@ -304,6 +306,16 @@ def layer_ids(c) -> list:
     return c.get("layer_ids") or list(range(c["layers"]))
 
 
+def layer_blocks(c, i) -> list:
+    """Layer i's attention blocks (families.blocks: their tensors' names and caches)."""
+    return families.blocks(c.get("layer_kind") or "pre_norm", i)
+
+
+def attention_ids(c) -> list:
+    """The cache index of every attention block built (one per layer; LongCat: two)."""
+    return families.attention_ids(c.get("layer_kind") or "pre_norm", layer_ids(c))
+
+
 QUANTIZED = ("q_a_proj", "q_b_proj", "q_proj", "kv_a_proj_with_mqa", "o_proj")   # int8 in w8a8
 
 
@@ -313,19 +325,22 @@ def weight_specs(c) -> dict:
     if "max_positions" in c:
         for table in ("cos_cached", "sin_cached"):
             specs[f"model.rotary_emb.{table}"] = TensorInfo((c["max_positions"], c["qk_rope_head_dim"]), "bf16")
-    for i in layer_ids(c):
-        specs[f"model.layers.{i}.input_layernorm.weight"] = TensorInfo((c["hidden_size"],), "bf16")
+        if query_scaled(c):
+            specs[QUERY_SCALE] = TensorInfo((c["max_positions"], 1), "f32")
+    for block in (b for i in layer_ids(c) for b in layer_blocks(c, i)):
+        a = block.attention
+        specs[block.input_norm] = TensorInfo((c["hidden_size"],), "bf16")
         if c["q_lora_rank"]:
-            specs[_attn(i, "q_a_layernorm.weight")] = TensorInfo((c["q_lora_rank"],), "bf16")
-        specs[_attn(i, "kv_a_layernorm.weight")] = TensorInfo((c["kv_lora_rank"],), "bf16")
+            specs[a + "q_a_layernorm.weight"] = TensorInfo((c["q_lora_rank"],), "bf16")
+        specs[a + "kv_a_layernorm.weight"] = TensorInfo((c["kv_lora_rank"],), "bf16")
         for proj, (rows, cols) in projections(c).items():
             rows, cols = _sliced(c, proj, rows, cols)
             int8 = c["quant"] != "bf16" and proj in QUANTIZED
-            specs[_attn(i, f"{proj}.weight")] = TensorInfo((rows, cols), "i8" if int8 else "bf16")
+            specs[a + f"{proj}.weight"] = TensorInfo((rows, cols), "i8" if int8 else "bf16")
             if int8:
-                specs[_attn(i, f"{proj}.weight_scale")] = TensorInfo((rows, 1), "f32")
+                specs[a + f"{proj}.weight_scale"] = TensorInfo((rows, 1), "f32")
         if c["quant"] == "w8a8c8":
-            specs[_attn(i, "kv_scale")] = TensorInfo((1, c["kv_lora_rank"]), "f32")
+            specs[a + "kv_scale"] = TensorInfo((1, c["kv_lora_rank"]), "f32")
     if c.get("decoder"):
         from .decoder import decoder_specs
         specs.update(decoder_specs(c))
@@ -408,12 +423,11 @@ def load_weights(path: str, layers=None, *, quant: str | None = None, config=Non
 # --- the graph -------------------------------------------------------------------------------------
 
 def _forward(c, num_blocks, blocks_per_row, specs) -> str:
+    from . import decoder as whole
     g = GraphWriter("forward")
     b, s, he = c["batch"], c["seq"], c["hidden_size"]
-    n, nope, dr, dv, lora = c["heads"], c["qk_nope_head_dim"], c["qk_rope_head_dim"], c["v_head_dim"], c["kv_lora_rank"]
-    quant, kv_int8 = c["quant"], c["quant"] == "w8a8c8"
-    eps, latent_eps = c["rms_norm_eps"], c.get("latent_norm_eps", checkpoint.LATENT_NORM_EPS)
-    rope_mode = {} if c.get("rope", "interleave") == "interleave" else {"mode": c["rope"]}
+    dr, lora = c["qk_rope_head_dim"], c["kv_lora_rank"]
+    kv_int8 = c["quant"] == "w8a8c8"
 
     def t(shape, dtype):
         return TensorInfo(tuple(shape), dtype)
@@ -422,7 +436,6 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
         return g.weight(key, specs[key])
 
     if c.get("decoder"):
-        from . import decoder as whole
         h = whole.embedding(g, w, g.arg("input_ids", t((b, s), "i64")), c)
     else:
         h = g.arg("hidden_states", t((b, s, he), "bf16"))
@@ -430,100 +443,176 @@ def _forward(c, num_blocks, blocks_per_row, specs) -> str:
     slots = g.arg("slot_mapping", t((b, s), "i64"))
     block_table = g.arg("block_table", t((b, blocks_per_row), "i32"))
     lengths = g.arg("seq_lengths", t((b,), "i64"))
-    caches = []
-    for i in layer_ids(c):
-        caches.append((g.arg(f"kv_cache.{i}", t((num_blocks, c["block_size"], 1, lora), "i8" if kv_int8 else "bf16")),
-                       g.arg(f"kr_cache.{i}", t((num_blocks, c["block_size"], 1, dr), "bf16"))))
+    caches = {a: (g.arg(f"kv_cache.{a}", t((num_blocks, c["block_size"], 1, lora), "i8" if kv_int8 else "bf16")),
+                  g.arg(f"kr_cache.{a}", t((num_blocks, c["block_size"], 1, dr), "bf16"))) for a in attention_ids(c)}
     cos = g.op(Gather, table=w("model.rotary_emb.cos_cached"), indices=positions, name="cos")
     sin = g.op(Gather, table=w("model.rotary_emb.sin_cached"), indices=positions, name="sin")
-    cos_heads, sin_heads = g.reshape(cos, (b, s, 1, dr), "cos_heads"), g.reshape(sin, (b, s, 1, dr), "sin_heads")
+    kind = c.get("attention") or "mla"
+    if kind not in ATTENTIONS:
+        raise CompileError(f"config: attention {kind!r}: no attention block of that kind is built "
+                           f"(known: {', '.join(ATTENTIONS)})")
+    run = ATTENTIONS[kind](g, w, c, dict(positions=positions, slots=slots, block_table=block_table, lengths=lengths,
+                                   cos=cos, sin=sin, cos_heads=g.reshape(cos, (b, s, 1, dr), "cos_heads"),
+                                   sin_heads=g.reshape(sin, (b, s, 1, dr), "sin_heads")), caches)
+    for i in layer_ids(c):
+        if c.get("decoder"):
+            h = whole.layer(g, w, c, i, h, run)
+            continue
+        if c.get("layer_kind", "pre_norm") != "pre_norm":
+            raise ValueError(f"decoder: a {c['layer_kind']} layer's attention blocks are built with the whole "
+                             f"decoder (decoder=True)")
+        for block in layer_blocks(c, i):
+            x = g.op(RmsNorm, x=h, gamma=w(block.input_norm), epsilon=c["rms_norm_eps"], name=f"{block.tag}_x")
+            h = whole.residual(g, c, h, run(block, x), f"{block.tag}_h")
+    if c.get("decoder"):
+        h = whole.logits(g, w, c, h)
+    g.ret(h, *[v for a in attention_ids(c) for v in run.new_caches[a]])
+    return g.text()
 
-    def linear(x, key, x_scale=None, out="bf16", name=""):
+
+class _Attention:
+    """The MLA attention block as unfused model code computes it (the module doc), one call per
+    attention block: run(block, x) with x the block's normed input gives o_proj's output (the
+    ranks' sum when tp > 1); the updated caches are kept in new_caches by cache index."""
+
+    def __init__(self, g, w, c, inputs, caches):
+        self.g, self.w, self.c, self.inputs, self.caches, self.new_caches = g, w, c, inputs, caches, {}
+        self.query_scale = None
+        if query_scaled(c):            # Mistral 4: one factor per position (the table: rope_tables' caller)
+            b, s = c["batch"], c["seq"]
+            scale = g.op(Gather, table=w(QUERY_SCALE), indices=inputs["positions"], name="query_scale")
+            self.query_scale = g.reshape(scale, (b, s, 1, 1), "query_scale_heads")
+
+    def linear(self, x, key, x_scale=None, out="bf16", name=""):
         """x @ W.T for an HF (out, in) weight; int8 weights take the int8 x and its scale."""
+        g, w = self.g, self.w
         wt = g.op(Transpose, x=w(key + ".weight"), permutation=[1, 0], name=f"{name}_wt")
         if x_scale is None:
-            return g.op(Matmul, x=x, w=wt, name=name, result={"y": t(x.shape[:-1] + wt.shape[1:], out)})
+            return g.op(Matmul, x=x, w=wt, name=name, result={"y": TensorInfo(x.shape[:-1] + wt.shape[1:], out)})
         scale = w(key + ".weight_scale")
         return g.op(QuantMatmul, x=x, w=wt, x_scale=x_scale, w_scale=g.reshape(scale, scale.shape[:1], f"{name}_ws"),
-                    name=name, result={"y": t(x.shape[:-1] + wt.shape[1:], out)})
+                    name=name, result={"y": TensorInfo(x.shape[:-1] + wt.shape[1:], out)})
 
-    new_caches = []
-    for i, (kv_cache, kr_cache) in zip(layer_ids(c), caches):
-        layer = f"model.layers.{i}"
+    def gamma(self, key, scale, name):
+        """A latent norm's gamma; LongCat's LoRA scale (q_lora_scale, kv_lora_scale) folded into
+        it (weight-only: computed once at compile time; the product is linear in the norm's
+        output, so the query or latent comes out scaled as transformers scales it)."""
+        gamma = self.w(key)
+        if not scale:
+            return gamma
+        return self.g.op(Mul, x=gamma, y=self.g.constant(scale, TensorInfo((1,), "f32"), f"{name}_lora_scale"),
+                         name=f"{name}_gamma")
+
+    def __call__(self, block, x):
+        g, w, c, ins = self.g, self.w, self.c, self.inputs
+        b, s = c["batch"], c["seq"]
+        n, nope, dr, dv, lora = c["heads"], c["qk_nope_head_dim"], c["qk_rope_head_dim"], c["v_head_dim"], c["kv_lora_rank"]
+        quant, kv_int8 = c["quant"], c["quant"] == "w8a8c8"
+        latent_eps = c.get("latent_norm_eps", checkpoint.LATENT_NORM_EPS)
+        rope_mode = {} if c.get("rope", "interleave") == "interleave" else {"mode": c["rope"]}
+        cos, sin, cos_heads, sin_heads = ins["cos"], ins["sin"], ins["cos_heads"], ins["sin_heads"]
+        kv_cache, kr_cache = self.caches[block.cache]
+        a, tag, linear = block.attention, block.tag, self.linear
+
+        def t(shape, dtype):
+            return TensorInfo(tuple(shape), dtype)
         int8 = quant != "bf16"
-        x = g.op(RmsNorm, x=h, gamma=w(f"{layer}.input_layernorm.weight"), epsilon=eps, name=f"l{i}_x")
-        xq, xs = (g.op(DynamicQuant, x=x, name=f"l{i}_xq") if int8 else (x, None))
+        xq, xs = (g.op(DynamicQuant, x=x, name=f"{tag}_xq") if int8 else (x, None))
         f32_or_bf16 = "f32" if int8 else "bf16"
         # query path
         if c["q_lora_rank"]:
-            q_a = linear(xq, _attn(i, "q_a_proj"), xs, f32_or_bf16, f"l{i}_q_a")
-            c_q = g.op(RmsNorm, x=q_a, gamma=w(_attn(i, "q_a_layernorm.weight")), epsilon=latent_eps, name=f"l{i}_c_q",
-                       result={"y": t(q_a.shape, f32_or_bf16)})
+            q_a = linear(xq, a + "q_a_proj", xs, f32_or_bf16, f"{tag}_q_a")
+            c_q = g.op(RmsNorm, x=q_a, gamma=self.gamma(a + "q_a_layernorm.weight", c.get("q_lora_scale"), f"{tag}_c_q"),
+                       epsilon=latent_eps, name=f"{tag}_c_q", result={"y": t(q_a.shape, f32_or_bf16)})
             if int8:
-                cqq, cqs = g.op(DynamicQuant, x=c_q, name=f"l{i}_c_q_quant")
-                q = linear(cqq, _attn(i, "q_b_proj"), cqs, "f32", f"l{i}_q")
+                cqq, cqs = g.op(DynamicQuant, x=c_q, name=f"{tag}_c_q_quant")
+                q = linear(cqq, a + "q_b_proj", cqs, "f32", f"{tag}_q")
             else:
-                q = linear(c_q, _attn(i, "q_b_proj"), None, "bf16", f"l{i}_q")
+                q = linear(c_q, a + "q_b_proj", None, "bf16", f"{tag}_q")
         else:
-            q = linear(xq, _attn(i, "q_proj"), xs, f32_or_bf16, f"l{i}_q")
-        heads = g.reshape(q, (b, s, n, nope + dr), f"l{i}_q_heads")
-        q_nope = g.extract_slice(heads, (0, 0, 0, 0), (b, s, n, nope), f"l{i}_q_nope")
+            q = linear(xq, a + "q_proj", xs, f32_or_bf16, f"{tag}_q")
+        heads = g.reshape(q, (b, s, n, nope + dr), f"{tag}_q_heads")
+        q_nope = g.extract_slice(heads, (0, 0, 0, 0), (b, s, n, nope), f"{tag}_q_nope")
         if int8:
-            q_nope = g.cast(q_nope, "bf16", f"l{i}_q_nope_bf16")
-        kv_b = g.reshape(w(_attn(i, "kv_b_proj.weight")), (n, nope + dv, lora), f"l{i}_kv_b")
-        w_uk = g.extract_slice(kv_b, (0, 0, 0), (n, nope, lora), f"l{i}_w_uk")
-        query = g.op(HeadMatmul, x=q_nope, w=w_uk, name=f"l{i}_query")
-        q_pe = g.extract_slice(heads, (0, 0, 0, nope), (b, s, n, dr), f"l{i}_q_pe")
-        query_rope = g.op(Rope, x=q_pe, cos=cos_heads, sin=sin_heads, **rope_mode, name=f"l{i}_query_rope",
+            q_nope = g.cast(q_nope, "bf16", f"{tag}_q_nope_bf16")
+        kv_b = g.reshape(w(a + "kv_b_proj.weight"), (n, nope + dv, lora), f"{tag}_kv_b")
+        w_uk = g.extract_slice(kv_b, (0, 0, 0), (n, nope, lora), f"{tag}_w_uk")
+        query = g.op(HeadMatmul, x=q_nope, w=w_uk, name=f"{tag}_query")
+        q_pe = g.extract_slice(heads, (0, 0, 0, nope), (b, s, n, dr), f"{tag}_q_pe")
+        query_rope = g.op(Rope, x=q_pe, cos=cos_heads, sin=sin_heads, **rope_mode, name=f"{tag}_query_rope",
                           result={"y": t(q_pe.shape, "bf16")})
+        if self.query_scale is not None:
+            query = g.op(Mul, x=query, y=self.query_scale, name=f"{tag}_query_scaled")
+            query_rope = g.op(Mul, x=query_rope, y=self.query_scale, name=f"{tag}_query_rope_scaled")
         # key path
-        kv = linear(xq, _attn(i, "kv_a_proj_with_mqa"), xs, f32_or_bf16, f"l{i}_kv")
-        c_kv = g.extract_slice(kv, (0, 0, 0), (b, s, lora), f"l{i}_c_kv")
-        k_pe = g.extract_slice(kv, (0, 0, lora), (b, s, dr), f"l{i}_k_pe")
-        kv_norm = g.op(RmsNorm, x=c_kv, gamma=w(_attn(i, "kv_a_layernorm.weight")), epsilon=latent_eps,
-                       name=f"l{i}_kv_norm", result={"y": t(c_kv.shape, "f32" if kv_int8 else "bf16")})
-        k_rope = g.op(Rope, x=k_pe, cos=cos, sin=sin, **rope_mode, name=f"l{i}_k_rope", result={"y": t(k_pe.shape, "bf16")})
+        kv = linear(xq, a + "kv_a_proj_with_mqa", xs, f32_or_bf16, f"{tag}_kv")
+        c_kv = g.extract_slice(kv, (0, 0, 0), (b, s, lora), f"{tag}_c_kv")
+        k_pe = g.extract_slice(kv, (0, 0, lora), (b, s, dr), f"{tag}_k_pe")
+        kv_norm = g.op(RmsNorm, x=c_kv, gamma=self.gamma(a + "kv_a_layernorm.weight", c.get("kv_lora_scale"), f"{tag}_kv"),
+                       epsilon=latent_eps, name=f"{tag}_kv_norm", result={"y": t(c_kv.shape, "f32" if kv_int8 else "bf16")})
+        k_rope = g.op(Rope, x=k_pe, cos=cos, sin=sin, **rope_mode, name=f"{tag}_k_rope", result={"y": t(k_pe.shape, "bf16")})
         attention_extra = {}
         if kv_int8:
-            kv_scale = g.extract_slice(w(_attn(i, "kv_scale")), (0, 0), (1, 1), f"l{i}_kv_scale")
-            kv_rows = g.op(Quantize, x=kv_norm, scale=kv_scale, name=f"l{i}_kv_int8")
-            query, q_scale = g.op(DynamicQuant, x=query, rounding="half_away", name=f"l{i}_query_int8")
-            q_scale = g.reshape(q_scale, (b, s, n, 1), f"l{i}_query_scale")
-            factor = g.op(Div, x=kv_scale, y=q_scale, name=f"l{i}_rope_factor", result={"z": t((b, s, n, 1), "f32")})
-            query_rope = g.op(Mul, x=query_rope, y=factor, name=f"l{i}_query_rope_scaled")
-            one = g.constant(1.0, t((1, 1), "f32"), f"l{i}_one")
-            kv_dequant = g.op(Div, x=one, y=w(_attn(i, "kv_scale")), name=f"l{i}_kv_dequant")
-            kv_dequant = g.extract_slice(kv_dequant, (0, 0), (1, 1), f"l{i}_kv_dequant_scale")
+            kv_scale = g.extract_slice(w(a + "kv_scale"), (0, 0), (1, 1), f"{tag}_kv_scale")
+            kv_rows = g.op(Quantize, x=kv_norm, scale=kv_scale, name=f"{tag}_kv_int8")
+            query, q_scale = g.op(DynamicQuant, x=query, rounding="half_away", name=f"{tag}_query_int8")
+            q_scale = g.reshape(q_scale, (b, s, n, 1), f"{tag}_query_scale")
+            factor = g.op(Div, x=kv_scale, y=q_scale, name=f"{tag}_rope_factor", result={"z": t((b, s, n, 1), "f32")})
+            query_rope = g.op(Mul, x=query_rope, y=factor, name=f"{tag}_query_rope_scaled")
+            one = g.constant(1.0, t((1, 1), "f32"), f"{tag}_one")
+            kv_dequant = g.op(Div, x=one, y=w(a + "kv_scale"), name=f"{tag}_kv_dequant")
+            kv_dequant = g.extract_slice(kv_dequant, (0, 0), (1, 1), f"{tag}_kv_dequant_scale")
             attention_extra = {"dequant_scale_query": q_scale, "key_dequant_scale": kv_dequant}
         else:
             kv_rows = kv_norm
-        kv_cache = g.op(ScatterCache, cache=kv_cache, slot_mapping=slots, update=g.reshape(kv_rows, (b, s, 1, lora), f"l{i}_kv_rows"),
-                        cache_mode=c["cache_mode"], name=f"l{i}_kv_cache")
-        kr_cache = g.op(ScatterCache, cache=kr_cache, slot_mapping=slots, update=g.reshape(k_rope, (b, s, 1, dr), f"l{i}_kr_rows"),
-                        cache_mode=c["cache_mode"], name=f"l{i}_kr_cache")
-        new_caches += [kv_cache, kr_cache]
+        kv_cache = g.op(ScatterCache, cache=kv_cache, slot_mapping=ins["slots"],
+                        update=g.reshape(kv_rows, (b, s, 1, lora), f"{tag}_kv_rows"),
+                        cache_mode=c["cache_mode"], name=f"{tag}_kv_cache")
+        kr_cache = g.op(ScatterCache, cache=kr_cache, slot_mapping=ins["slots"],
+                        update=g.reshape(k_rope, (b, s, 1, dr), f"{tag}_kr_rows"),
+                        cache_mode=c["cache_mode"], name=f"{tag}_kr_cache")
+        self.new_caches[block.cache] = (kv_cache, kr_cache)
         # attention over the latent cache, then W_uv and o_proj
-        latent = g.op(PagedAttention, query=query, key_cache=kv_cache, value_cache=kv_cache, block_table=block_table,
-                      seq_lengths=lengths, query_rope=query_rope, key_rope_cache=kr_cache,
-                      scale_value=c["softmax_scale"], cache_mode=c["cache_mode"], name=f"l{i}_latent",
-                      result={"attention_out": t((b, s, n, lora), "bf16")}, **attention_extra)
-        w_uv = g.op(Transpose, x=g.extract_slice(kv_b, (0, nope, 0), (n, dv, lora), f"l{i}_w_uv_t"),
-                    permutation=[0, 2, 1], name=f"l{i}_w_uv")
-        o = g.reshape(g.op(HeadMatmul, x=latent, w=w_uv, name=f"l{i}_o_heads"), (b, s, n * dv), f"l{i}_o_flat")
+        latent = g.op(PagedAttention, query=query, key_cache=kv_cache, value_cache=kv_cache,
+                      block_table=ins["block_table"], seq_lengths=ins["lengths"], query_rope=query_rope,
+                      key_rope_cache=kr_cache, scale_value=c["softmax_scale"], cache_mode=c["cache_mode"],
+                      name=f"{tag}_latent", result={"attention_out": t((b, s, n, lora), "bf16")}, **attention_extra)
+        w_uv = g.op(Transpose, x=g.extract_slice(kv_b, (0, nope, 0), (n, dv, lora), f"{tag}_w_uv_t"),
+                    permutation=[0, 2, 1], name=f"{tag}_w_uv")
+        o = g.reshape(g.op(HeadMatmul, x=latent, w=w_uv, name=f"{tag}_o_heads"), (b, s, n * dv), f"{tag}_o_flat")
         if int8:
-            oq, os_ = g.op(DynamicQuant, x=o, name=f"l{i}_o_quant")
-            out = linear(oq, _attn(i, "o_proj"), os_, "bf16", f"l{i}_o")
+            oq, os_ = g.op(DynamicQuant, x=o, name=f"{tag}_o_quant")
+            out = linear(oq, a + "o_proj", os_, "bf16", f"{tag}_o")
         else:
-            out = linear(o, _attn(i, "o_proj"), None, "bf16", f"l{i}_o")
+            out = linear(o, a + "o_proj", None, "bf16", f"{tag}_o")
         if c["tp"] > 1:      # row-parallel o_proj: the ranks' partial sums, summed
-            out = g.op(AllReduce, x=out, world_size=c["tp"], name=f"l{i}_o_sum")
-        h = g.op(Add, x=h, y=out, name=f"l{i}_h")
-        if c.get("decoder"):
-            h = whole.feed_forward(g, w, c, i, h)
-    if c.get("decoder"):
-        h = whole.logits(g, w, c, h)
-    g.ret(h, *new_caches)
-    return g.text()
+            out = g.op(AllReduce, x=out, world_size=c["tp"], name=f"{tag}_o_sum")
+        return out
+
+
+# The attention block of each kind a family names (families.Family.attention): a class built
+# with (g, w, c, inputs, caches) whose call (block, x) writes one block and returns its output.
+ATTENTIONS = {"mla": _Attention}
+QUERY_SCALE = "model.rotary_emb.query_scale"
+
+
+def query_scaled(c) -> bool:
+    """Mistral 4's Llama 4 query scaling changes the query at the positions built: 1 + beta
+    log(1 + floor(position / original_max_position_embeddings)) is 1 below the original context."""
+    original = (c.get("rope_scaling") or {}).get("original_max_position_embeddings")
+    return bool(c.get("query_scale_beta")) and "max_positions" in c and (
+        original is None or c["max_positions"] > original)
+
+
+def query_scale_table(c, positions: int) -> np.ndarray:
+    """(positions, 1) float32: transformers' get_llama_4_attn_scale at each position."""
+    original = (c.get("rope_scaling") or {}).get("original_max_position_embeddings")
+    if original is None:
+        raise CompileError("config: llama_4_scaling_beta without original_max_position_embeddings: the query "
+                            "scale is undefined (transformers divides the position by it)")
+    pos = np.arange(positions, dtype=np.float32)
+    return (1 + np.float32(c["query_scale_beta"]) * np.log1p(np.floor(pos / np.float32(original))))[:, None] \
+        .astype(np.float32)
 
 
 def __getattr__(name):

@@ -3,8 +3,9 @@
 One table for the whole model, by Hugging Face name:
 
     column parallel (rows of an (out, in) weight; the ranks' outputs are disjoint)
-        self_attn.q_b_proj / q_proj / kv_b_proj   the rank's heads (head-major rows)
-        mlp.gate_proj / up_proj, shared_experts.*, experts.{j}.gate_proj / up_proj
+        self_attn.q_b_proj / q_proj / kv_b_proj   the rank's heads (head-major rows; LongCat's
+                                                  self_attn.{0,1}.* alike)
+        mlp.gate_proj / up_proj, shared_experts.*, experts.{j}.gate_proj / up_proj, mlps.{0,1}.*
                                                   the rank's slice of the intermediate dimension
         mlp.experts.gate_up_proj (E, 2I, He)      the rank's rows of the gate half and of the up half
                                                   (and of its w8a8 scales gate_up_proj_scale (E, 2I, 1))
@@ -26,9 +27,10 @@ from typing import Optional
 
 import numpy as np
 
-_ROWS = re.compile(r".*\.(self_attn\.(q_b_proj|q_proj|kv_b_proj)|mlp\.(experts\.\d+\.|shared_experts\.)?"
-                   r"(gate_proj|up_proj))\.(weight|weight_scale)$|^(model\.embed_tokens|lm_head)\.weight$")
-_COLUMNS = re.compile(r".*\.(self_attn\.o_proj|mlp\.(experts\.\d+\.|shared_experts\.)?down_proj)\.weight$")
+_ROWS = re.compile(r".*\.(self_attn\.(\d+\.)?(q_b_proj|q_proj|kv_b_proj)|(mlp\.(experts\.\d+\.|shared_experts\.)?|"
+                   r"mlps\.\d+\.)(gate_proj|up_proj))\.(weight|weight_scale)$|^(model\.embed_tokens|lm_head)\.weight$")
+_COLUMNS = re.compile(r".*\.(self_attn\.(\d+\.)?o_proj|(mlp\.(experts\.\d+\.|shared_experts\.)?|mlps\.\d+\.)"
+                      r"down_proj)\.weight$")
 _STACKED_GATE_UP = re.compile(r".*\.mlp\.experts\.gate_up_proj(_scale)?$")     # w8a8: (E, 2I, 1) scales
 _STACKED_DOWN = re.compile(r".*\.mlp\.experts\.down_proj$")
 

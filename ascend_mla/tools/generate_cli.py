@@ -4,7 +4,9 @@
                         [--ignore-eos] [--batch B] [--quant Q] [--cache-mode M] [--target T] [--tp N]
                         [--report]
 
-Greedy generation through deepseek.CausalLM: the checkpoint is read and its programs compiled
+Greedy generation through AutoCausalLM (any supported MLA family: DeepSeek-V3/R1, Kimi-K2/K2.5,
+DeepSeek-V2, MiniCPM3, GLM-4.7-Flash, LongCat-Flash, Mistral 4, Youtu, A.X-K1, Sarvam; docs/guide.md
+"Model families"): the checkpoint is read and its programs compiled
 (progress bars on a TTY), the prompt runs as one prefill step, then one decode step per new
 token, up to N or until every row has produced the checkpoint's end-of-sequence token (as
 transformers' generate: a finished row is padded with the pad token). stdout: what was loaded (and the MiB of weights it holds: --quant w8a8 about halves them), the prefill and decode speeds (tokens/s), with --prompt the
@@ -115,7 +117,7 @@ class Generate:
     def load(self, config):
         """CausalLM.from_pretrained with a progress bar over the bytes of tensors read (the
         checkpoint module reports them)."""
-        from ..models import checkpoint, deepseek
+        from ..models import AutoCausalLM, checkpoint
         a = self.args
         with self.progress(None, "B") as bar:
             bar.set_description_str("loading")
@@ -127,7 +129,7 @@ class Generate:
                 bar.refresh()
             with checkpoint.reporting(read):
                 try:
-                    return deepseek.CausalLM.from_pretrained(
+                    return AutoCausalLM.from_pretrained(
                         a.checkpoint, batch=a.batch, quant=a.quant, cache_mode=a.cache_mode, tp=a.tp, target=a.target,
                         max_positions=self.positions())
                 except ValueError as e:         # a bad value or a refusal (CompileError is one too)
