@@ -145,6 +145,7 @@ def main(argv=None):
                    help="the non-DeepSeek model")
     p.add_argument("-v", "--verbose", action="store_true", help="print the decode graph's report")
     args = p.parse_args(argv)
+    import logging
     import warnings
     import torch
     import transformers
@@ -152,6 +153,7 @@ def main(argv=None):
     from bench_eager import cpu_flags
 
     warnings.filterwarnings("ignore")       # the prefill's unfused attention says so (FusionWarning)
+    logging.getLogger("ascend_mla").setLevel(logging.ERROR)
     ascend_mla.set_backend("cpu")
     print(f"transformers {transformers.__version__}, torch {torch.__version__}, {torch.get_num_threads()} threads")
     print(f"CPU flags: {cpu_flags()}")

@@ -147,16 +147,27 @@ def _growing_caches(gm) -> list:
 
 
 def _symbolic_positions(gm):
-    """Positions of the inputs that carry Dynamo's symbolic sizes: SymInt inputs and tensors
-    with a symbolic size (their sizes at a call are what a specialization is for)."""
+    """Positions of the inputs that carry Dynamo's symbolic sizes: SymInt inputs the graph reads
+    and tensors with a symbolic size (their sizes at a call are what a specialization is for).
+    A SymInt nothing reads -- the storage offset of an input view, `tokens[:, i:i + 1]`, that
+    Dynamo's guards made symbolic -- does not make another specialization."""
     ints, tensors = [], []
     for i, node in enumerate(n for n in gm.graph.nodes if n.op == "placeholder"):
         val = node.meta.get("example_value")
         if isinstance(val, torch.SymInt):
-            ints.append(i)
+            if node.users:
+                ints.append(i)
         elif isinstance(val, torch.Tensor) and any(not isinstance(d, int) for d in val.shape):
             tensors.append(i)
     return ints, tensors
+
+
+def _hint(x):
+    """A SymInt's value at this compilation (Dynamo's hint), anything else as it is."""
+    if isinstance(x, torch.SymInt):
+        from torch.fx.experimental.symbolic_shapes import guarding_hint_or_throw
+        return guarding_hint_or_throw(x)
+    return x
 
 
 def _needs_autograd(example_inputs) -> bool:
@@ -411,9 +422,9 @@ class DynamoGraph:
         elif not _candidates(gm):
             self.whole(report, "no attention or cache write: nothing the fused ops take")
             compiled = self.generic()
-        else:
+        else:                  # static (a SymInt nothing reads passed as its value)
             backend.reports.remove(report)
-            return self.specialize(self.example_inputs, "")
+            return self.specialize([_hint(x) for x in self.example_inputs], "")
         report["compile_seconds"] = time.perf_counter() - start
         return compiled
 
@@ -452,6 +463,10 @@ class DynamoGraph:
             self.whole(report, f"not captured ({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''})")
             compiled = None
         if compiled is None:            # nothing fused: the whole graph as PyTorch, compiled once
+            if report["partitions"] and len(report["partitions"]) > 1:
+                reasons = sorted((p["reason"] for p in report["partitions"] if p["reason"]),
+                                 key=lambda why: not re.match(r"fused_\d+: ", why))      # a region's first
+                self.whole(report, reasons[0] if reasons else "")
             compiled = self.generic()
         report["compile_seconds"] = time.perf_counter() - start
         return compiled
