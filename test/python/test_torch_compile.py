@@ -117,10 +117,12 @@ def spy_weights(monkeypatch):
     return handed
 
 
-# (attention implementation, static cache length, batch, layers): eager and SDPA, a cache length
-# that pages of 128 divide and one that none divides (13: padded to a 16-row page), batch 1 and 2
-RUNS = [("sdpa", 128, 1), ("eager", 13, 2)]
-SLOW_RUNS = [("sdpa", 13, 2), ("eager", 128, 1)]
+# (attention implementation, static cache length, batch, torch.compile's dynamic): eager and SDPA,
+# a cache length that pages of 128 divide and one that none divides (13: padded to a 16-row
+# page), batch 1 and 2; dynamic=None (the default) and True (every graph symbolic: the backend
+# specializes it at its first call per sizes)
+RUNS = [("sdpa", 128, 1, None), ("eager", 13, 2, True)]
+SLOW_RUNS = [("sdpa", 13, 2, None), ("eager", 128, 1, None)]
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +131,7 @@ def static_run(model):
     arguments but inductor; and the programs' hand-backs spied on."""
     with pytest.MonkeyPatch.context() as monkeypatch:
         handed = spy_weights(monkeypatch)
-        return run_static(model, "sdpa", 128, 1) + (handed,)
+        return run_static(model, "sdpa", 128, 1, None) + (handed,)
 
 
 def fresh_dynamo():
@@ -139,14 +141,14 @@ def fresh_dynamo():
     torch._dynamo.reset()
 
 
-def run_static(model, attn, length, batch):
+def run_static(model, attn, length, batch, dynamic):
     fresh_dynamo()
     model.config._attn_implementation = attn
     for layer in model.model.layers:
         layer.self_attn.config._attn_implementation = attn
     eager = generate(model, batch=batch, cache_implementation="static", max_cache_len=length)
     backend = AscendBackend(inductor=False)
-    forward = torch.compile(model.forward, backend=backend)          # the default arguments
+    forward = torch.compile(model.forward, backend=backend, dynamic=dynamic)     # None: the default
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         compiled = generate(model, forward, batch=batch, cache_implementation="static", max_cache_len=length)
@@ -213,9 +215,12 @@ def test_changed_weights_are_seen(static_run, model):
         backend.freeze = False
 
 
-@pytest.mark.parametrize("attn, length, batch", RUNS[1:] + [pytest.param(*r, marks=pytest.mark.slow) for r in SLOW_RUNS])
-def test_static_cache_any_length_both_attentions(model, attn, length, batch):
-    eager, compiled, backend, _, _ = run_static(model, attn, length, batch)
+@pytest.mark.parametrize("attn, length, batch, dynamic",
+                         RUNS[1:] + [pytest.param(*r, marks=pytest.mark.slow) for r in SLOW_RUNS])
+def test_static_cache_any_length_both_attentions(model, attn, length, batch, dynamic):
+    eager, compiled, backend, _, _ = run_static(model, attn, length, batch, dynamic)
+    if dynamic:                     # symbolic graphs, each specialized once for its sizes
+        assert all("[" in r["graph"] for r in backend.reports), [r["graph"] for r in backend.reports]
     try:
         check_static(eager, compiled, backend, model.config.num_hidden_layers)
     finally:
