@@ -17,28 +17,30 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Mapping, Optional, Sequence
 
 import numpy as np
 from mlir import ir
 
-from .dialect.dialect import argument_attributes, argument_name, make_context, verify_ops
-from .dialect.types import numpy_dtype
+from .dialect.builder import clone_module
 from .dialect.diagnostics import DiagnosticCollector, parse_module, record_mlir_error
+from .dialect.dialect import argument_attributes, argument_name, load_dialects, make_context, verify_ops
+from .dialect.types import numpy_dtype
 from .errors import VerificationError
-from .passes.registry import PassInputs, build_pass_manager, parse_pipeline
-from .passes.weights import WeightTable
-from .passes.report import FusionLog
 from .lowering.lower_to_aclnn import is_lowered  # (also registers the lower-to-aclnn pass)
+from .lowering.memory_plan import plan as plan_memory
+from .lowering.program import find_function, symbol_name
+from .passes.registry import PassInputs, build_pass_manager, parse_pipeline
+from .passes.report import FusionLog
+from .passes.weights import WeightTable
 from .runtime import interop
 from .runtime.backend import BACKENDS, backend_instance, set_backend
-from .lowering.program import find_function, symbol_name
 from .runtime.checks import DataChecks, InputError
 from .runtime.evaluate import evaluate_op
-from .runtime.kernels import prepare_weights
 from .runtime.executor import load as load_lowered
+from .runtime.kernels import prepare_weights
 from .runtime.weights import bind_globals
-from .lowering.memory_plan import plan as plan_memory
 
 LOWERING = "lower-to-aclnn"
 
@@ -66,6 +68,22 @@ class Report(dict):
             lines.append(f"collectives ({len(self['collectives'])}):")
             lines += [f"  {c['op']} at {c['location']}: {c['detail']}" for c in self["collectives"]]
         return "\n".join(lines)
+
+
+@dataclass
+class CompiledFunction:
+    """One function of a Program as calls use it: the lowered function the executor runs, the
+    data checks of its mla-level IR (None for a program given lowered), the names of its
+    arguments (`mla.name`), and the buffers the program owns (argument index -> array)."""
+    lowered: object                      # runtime/executor.py LoweredFunction
+    checks: Optional[DataChecks]
+    argument_names: list
+    states: dict
+
+    @property
+    def input_names(self) -> list:
+        """The arguments a call gives (the program's own buffers aside)."""
+        return [n for i, n in enumerate(self.argument_names) if i not in self.states]
 
 
 class Program:
@@ -110,31 +128,30 @@ class Program:
 
     def input_names(self, function: str | None = None) -> list[str]:
         """The names of the inputs a call takes (the arguments but the program's own state)."""
-        _, _, names, states = self._function(function)
-        return [n for i, n in enumerate(names) if i not in states]
+        return self._function(function).input_names
 
     def input_types(self, function: str | None = None) -> list:
         """The TensorInfo of each input a call takes."""
-        lowered, _, _, states = self._function(function)
-        return [t for i, t in enumerate(lowered.arg_types) if i not in states]
+        f = self._function(function)
+        return [t for i, t in enumerate(f.lowered.arg_types) if i not in f.states]
 
     def states(self, function: str | None = None) -> dict:
         """The buffers the program owns (arguments marked `mla.state`, e.g. the latent caches
         absorb-kv makes): name -> array, zeros when first used, updated in place by each call."""
-        _, _, names, states = self._function(function)
-        return {names[i]: a for i, a in states.items()}
+        f = self._function(function)
+        return {f.argument_names[i]: a for i, a in f.states.items()}
 
     def executable(self, function: str | None = None):
         """The function as the executor runs it (runtime/executor.py LoweredFunction): its
         decoded kernel calls, and `stats(backend)`, the phase-one runs and executor reuses per
         call site."""
-        return self._function(function)[0]
+        return self._function(function).lowered
 
     def memory_plan(self, function: str | None = None):
         """The device memory of one call (lowering/memory_plan.py MemoryPlan): peak bytes of the
         arena that holds every intermediate and output buffer, with liveness-based reuse, and
         the buffers with their offsets; `str()` of it is readable."""
-        return plan_memory(self._function(function)[0])
+        return plan_memory(self._function(function).lowered)
 
     def roofline(self, inputs=None, *, function: str | None = None):
         """Bytes, FLOPs and the lower bound on an Atlas A2 / A3 of each kernel call of one call
@@ -142,7 +159,7 @@ class Program:
         from .cost import roofline
         return roofline(self, inputs, function=function)
 
-    def _function(self, function):
+    def _function(self, function) -> CompiledFunction:
         if function in self._functions:
             return self._functions[function]
         with self._lock, self.context:
@@ -154,7 +171,8 @@ class Program:
                     owned = state_arguments(fn)
                     states = {i: np.zeros(t.shape, numpy_dtype(t.dtype))
                               for i, t in enumerate(lowered.arg_types) if i in owned}
-                    self._functions[name] = (lowered, self._data_checks(name), _argument_names(fn), states)
+                    self._functions[name] = CompiledFunction(lowered, self._data_checks(name),
+                                                             argument_names(fn), states)
                 self._functions[function] = self._functions[name]
         return self._functions[function]
 
@@ -166,8 +184,9 @@ class Program:
         return DataChecks(find_function(self._mla_module, name), self.weights)
 
     def run(self, *inputs, function: str | None = None, **named):
-        lowered, checks, all_names, states = self._function(function)
-        names = [n for i, n in enumerate(all_names) if i not in states]
+        f = self._function(function)
+        lowered, checks, all_names, states = f.lowered, f.checks, f.argument_names, f.states
+        names = f.input_names
         if named:
             if inputs:
                 raise TypeError("give the inputs either by position or by name, not both")
@@ -214,7 +233,8 @@ def state_arguments(fn) -> set:
     return {i for i, a in enumerate(argument_attributes(fn)) if "mla.state" in a}
 
 
-def _argument_names(fn) -> list[str]:
+def argument_names(fn) -> list[str]:
+    """The `mla.name` of each argument of func.func `fn` (arg<i> where it has none)."""
     return [argument_name(fn, i) for i in range(len(fn.regions[0].blocks[0].arguments))]
 
 
@@ -270,21 +290,22 @@ def transform(module: ir.Module, pipeline: str | Sequence | None, *, print_ir_af
 
 def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence = "default",
             target: str = "auto", source_name: str = "<source>") -> Program:
-    """Compile IR text, an `ir.Module` or a model from ascend_mla.models (docs/api.md 5)."""
+    """Compile IR text, an `ir.Module`, a model from ascend_mla.models or a GraphWriter
+    (docs/api.md 5). Text is parsed (the one input format); an ir.Module is compiled in its
+    own context, as a copy; any other source is asked to build its IR into a context
+    (`source.build(context)`, into its own `source.context` when it has one), and brings its
+    weights (`source.weights`) and name."""
     if target not in BACKENDS:
         raise ValueError(f"target: expected one of {BACKENDS}, got {target!r}")
     if target == "npu":
         set_backend("npu")          # raises, saying what is missing, when there is no NPU
     bound = {}
-    if hasattr(source, "module") and hasattr(source, "weights") and not isinstance(source, ir.Module):
-        bound.update(source.weights)
+    if not isinstance(source, (str, bytes, ir.Module)):
+        if not callable(getattr(source, "build", None)):
+            raise TypeError(f"source: expected IR text (str or bytes), an mlir.ir.Module, a model from "
+                            f"ascend_mla.models or a GraphWriter, got {type(source).__name__}")
+        bound.update(getattr(source, "weights", None) or {})
         source_name = getattr(source, "name", source_name)
-        source = source.module
-    if isinstance(source, ir.Module):
-        source = str(source)
-    if not isinstance(source, (str, bytes)):
-        raise TypeError(f"source: expected IR text (str or bytes), an mlir.ir.Module or a model from "
-                        f"ascend_mla.models, got {type(source).__name__}")
     if not isinstance(pipeline, str) and not (isinstance(pipeline, (list, tuple)) and all(
             isinstance(e, tuple) and len(e) == 2 for e in pipeline)):
         raise TypeError(f"pipeline: expected a pass-pipeline string such as 'builtin.module(verify)' "
@@ -292,7 +313,11 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
     if weights is not None and not isinstance(weights, Mapping):
         raise TypeError(f"weights: expected a mapping name -> array, got {type(weights).__name__}")
     bound.update(weights or {})
-    context = make_context()
+    if isinstance(source, ir.Module):
+        context = source.context
+        load_dialects(context)
+    else:
+        context = getattr(source, "context", None) or make_context()
     table = WeightTable()
     for name, value in bound.items():
         table.bind(name, interop.to_numpy_arguments({0: value})[0][0])
@@ -302,7 +327,11 @@ def compile(source, *, weights: Mapping | None = None, pipeline: str | Sequence 
     with context, ir.Location.unknown(), DiagnosticCollector(context) as diags:
         module = None
         try:
-            parsed = parse_module(source)
+            if isinstance(source, (str, bytes)):
+                parsed = parse_module(source)
+            else:       # built, not parsed: MLIR's own checks (IRDL, SSA dominance) first
+                parsed = clone_module(source) if isinstance(source, ir.Module) else source.build(context)
+                parsed.operation.verify()
         except ir.MLIRError as error:
             record_mlir_error(error)
         else:

@@ -11,12 +11,14 @@ do its cube FLOPs, so it takes at least max(bytes / bandwidth, FLOPs / cube thro
 calls run one after another on one stream, so a step takes at least their sum. This is a lower
 bound: launch overhead, vector work, tiling and caches are not modelled.
 
-Bytes are the tensors a call reads and writes, each buffer once, except where a call touches
-only part of a buffer: the rows of a paged cache it writes (cache_index / slot_mapping) or
-reads (the kv lengths under a block table), the rows an embedding gathers. FLOPs are cube
-FLOPs: 2·M·N·K per matmul, the four projections of the MLA prolog, QK^T and PV of attention.
-The kv lengths are read from `inputs` (the host list the attention reads at run time); without
-inputs every row is taken at the block table's capacity.
+The roofline walks the decoded lowered program (lowering/program.py), the instructions the
+executor runs. Bytes are the tensors a call reads and writes, each buffer once, except where
+the call's aclnn Function says it touches only part of one (its `cost` formula,
+dialect/aclnn_functions.py: the rows of a paged cache it writes or reads, the rows an embedding
+gathers); FLOPs are the cube FLOPs the formula gives (2·M·N·K per matmul, the four projections
+of the MLA prolog, QK^T and PV of attention). The kv lengths are read from `inputs` (the host
+list the attention reads at run time); without inputs every row is taken at the block table's
+capacity.
 """
 from __future__ import annotations
 
@@ -26,8 +28,25 @@ from typing import Mapping, Sequence
 import numpy as np
 from mlir import ir
 
-from .dialect.types import TensorInfo, describe_type, numpy_dtype
 from .dialect import aclnn as A
+from .dialect.aclnn import tensor_bytes
+from .lowering.program import (
+    NULL,
+    Alloc,
+    Collective,
+    Communicator,
+    Constant,
+    DecodedFunction,
+    Host,
+    Launch,
+    PhaseOne,
+    ReadIntArray,
+    Synchronize,
+    TensorList,
+    View,
+    Workspace,
+    decode,
+)
 
 
 @dataclass(frozen=True)
@@ -122,29 +141,26 @@ class Roofline:
 
 
 def roofline(source, inputs=None, *, function: str | None = None, devices: Sequence[Device] = DEVICES) -> Roofline:
-    """The roofline of a compiled Program (or a lowered `ir.Module`): see the module docstring.
-    `inputs`: the call's inputs (a dict by argument name, or a sequence), for the kv lengths."""
-    from .compiler import Program, _argument_names, find_function
-    if isinstance(source, Program):
-        context, module = source.context, source.module
+    """The roofline of a compiled Program (or a lowered `ir.Module`, or a decoded function):
+    see the module docstring. `inputs`: the call's inputs (a dict by argument name, or a
+    sequence), for the kv lengths."""
+    if callable(getattr(source, "executable", None)):        # a compiled Program
+        decoded = source.executable(function)
     elif isinstance(source, ir.Module):
-        context, module = source.context, source
+        with source.context:
+            decoded = decode(source, function)
+    elif isinstance(source, DecodedFunction):
+        decoded = source
     else:
         raise TypeError(f"roofline: expected an ascend_mla.Program or a lowered ir.Module, got {type(source).__name__}")
-    with context:
-        fn = find_function(module, function)
-        block = fn.regions[0].blocks[0]
-        values = {}
-        if inputs is not None:
-            names = _argument_names(fn)
-            by_position = inputs if not isinstance(inputs, Mapping) else [inputs.get(n) for n in names]
-            values = {arg: v for arg, v in zip(block.arguments, by_position) if v is not None}
-        walker = _Calls(values)
-        calls = [walker.cost(len(walker.costs), op.operation) for op in block.operations
-                 if op.operation.name in A.ACLNN.phase_one_ops]
-    result = Roofline(calls, tuple(devices))
-    if walker.read_lengths:
-        result.kv_lengths = ("the inputs' lengths" if not walker.capacity_used
+    values = {}
+    if inputs is not None:
+        given = inputs if not isinstance(inputs, Mapping) else [inputs.get(n) for n in decoded.arg_names]
+        values = {slot: v for slot, v in zip(decoded.arg_slots, given) if v is not None}
+    walk = _Walk(decoded, values)
+    result = Roofline(walk.calls, tuple(devices))
+    if walk.read_lengths:
+        result.kv_lengths = ("the inputs' lengths" if not walk.capacity_used
                              else "the block table's capacity (no inputs given)")
     return result
 
@@ -157,143 +173,104 @@ WEIGHT_PARAMS = frozenset(("weightDq", "weightUqQr", "weightUk", "weightDkvKr", 
                            "rmsnormGammaCkv", "mat2", "x2", "gamma"))
 
 
-def _bits(info: TensorInfo) -> int:
-    return 4 if info.dtype == "i4" else numpy_dtype(info.dtype).itemsize * 8
+@dataclass(frozen=True)
+class _Tensor:
+    slot: int
+    info: object
 
 
-def _nbytes(info: TensorInfo) -> int:
-    return info.numel * _bits(info) // 8
+class _Walk:
+    """The decoded instructions in order: what each slot holds (a tensor's type, a host value, a
+    list's elements), and the cost of each phase one (one launch)."""
 
-
-def _owner(value):
-    owner = value.owner
-    return owner if isinstance(owner, (ir.Operation, ir.OpView)) else None
-
-
-class _Calls:
-    def __init__(self, inputs: dict):
-        self.inputs = inputs          # block argument -> its value in this call
-        self.costs = []
+    def __init__(self, decoded, inputs: dict):
+        self.inputs = inputs          # argument slot -> its value in this call
         self.read_lengths = False
         self.capacity_used = False
+        self.types = dict(zip(decoded.arg_slots, decoded.arg_types))
+        self.hosts, self.lists, self.read_from = {}, {}, {}
+        self.calls = []
+        for inst in decoded.instructions:
+            match inst:
+                case Alloc(slot, info) | Constant(slot, _, info, _) | View(slot, _, info, _, _):
+                    self.types[slot] = info
+                case Host(slot, value):
+                    self.hosts[slot] = value
+                case TensorList(slot, elements):
+                    self.lists[slot] = elements
+                case ReadIntArray(slot, source):
+                    self.read_from[slot] = source
+                case PhaseOne(_, _, call):
+                    self.calls.append(self.cost(len(self.calls), call))
+                case Workspace() | Launch() | Communicator() | Collective() | Synchronize():
+                    pass                # the launch of a phase one counted above; HCCL: not modelled
+                case _:
+                    raise TypeError(f"roofline: no cost for {inst}")
 
-    # values ---------------------------------------------------------------------------------
-    @staticmethod
-    def info(value) -> TensorInfo | None:
-        return describe_type(value.type) if isinstance(value.type, ir.RankedTensorType) else None
-
-    def tensors(self, value) -> list:
-        """The tensors an operand stands for: one, the elements of a tensor list, or none."""
-        owner = _owner(value)
-        if owner is not None and owner.name in ("aclnn.create_tensor_list", "aclnn.tensor_list_append"):
-            return [t for v in owner.operands for t in self.tensors(v)]
-        return [value] if isinstance(value.type, ir.RankedTensorType) else []
-
-    def host(self, value):
-        """A compile-time host value (an arith.constant), else None."""
-        owner = _owner(value)
-        if owner is not None and owner.name == "arith.constant":
-            attr = owner.attributes["value"]
-            if isinstance(attr, (ir.IntegerAttr, ir.FloatAttr, ir.BoolAttr)):
-                return attr.value
-        if owner is not None and owner.name == "aclnn.string":
-            return owner.attributes["value"].value
-        return None
-
-    def int_list(self, value):
-        """An aclIntArray's values: a constant list, or a host tensor read at run time from an
-        input (None when the input was not given)."""
-        owner = _owner(value)
-        if owner is None:
-            return None
-        if owner.name == "aclnn.create_int_array":
-            return [int(v) for v in owner.attributes["value"]]
-        if owner.name == "aclnn.read_int_array":
-            source = owner.operands[0]
-            if source in self.inputs:
-                return [int(v) for v in np.asarray(self.inputs[source]).reshape(-1)]
-        return None
-
-    # calls ----------------------------------------------------------------------------------
-    def cost(self, index, op) -> KernelCost:
-        function = A.ACLNN.phase_one_ops[op.name]
-        args = dict(zip((p.c_name for p in function.params), op.operands))
-        kinds = {p.c_name: p.kind for p in function.params}
-        partial = {}                    # tensor -> bytes touched, where less than all of it
-        flops, int8 = 0, False
-        name = function.name
-        if name.startswith("aclnnMlaProlog"):
-            rows = self.info(args["cacheIndex"]).numel
-            for ref in ("kvCacheRef", "krCacheRef"):
-                partial[args[ref]] = rows * _per_row(self.info(args[ref]))
-            tokens = self.info(args["tokenX"]).numel // self.info(args["tokenX"]).shape[-1]
-            weights = ("weightDq", "weightUqQr", "weightUk", "weightDkvKr")
-            flops = 2 * tokens * sum(self.info(args[w]).numel for w in weights)
-            int8 = self.info(args["weightUqQr"]).dtype == "i8"
-        elif name == "aclnnScatterPaKvCache":
-            rows = self.info(args["slotMapping"]).numel
-            for ref in ("keyCacheRef", "valueCacheRef"):       # a 0-d placeholder: no cache
-                if self.info(args[ref]).rank >= 2:
-                    partial[args[ref]] = rows * _per_row(self.info(args[ref]))
-        elif name == "aclnnEmbedding":
-            partial[args["weight"]] = _nbytes(self.info(args["out"]))
-        elif name.startswith("aclnnFusedInferAttentionScore"):
-            flops, int8 = self.attention(args, partial)
-        elif name.startswith(("aclnnMatmul", "aclnnQuantMatmul")):
-            x = self.info(args.get("self") or args["x1"])
-            out = self.info(args["out"])
-            transposed = self.host(args["transposeX1"]) if "transposeX1" in args else False
-            flops = 2 * out.numel * (x.shape[-2] if transposed else x.shape[-1])
-            int8 = x.dtype == "i8"
+    def cost(self, index, call) -> KernelCost:
+        function = call.function
+        view = _Arguments(self, function, call.args)
+        cost = function.cost(view)
         seen, nbytes, weights = set(), 0, 0
-        for c_name, value in args.items():
-            if kinds[c_name] not in A.DEVICE_TENSORS + A.LIST_KINDS:
+        for p, slot in zip(function.params, call.args):
+            if p.kind not in A.DEVICE_TENSORS + A.LIST_KINDS:
                 continue
-            for t in self.tensors(value):
-                if t not in seen:
-                    seen.add(t)
-                    n = partial.get(t, _nbytes(self.info(t)))
+            for t in view.tensors(p.c_name):
+                if t.slot not in seen:
+                    seen.add(t.slot)
+                    n = view.touched.get(t.slot, tensor_bytes(t.info))
                     nbytes += n
-                    weights += n if c_name in WEIGHT_PARAMS else 0
-        cost = KernelCost(index, name, nbytes, flops, int8, weights)
-        self.costs.append(cost)
-        return cost
-
-    def attention(self, args, partial) -> tuple:
-        """FLOPs of QK^T and PV; the paged key/value rows read (the kv lengths)."""
-        query, out = self.info(args["query"]), self.info(args["attentionOut"])
-        heads = self.host(args["numHeads"]) or 1
-        layout = self.host(args["inputLayout"]) or "BSH"
-        per_head = (lambda info: info.shape[-1] // heads) if layout in ("BSH", "SH") else (lambda info: info.shape[-1])
-        d_qk, d_v = per_head(query), per_head(out)
-        rope = self.info(args["queryRopeOptional"]) if "queryRopeOptional" in args else None
-        if rope is not None:
-            d_qk += per_head(rope)
-        rows = out.numel // d_v                                   # query tokens x heads
-        kv = [t for key in ("key", "value", "keyRopeOptional") if key in args for t in self.tensors(args[key])]
-        table = self.info(args["blockTableOptional"]) if "blockTableOptional" in args else None
-        lengths = self.int_list(args["actualSeqLengthsKvOptional"])
-        if table is not None:
-            block_size = self.host(args["blockSize"]) or 1
-            self.read_lengths = True
-            if lengths is None:
-                self.capacity_used = True
-                lengths = [table.shape[1] * block_size] * table.shape[0]
-            for t in kv:
-                info = self.info(t)
-                partial[t] = sum(lengths) * _nbytes(info) // (info.shape[0] * block_size)
-            mean_length = sum(lengths) / max(len(lengths), 1)
-        elif lengths:
-            mean_length = sum(lengths) / len(lengths)
-        else:                                                     # the key's sequence axis
-            mean_length = self.info(kv[0]).shape[2 if layout.startswith("BN") else 1]
-        flops = int(2 * rows * mean_length * (d_qk + d_v))
-        return flops, query.dtype == "i8"
+                    weights += n if p.c_name in WEIGHT_PARAMS else 0
+        return KernelCost(index, function.name, nbytes, cost.flops, cost.int8, weights)
 
 
-def _per_row(cache: TensorInfo) -> int:
-    """Bytes of one token's row of a paged cache (BlockNum, BlockSize, ...)."""
-    return _nbytes(cache) // (cache.shape[0] * cache.shape[1])
+class _Arguments:
+    """One call's arguments as its Function's cost formula reads them (dialect/aclnn.py
+    CallArguments): by C name; an argument the function does not have is absent (None, [])."""
+
+    def __init__(self, walk: _Walk, function, slots):
+        self.walk = walk
+        self.slots = {p.c_name: s for p, s in zip(function.params, slots)}
+        self.touched = {}            # tensor slot -> bytes the call moves of it
+
+    def tensors(self, name) -> list:
+        slot = self.slots.get(name)
+        if slot is None:
+            return []
+        elements = self.walk.lists.get(slot, (slot,))
+        return [_Tensor(s, self.walk.types[s]) for s in elements if s in self.walk.types]
+
+    def info(self, name):
+        tensors = self.tensors(name)
+        return tensors[0].info if tensors else None
+
+    def host(self, name):
+        slot = self.slots.get(name)
+        value = self.walk.hosts.get(slot) if slot is not None else None
+        return None if value is NULL else value
+
+    def int_list(self, name):
+        slot = self.slots.get(name)
+        if slot is None:
+            return None
+        if isinstance(self.walk.hosts.get(slot), tuple):
+            return [int(v) for v in self.walk.hosts[slot]]
+        source = self.walk.read_from.get(slot)
+        if source is not None and source in self.walk.inputs:
+            return [int(v) for v in np.asarray(self.walk.inputs[source]).reshape(-1)]
+        return None
+
+    def kv_lengths(self, name, capacity):
+        self.walk.read_lengths = True
+        lengths = self.int_list(name)
+        if lengths is None:
+            self.walk.capacity_used = True
+            return list(capacity)
+        return lengths
+
+    def touch(self, tensor, nbytes):
+        slot = tensor.slot if isinstance(tensor, _Tensor) else self.tensors(tensor)[0].slot
+        self.touched[slot] = int(nbytes)
 
 
 __all__ = ["roofline", "Roofline", "KernelCost", "Device", "ATLAS_A2", "ATLAS_A3", "DEVICES"]

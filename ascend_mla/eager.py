@@ -9,23 +9,24 @@ function, so a decode loop pays for verification and lowering once.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import threading
 import warnings
 from typing import Any, Mapping, Optional
 
-import numpy as np
 from mlir import ir
-from mlir.dialects import func
 
-from .errors import VerificationError, VerificationWarning
-from .dialect.dialect import make_context, verify_ops
+from .dialect.builder import FunctionBuilder
 from .dialect.diagnostics import DiagnosticCollector, record_mlir_error
+from .dialect.dialect import make_context, verify_ops
 from .dialect.opdef import VARIADIC, KindError, OpDef
-from .dialect.types import TensorInfo, tensor_type
+from .dialect.types import TensorInfo
+from .errors import VerificationError, VerificationWarning
 from .passes.registry import run_pipeline
-from .runtime.formats import describe_value
 from .runtime import interop
 from .runtime.executor import load as load_lowered
+from .runtime.formats import describe_value
 
 _verified: dict = {}   # signature -> (inferred result infos, LoweredFunction, its module)
 _context: Optional[ir.Context] = None
@@ -39,6 +40,29 @@ def _shared_context() -> ir.Context:
     return _context
 
 
+_profile_override: contextvars.ContextVar = contextvars.ContextVar("ascend_mla_eager_profile", default=None)
+
+
+@contextlib.contextmanager
+def profile(name: str):
+    """Check the eager calls made inside with the profile `name` (a product or release, e.g.
+    "ASCEND950", "CANN2512") wherever the called op has it; ops without it keep their own.
+
+        with ascend_mla.eager.profile("ASCEND950"):
+            out, _, _ = ascend_mla.ops.npu_sparse_flash_attention(..., sinks=sinks)
+    """
+    token = _profile_override.set(name)
+    try:
+        yield
+    finally:
+        _profile_override.reset(token)
+
+
+def _chosen_profile(opdef: OpDef, profile: Optional[str]) -> Optional[str]:
+    override = _profile_override.get()
+    return override if override is not None and override in opdef.profiles else profile
+
+
 def tensor_info(param: str, value) -> TensorInfo:
     """The TensorInfo of a tensor argument; VerificationError [ARG-002] for anything else."""
     try:
@@ -50,7 +74,8 @@ def tensor_info(param: str, value) -> TensorInfo:
 def call(opdef: OpDef, operands: Mapping[str, Any], attributes: Mapping[str, Any], *,
          profile: Optional[str] = None, api_name: str = ""):
     """Verify and run `opdef` on the given arguments; returns its results as a tuple."""
-    lowered, inputs, back_to_torch = _checked_call(opdef, operands, attributes, profile)
+    lowered, inputs, back_to_torch = _checked_call(opdef, operands, attributes,
+                                                   _chosen_profile(opdef, profile))
     # The data rules ran above, on the host values: the executor need not check them again.
     outputs = lowered(inputs, checked=False)
     # In-out buffers: hand back the caller's own object (its memory holds the update).
@@ -68,7 +93,7 @@ def workspace_size(opdef: OpDef, operands: Mapping[str, Any], attributes: Mappin
     """The workspace bytes a call of `opdef` with these arguments asks for: every check of
     `call`, then the lowered function's phase one (GetWorkspaceSize) on the selected backend,
     nothing launched (0 on the CPU backend, whose kernels need none)."""
-    lowered, inputs, _ = _checked_call(opdef, operands, attributes, profile)
+    lowered, inputs, _ = _checked_call(opdef, operands, attributes, _chosen_profile(opdef, profile))
     return lowered.workspace_size(inputs)
 
 
@@ -186,33 +211,19 @@ def _list_type(param: str, infos: list) -> TensorInfo:
 
 def _verify_as_ir(opdef: OpDef, infos, attrs, results, profile):
     ctx = _shared_context()
-    with ctx, ir.Location.name(f"eager {opdef.name}"), DiagnosticCollector(ctx) as diags:
-        module = ir.Module.create()
-        flat = []
-        for spec in opdef.operands:
-            value = infos.get(spec.name)
-            if isinstance(value, list):
-                common = _list_type(spec.name, value)
-                flat.extend([common] * len(value))
-            elif value is not None:
-                flat.append(value)
-        arg_types = [tensor_type(i.shape, i.dtype, i.format) for i in flat]
-        result_types = [tensor_type(results[r].shape, results[r].dtype, results[r].format)
-                        for r in opdef.result_names]
-        with ir.InsertionPoint(module.body):
-            fn = func.FuncOp("eager", (arg_types, result_types))
-            block = fn.add_entry_block()
-        args = iter(block.arguments)
+    with ctx, ir.Location.name(f"eager {opdef.name}") as loc, DiagnosticCollector(ctx) as diags:
+        f = FunctionBuilder("eager", ctx)
+        f.loc = loc
         values = {}
         for spec in opdef.operands:
             value = infos.get(spec.name)
             if isinstance(value, list):
-                values[spec.name] = [next(args) for _ in value]
+                common = _list_type(spec.name, value)
+                values[spec.name] = [f.arg(None, common) for _ in value]
             elif value is not None:
-                values[spec.name] = next(args)
-        with ir.InsertionPoint(block):
-            op = opdef.build(values, attrs, result_types)
-            func.ReturnOp(op.results)
+                values[spec.name] = f.arg(None, value)
+        op = f.builder.op(opdef, values, attrs, [results[r] for r in opdef.result_names])
+        module = f.ret(op.results)
         try:
             ok = module.operation.verify() and verify_ops(module.operation, profile=profile)
         except ir.MLIRError as error:

@@ -10,17 +10,23 @@ import warnings
 
 import numpy as np
 
+from .dialect.dsa import (
+    KvQuantSparseFlashAttention,
+    LightningIndexer,
+    PrologV3,
+    QuantLightningIndexer,
+    SparseFlashAttention,
+)
+from .dialect.fia import FusedInferAttentionScore
+from .dialect.nsa import NsaCompressAttentionInfer
 from .dialect.opdef import KindError
-from .errors import VerificationError, VerificationWarning
+from .dialect.primitive import DynamicQuant, FormatCast, KvRmsNormRopeCache, RmsNorm, Rope, TransposeBatchMatmul
+from .dialect.prolog import Prolog, PrologV2
+from .dialect.types import TensorInfo
 from .eager import call, workspace_size
+from .errors import VerificationError, VerificationWarning
 from .runtime.formats import NZTensor, c0_for
 from .runtime.interop import is_torch, torch_to_numpy
-from .dialect.primitive import DynamicQuant, FormatCast, RmsNorm, Rope
-from .dialect.primitive import KvRmsNormRopeCache, TransposeBatchMatmul
-from .dialect.types import TensorInfo
-from .dialect.nsa import NsaCompressAttentionInfer
-from .dialect.prolog import Prolog, PrologV2
-from .dialect.fia import FusedInferAttentionScore
 
 
 def rms_norm(x, gamma, *, epsilon=1e-5):
@@ -494,3 +500,88 @@ def npu_format_cast(input, acl_format, *, customize_dtype=None, input_dtype=None
         raise VerificationError("\n".join(f.text(FormatCast.name) for f in verdict.errors),
                                 verdict.errors)
     return format_cast(input, acl_format)
+
+
+# --- DeepSeek Sparse Attention (docs/dsa.md): torch_npu's signatures, vLLM-Ascend's forms --------
+
+INT64_MAX = 9223372036854775807
+
+
+def npu_lightning_indexer(query, key, weights, *, actual_seq_lengths_query=None,
+                          actual_seq_lengths_key=None, block_table=None, layout_query="BSND",
+                          layout_key="BSND", sparse_count=2048, sparse_mode=3,
+                          pre_tokens=INT64_MAX, next_tokens=INT64_MAX, return_value=False):
+    """torch_npu.npu_lightning_indexer, `mla.lightning_indexer`: per query token the indices of
+    the sparse_count visible tokens with the highest ReLU-weighted index score, in descending
+    order (ties: the lower index first), -1 after them. Returns (sparse_indices int32,
+    sparse_values: the scores in the query's type with return_value, else an empty (0,) tensor).
+    TND queries and keys take cumulative int32 lengths; a PA_BSND key per-batch lengths and a
+    block table."""
+    return _dsa_call(LightningIndexer, locals())
+
+
+def npu_quant_lightning_indexer(query, key, weights, query_dequant_scale, key_dequant_scale,
+                                query_quant_mode, key_quant_mode, *, actual_seq_lengths_query=None,
+                                actual_seq_lengths_key=None, block_table=None, layout_query="BSND",
+                                layout_key="BSND", sparse_count=2048, sparse_mode=3,
+                                pre_tokens=INT64_MAX, next_tokens=INT64_MAX, query_dtype=None,
+                                key_dtype=None):
+    """torch_npu.npu_quant_lightning_indexer, `mla.quant_lightning_indexer`: the indexer over
+    int8 q/k with per-(token, head) fp16 dequant scales and fp16 weights (Atlas A2/A3).
+    Returns sparse_indices (int32)."""
+    return _dsa_call(QuantLightningIndexer, locals())[0]
+
+
+def npu_sparse_flash_attention(query, key, value, sparse_indices, scale_value, *, block_table=None,
+                               actual_seq_lengths_query=None, actual_seq_lengths_kv=None,
+                               query_rope=None, key_rope=None, sparse_block_size=1,
+                               layout_query="BSND", layout_kv="BSND", sparse_mode=3,
+                               pre_tokens=INT64_MAX, next_tokens=INT64_MAX, attention_mode=0,
+                               return_softmax_lse=False, sinks=None):
+    """torch_npu.npu_sparse_flash_attention, `mla.sparse_flash_attention`: MLA-absorbed attention
+    (attention_mode 2: value is the latent key) over the tokens sparse_indices selects. Returns
+    (attention_out, softmax_max, softmax_sum); the two fp32 softmax statistics are empty (0,)
+    tensors without return_softmax_lse. `sinks` is Ascend 950's (aclnnSparseFlashAttentionV2):
+    rejected on Atlas A2/A3 [SFA-14] unless the call runs under
+    ascend_mla.eager.profile("ASCEND950")."""
+    return _dsa_call(SparseFlashAttention, locals())
+
+
+def npu_kv_quant_sparse_flash_attention(query, key, value, sparse_indices, scale_value,
+                                        key_quant_mode, value_quant_mode, *, key_dequant_scale=None,
+                                        value_dequant_scale=None, block_table=None,
+                                        actual_seq_lengths_query=None, actual_seq_lengths_kv=None,
+                                        sparse_block_size=1, layout_query="BSND", layout_kv="BSND",
+                                        sparse_mode=3, pre_tokens=INT64_MAX, next_tokens=INT64_MAX,
+                                        attention_mode=0, quant_scale_repo_mode=1, tile_size=128,
+                                        rope_head_dim=64, key_dtype=None, value_dtype=None,
+                                        sinks=None):
+    """torch_npu.npu_kv_quant_sparse_flash_attention, `mla.kv_quant_sparse_flash_attention`:
+    sparse attention over the per-tile int8 latent cache of packed 656-byte rows (512 int8, the
+    64 bf16 rope values, 4 fp32 scales); query is [q_nope | q_rope] (576). Returns
+    attention_out (.., 512) in the query's type."""
+    return _dsa_call(KvQuantSparseFlashAttention, locals())[0]
+
+
+def npu_mla_prolog_v3(token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr, rmsnorm_gamma_cq,
+                      rmsnorm_gamma_ckv, rope_sin, rope_cos, kv_cache, kr_cache, *, cache_index=None,
+                      dequant_scale_x=None, dequant_scale_w_dq=None, dequant_scale_w_uq_qr=None,
+                      dequant_scale_w_dkv_kr=None, quant_scale_ckv=None, quant_scale_ckr=None,
+                      smooth_scales_cq=None, actual_seq_len=None, k_nope_clip_alpha=None,
+                      rmsnorm_epsilon_cq=1e-05, rmsnorm_epsilon_ckv=1e-05, cache_mode="PA_BSND",
+                      query_norm_flag=False, weight_quant_mode=0, kv_cache_quant_mode=0,
+                      query_quant_mode=0, ckvkr_repo_mode=0, quant_scale_repo_mode=0, tile_size=128,
+                      qc_qr_scale=1.0, kc_scale=1.0, token_x_dtype=None, weight_dq_dtype=None,
+                      weight_uq_qr_dtype=None, weight_dkv_kr_dtype=None, kv_cache_dtype=None):
+    """torch_npu.npu_mla_prolog_v3, `mla.prolog_v3`: the MLA prolog with the DSA indexer's query
+    latent (query_norm, with query_norm_flag), the scale corrections and the per-tile packed
+    int8 cache. weight_dq, weight_uq_qr, weight_dkv_kr are NZ tensors (format_cast(w, 29)).
+    Returns (query, query_rope, dequant_scale_q_nope, query_norm, dequant_scale_q_norm); the
+    caches are updated in place. An output the call does not produce is an empty (0,) tensor."""
+    return _dsa_call(PrologV3, locals())[:5]
+
+
+def _dsa_call(opdef, arguments: dict):
+    operands = {o.name: arguments[o.name] for o in opdef.kernel_operands}
+    attributes = {a.name: arguments[a.name] for a in opdef.attributes}
+    return call(opdef, operands, _torch_style_ints(opdef, attributes), profile="PT")

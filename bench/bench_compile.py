@@ -16,11 +16,11 @@ import time
 
 from mlir import ir
 
-from ascend_mla.dialect.dialect import make_context, verify_ops
+from ascend_mla.compiler import runtime_inputs
 from ascend_mla.dialect.diagnostics import DiagnosticCollector
+from ascend_mla.dialect.dialect import make_context, verify_ops
 from ascend_mla.models import deepseek
 from ascend_mla.passes import PIPELINES, build_pass_manager, parse_pipeline
-from ascend_mla.compiler import runtime_inputs
 from ascend_mla.passes.weights import WeightTable
 
 

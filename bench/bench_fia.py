@@ -11,7 +11,7 @@ kernel registry, torch matmuls by default) is timed against, in the same run:
   - the same with the kv already float32 (conversion not timed): a lower bound;
   - NumPy dense: the same absorbed form with NumPy matmuls (one per batch row), kv converted
     from bf16 per call;
-  - before: the kernel before the speed work (test/python/kernels_before, the tests' oracle).
+  - before: the kernel before the speed work (test/python/kernels_before).
 Times are medians of interleaved runs after a warm-up (the machine may be shared; the spread
 column says how noisy it was). Not a test.
 """
@@ -20,10 +20,9 @@ from __future__ import annotations
 import argparse
 import os
 
-from timing import CPU_TIME_HELP, before_kernels, machine, median_times   # first: sets threads
-
 import ml_dtypes
 import numpy as np
+from timing import CPU_TIME_HELP, before_kernels, machine, median_times  # first: sets threads
 
 from ascend_mla.runtime.kernels import get_kernel
 

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import argparse
 
-from timing import CPU_TIME_HELP, machine, median_times   # first: sets threads
-
 import numpy as np
+from timing import CPU_TIME_HELP, machine, median_times  # first: sets threads
 
 from ascend_mla.runtime.kernels import gemm
 

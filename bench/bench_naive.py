@@ -22,11 +22,12 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="fewer steps")
     args = p.parse_args(argv)
     import torch
+    from bench_eager import cpu_flags
+
     import ascend_mla
     from ascend_mla.frontend import torch as frontend
     from ascend_mla.models import deepseek
     from ascend_mla.passes.registry import PIPELINES
-    from bench_eager import cpu_flags
 
     print(f"CPU flags: {cpu_flags()}")
     ascend_mla.set_backend("cpu")

@@ -34,12 +34,30 @@ program = ascend_mla.compile(model, pipeline=pipeline)
 program(**model.inputs(0))
 inputs = [model.inputs(s) for s in range(1, steps + 1)]
 clock = time.process_time if os.environ.get("BENCH_CPU_TIME") else time.perf_counter
-times = []
+inside = [0.0]
+if os.environ.get("BENCH_SPLIT"):        # each kernel call timed: the rest is dispatch
+    from ascend_mla.runtime import kernels
+    def timed(fn):
+        def run(**kw):
+            t = clock()
+            try:
+                return fn(**kw)
+            finally:
+                inside[0] += clock() - t
+        run.__wrapped__ = fn
+        import inspect
+        run.__signature__ = inspect.signature(fn)
+        return run
+    for name, fn in list(kernels.KERNELS.items()):
+        kernels.KERNELS[name] = timed(fn)
+times, kernel_times = [], []
 for x in inputs:
+    inside[0] = 0.0
     t = clock()
     program(**x)
     times.append(clock() - t)
-print(json.dumps(times))
+    kernel_times.append(inside[0])
+print(json.dumps([times, kernel_times] if os.environ.get("BENCH_SPLIT") else times))
 """
 
 
@@ -51,6 +69,19 @@ def step_times(python: str, pipeline: str, steps: int, batch: int, cpu_time: boo
     done = subprocess.run([python, "-c", STEP, pipeline, str(steps), str(batch)], capture_output=True,
                           text=True, check=True, cwd=tempfile.gettempdir(), env=env)
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def dispatch_split(steps: int, batch: int):
+    """The fused and unfused decode steps split into kernel time (each kernel call timed) and
+    the rest (executor, argument handling, checks: Python dispatch), medians over the steps."""
+    for name, pipeline in (("fused", "default"), ("unfused", "builtin.module(verify)")):
+        env = dict(os.environ, BENCH_SPLIT="1")
+        done = subprocess.run([sys.executable, "-c", STEP, pipeline, str(steps), str(batch)], capture_output=True,
+                              text=True, check=True, cwd=tempfile.gettempdir(), env=env)
+        times, kernel_times = json.loads(done.stdout.strip().splitlines()[-1])
+        step, inside = statistics.median(times), statistics.median(kernel_times)
+        print(f"  {name:8s} step {step * 1e3:7.2f} ms: kernels {inside * 1e3:7.2f} ms ({inside / step:.0%}), "
+              f"dispatch and the rest {(step - inside) * 1e3:6.2f} ms ({1 - inside / step:.0%})")
 
 
 def decode_steps(args):
@@ -78,6 +109,8 @@ def decode_steps(args):
     if args.baseline_python:
         line += f" | baseline: {statistics.median(base['fused']) / statistics.median(base['unfused']):.2f}"
     print(line)
+    print("where a step's time goes (one more process each, kernel calls timed):")
+    dispatch_split(steps, args.batch)
 
 
 def calls_and_plans():

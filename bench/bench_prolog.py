@@ -5,12 +5,12 @@
 He = 7168, N in {32, 128}, T in {8, 128}, bf16 (scenario NQ), PA_BSND. The kernel runs warm,
 its weights converted once (NZ weights in their kernel_cache, weight_uk read-only). It is set
 against, measured in the same run, interleaved (medians; the spread column says how noisy):
-  before     the kernel before the speed work (test/python/kernels_before, the tests' oracle);
+  before     the kernel before the speed work (test/python/kernels_before);
   torch      a PyTorch eager bf16 implementation of the same formulas (when torch is installed);
   f32 mm     the four matmul products alone in NumPy float32 (the floor of the numpy backend;
              timed in a group of its own: OpenBLAS's spinning workers would slow the others);
-  bf16 mm    the kernel's own four products alone (gemm.py's calls on the same packed weights:
-             the GEMM library's share of the kernel, and what pins it above the read floor);
+  bf16 mm    the kernel's own four products alone (gemm.py's calls on the same weights: the
+             MLIR-compiled products by default, runtime/kernels/jit.py): their share of the kernel;
   read       reading the bf16 weights once at the memory bandwidth measured here (np.copyto,
              read + write bytes per second): the weight-read floor;
   peak       the products' FLOPs at this machine's float32 GEMM peak (a 2048^3 sgemm).
@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import argparse
 
-from timing import CPU_TIME_HELP, before_kernels, clock, machine, median_times   # first: sets threads
-
 import ml_dtypes
 import numpy as np
+from timing import CPU_TIME_HELP, before_kernels, clock, machine, median_times  # first: sets threads
 
 from ascend_mla.runtime.formats import format_cast
 from ascend_mla.runtime.kernels import gemm, get_kernel
@@ -189,7 +188,7 @@ def main():
                 candidates["before"] = kernel_call(layer, get_before)
             if have_torch:
                 candidates["torch"] = torch_eager(layer)
-            if gemm.use_torch():
+            if gemm.bf16_engine() != "numpy":
                 candidates["bf16 mm"] = kernel_matmuls(layer)
             # timed apart (as in bench_fia): NumPy's OpenBLAS workers spin for a while after
             # each call and take the cores from the torch-backed run that follows (measured:

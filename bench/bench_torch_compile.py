@@ -99,7 +99,7 @@ def deepseek(args, torch, transformers):
           f"partitions {[p['kind'] for p in decode_report['partitions']]}, {backend.fallbacks} fallbacks, "
           f"graphs compiled: {len(backend.reports)}")
     print(line(f"decode step (median of {steps - 1})", medians))
-    print(f"first two calls (prefill + decode, compiling both graphs): "
+    print("first two calls (prefill + decode, compiling both graphs): "
           + ", ".join(f"{n} {compile_seconds[n]:.1f} s" for n in ("eager", "inductor", "ascend_mla")))
     print("largest |logits - float32 model's| / largest float32 logit over the decode steps: "
           + ", ".join(f"{n} {errors[n] * 100:.2f}%" for n in ("eager", "inductor", "ascend_mla")))
@@ -132,7 +132,7 @@ def other(args, torch, transformers):
     print(f"{args.model} (float32, 2 layers, hidden 256, batch {args.batch} x 64 tokens, no cache): ascend_mla runs "
           f"{kinds}; max |ascend_mla - eager| {(outputs['ascend_mla'] - outputs['eager']).abs().max().item():.2g}")
     print(line(f"forward (median of {8 if args.quick else 30})", medians))
-    print(f"first call (compiling): " + ", ".join(f"{n} {compile_seconds[n]:.1f} s" for n in ("inductor", "ascend_mla")))
+    print("first call (compiling): " + ", ".join(f"{n} {compile_seconds[n]:.1f} s" for n in ("inductor", "ascend_mla")))
 
 
 def main(argv=None):
@@ -147,10 +147,12 @@ def main(argv=None):
     args = p.parse_args(argv)
     import logging
     import warnings
+
     import torch
     import transformers
-    import ascend_mla
     from bench_eager import cpu_flags
+
+    import ascend_mla
 
     warnings.filterwarnings("ignore")       # the prefill's unfused attention says so (FusionWarning)
     logging.getLogger("ascend_mla").setLevel(logging.ERROR)

@@ -34,6 +34,7 @@ def _status(field: str) -> int:
 def lm_worker(out: str, checkpoint: str, steps: int):
     """CausalLM.from_pretrained(tp = the job's world size): this rank reads its part only."""
     import numpy as np
+
     from ascend_mla.models import deepseek
     from ascend_mla.runtime.distributed import init_from_environment
     w = init_from_environment(timeout_s=120)
@@ -57,6 +58,7 @@ def lm_worker(out: str, checkpoint: str, steps: int):
 
 def worker(out: str, model: str, layers: int, batch: int, steps: int):
     import numpy as np
+
     import ascend_mla
     from ascend_mla.models import deepseek
     from ascend_mla.runtime.distributed import init_from_environment

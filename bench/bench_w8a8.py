@@ -28,9 +28,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from timing import CPU_TIME_HELP, machine, median_times, small_checkpoint   # noqa: E402  (before NumPy: --cpu-time's threads)
-
-import numpy as np                                          # noqa: E402
+import numpy as np  # noqa: E402
+from timing import CPU_TIME_HELP, machine, median_times, small_checkpoint  # noqa: E402  (before NumPy: --cpu-time's threads)
 
 QUANTS = ("bf16", "w8a8", "w8a8c8")
 
@@ -53,6 +52,7 @@ def emulated_w8a8(model, ids):
     quant="w8a8" makes int8 (checkpoint.w8a8_int8) gets its weight rounded per output channel
     (scale max|row| / 127) and its input rounded per token (max|x| / 127, half to even)."""
     import torch
+
     from ascend_mla.models.checkpoint import w8a8_int8
     emul = copy.deepcopy(model).float()
     storages = set()
@@ -82,6 +82,7 @@ def attention_errors(path, fp32_model, ids, kv_scales: dict) -> dict:
     distance of its output (o_proj's, the residual taken off) from transformers' fp32 attention.
     One row per mode; w8a8c8 once per latent-cache scale in `kv_scales` ({label: {layer: scale}})."""
     import torch
+
     import ascend_mla
     from ascend_mla.models import checkpoint, deepseek
     config = checkpoint.read_config(path)
@@ -121,9 +122,10 @@ def main(argv=None):
     repeat = 2 if args.quick else 5
 
     import torch
+    from transformers import AutoModelForCausalLM
+
     import ascend_mla
     from ascend_mla.models import checkpoint, deepseek
-    from transformers import AutoModelForCausalLM
 
     print(machine())
     ascend_mla.set_backend("cpu")
@@ -186,8 +188,8 @@ def main(argv=None):
         calibrated = {i: float(lms["w8a8c8"].weights[f"model.layers.{i}.self_attn.kv_scale"][0, 0]) for i in gammas}
         errors = attention_errors(path, copy.deepcopy(model).float(), ids,
                                   {"calibrated": calibrated, "weights-only": weights_only_scales})
-        print(f"\neach layer's attention output for transformers' fp32 input of that layer, relative L2 from "
-              f"transformers' fp32 attention (the int8 latent cache's share: in quadrature over w8a8):")
+        print("\neach layer's attention output for transformers' fp32 input of that layer, relative L2 from "
+              "transformers' fp32 attention (the int8 latent cache's share: in quadrature over w8a8):")
         for label, per_layer in errors.items():
             share = ""
             if label.startswith("w8a8c8"):

@@ -74,7 +74,7 @@ def median_times(candidates: dict, repeats: int) -> dict:
 
 def before_kernels():
     """get_kernel of the kernels before the speed work (a frozen copy kept as the tests'
-    bit-exactness oracle), or None when the test tree is not there."""
+    rounding contract's reference), or None when the test tree is not there."""
     here = os.path.dirname(os.path.abspath(__file__))
     tests = os.path.join(here, os.pardir, "test", "python")
     if not os.path.isdir(os.path.join(tests, "kernels_before")):
@@ -84,10 +84,43 @@ def before_kernels():
     return kernels_before.get_kernel
 
 
-def small_checkpoint(directory: str) -> str:
+def small_checkpoint(directory: str, family: str = "deepseek_v3") -> str:
     """The tests' small DeepSeek-V3 checkpoint (test/python/hf_checkpoints.SMALL: the MLA
     prolog's dims, a dense and a MoE layer, random init), written by transformers into
-    `directory`: what the whole-model benchmarks run without --checkpoint."""
+    `directory`: what the whole-model benchmarks run without --checkpoint. Another `family`:
+    its small checkpoint of examples/write_checkpoint.FAMILIES (test_families.py's)."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "test", "python"))
     import hf_checkpoints
-    return hf_checkpoints.write_transformers_checkpoint(os.path.join(directory, "deepseek-v3-small"))
+    if family == "deepseek_v3":
+        return hf_checkpoints.write_transformers_checkpoint(os.path.join(directory, "deepseek-v3-small"))
+    from write_checkpoint import write_family_checkpoint
+    return write_family_checkpoint(family, os.path.join(directory, f"{family}-small"))[0]
+
+
+# The whole-model benchmarks' families: each one's attention and hidden dims (DeepSeek-V3's are
+# the tests' SMALL checkpoint), 2 layers (one dense, one MoE), few heads, a small vocab and MLPs.
+FAMILIES = {
+    "deepseek-v3": None,
+    "deepseek-v2": dict(hidden_size=5120, num_attention_heads=8, q_lora_rank=1536, topk_method="group_limited_greedy",
+                        n_group=2, topk_group=1),
+    "deepseek-v2-lite": dict(hidden_size=2048, num_attention_heads=16, q_lora_rank=None, topk_method="greedy",
+                             n_group=1, topk_group=1),
+}
+
+
+def family_checkpoint(directory: str, family: str) -> str:
+    """A small checkpoint of `family` (FAMILIES) written by transformers into `directory`."""
+    overrides = FAMILIES[family]
+    if overrides is None:
+        return small_checkpoint(directory)
+    import torch
+    from transformers import DeepseekV2Config, DeepseekV2ForCausalLM
+    config = DeepseekV2Config(vocab_size=512, intermediate_size=256, moe_intermediate_size=64, num_hidden_layers=2,
+                              num_key_value_heads=overrides["num_attention_heads"], kv_lora_rank=512,
+                              qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128, n_routed_experts=8,
+                              n_shared_experts=1, num_experts_per_tok=2, first_k_dense_replace=1,
+                              max_position_embeddings=4096, bos_token_id=0, eos_token_id=1, **overrides)
+    torch.manual_seed(0)
+    path = os.path.join(directory, family)
+    DeepseekV2ForCausalLM(config).to(torch.bfloat16).save_pretrained(path)
+    return path

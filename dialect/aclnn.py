@@ -34,11 +34,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Any, Callable, Optional, Protocol, Sequence
 
 from mlir import ir
 from mlir.dialects import irdl
-from .dialect import register_python_namespace, symbol_text
+
+from .diagnostics import symbol_text
+from .registry import register_python_namespace
 
 # --- the ACL enums a call describes its tensors with
 
@@ -127,6 +129,53 @@ def snake_case(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
+# --- cost formulas ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Cost:
+    """What a kernel call computes on the cube: FLOPs, on int8 inputs or not. (The bytes it
+    moves are its tensors', each read or written whole unless the formula says otherwise.)"""
+    flops: int = 0
+    int8: bool = False
+
+
+class CallArguments(Protocol):
+    """What a cost formula (Function.cost) sees of one call: its arguments by C name. The
+    roofline (ascend_mla/cost.py) implements it over the decoded program."""
+
+    def info(self, name: str):
+        """The TensorInfo of tensor argument `name` (None: nullptr)."""
+
+    def tensors(self, name: str) -> list:
+        """The tensors argument `name` stands for (one, a list's elements, none); each has `.info`."""
+
+    def host(self, name: str) -> Any:
+        """A host argument's value known before the run (None when it is not)."""
+
+    def int_list(self, name: str) -> Optional[list]:
+        """An aclIntArray's values: a constant list, or one read at run time from the inputs."""
+
+    def kv_lengths(self, name: str, capacity: list) -> list:
+        """The key/value lengths a paged attention reads: the run-time list `name` when the
+        inputs give it, else `capacity` (the block table's); the roofline says which."""
+
+    def touch(self, tensor, nbytes: int) -> None:
+        """The call moves `nbytes` of `tensor` (an argument name, or one of `tensors()`), not all."""
+
+
+def memory_only(call: CallArguments) -> Cost:
+    """The default formula: the call's tensors moved whole, no cube FLOPs (vector and
+    data-movement calls; the roofline does not model vector throughput)."""
+    return Cost()
+
+
+def tensor_bytes(info) -> int:
+    """Bytes of a dense tensor of type `info` (int4 packed two per byte)."""
+    from .types import numpy_dtype
+    bits = 4 if info.dtype == "i4" else numpy_dtype(info.dtype).itemsize * 8
+    return info.numel * bits // 8
+
+
 @dataclass(eq=False)
 class Function:
     """An aclnn operator API: `<name>GetWorkspaceSize(params..., uint64_t *workspaceSize,
@@ -140,12 +189,15 @@ class Function:
     Function's CPU path (test_registries checks it). `source` says where the prototype
     comes from (a seed, or a public CANN document: NON-SEED). `strided`: the documentation
     says the tensor arguments may be non-contiguous ("支持非连续的Tensor"); otherwise the
-    lowering passes contiguous copies of strided views."""
+    lowering passes contiguous copies of strided views. `cost`: the call's cost formula for the
+    roofline (ascend_mla/cost.py): cube FLOPs and the parts of tensors it touches
+    (`memory_only` by default)."""
     name: str
     params: tuple
     kernel: Optional[object] = None      # an OpDef
     source: str = ""
     strided: bool = False
+    cost: Callable[[CallArguments], Cost] = memory_only
     param_by_name: dict = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -251,7 +303,10 @@ class AclnnDialect:
         return "\n".join(lines) + "\n"
 
     def load(self, context: ir.Context):
-        load_functions()
+        """Load the dialect into `context`, once; its functions are declared first
+        (dialect/dialect.py load_dialects does both)."""
+        if not self.functions:
+            raise RuntimeError("no aclnn function is declared yet: load with dialect.dialect.load_dialects")
         register_python_namespace("aclnn")
         if context.is_registered_operation("aclnn.alloc"):
             return
@@ -290,15 +345,6 @@ def _irdl_op(name, operands, attributes, results) -> list[str]:
 
 
 ACLNN = AclnnDialect()
-
-
-def load_functions():
-    from . import aclnn_functions  # noqa: F401  (declares every Function in ACLNN)
-
-
-def irdl_module_text() -> str:
-    load_functions()
-    return ACLNN.irdl()
 
 
 # --- types ----------------------------------------------------------------------------------

@@ -7,15 +7,121 @@ the CPU backend's dispatch to the kernels (through `binds`, or runtime/cpu_calls
 """
 from __future__ import annotations
 
+from .aclnn import (
+    ACLNN,
+    CallArguments,
+    Cost,
+    Function,
+    boolean,
+    dtype,
+    f64,
+    i8,
+    i32,
+    i64,
+    int_array,
+    opt_out,
+    opt_tensor,
+    opt_tensor_list,
+    out,
+    out_tensor_list,
+    ref,
+    scalar,
+    string,
+    tensor,
+    tensor_bytes,
+    tensor_list,
+)
+from .decoder import MoeFinalizeRouting, MoeInitRouting, SwiGlu
+from .dsa import KvQuantSparseFlashAttention, LightningIndexer, PrologV3, QuantLightningIndexer, SparseFlashAttention
 from .fia import FusedInferAttentionScore
 from .nsa import NsaCompressAttentionInfer
-from .primitive import (Add, Amax, Div, DynamicQuant, FormatCast, KvRmsNormRopeCache, Mean, Mul,
-                        Quantize, Rope, Rsqrt, Transpose, TransposeBatchMatmul)
+from .primitive import (
+    Add,
+    Amax,
+    Div,
+    DynamicQuant,
+    FormatCast,
+    KvRmsNormRopeCache,
+    Mean,
+    Mul,
+    Quantize,
+    Rope,
+    Rsqrt,
+    Transpose,
+    TransposeBatchMatmul,
+)
 from .prolog import Prolog, PrologV2
-from .aclnn import (ACLNN, Function, Param, boolean, dtype, f64, i8, i32, i64, int_array, opt_out,
-                    opt_tensor, opt_tensor_list, out, out_tensor_list, ref, scalar, string, tensor,
-                    tensor_list)
-from .decoder import MoeFinalizeRouting, MoeInitRouting, SwiGlu
+
+# --- cost formulas (the roofline, ascend_mla/cost.py) ------------------------------------------
+# Cube FLOPs: 2*M*N*K per product. Bytes: every tensor whole, except the rows of a paged cache a
+# call writes (cache_index / slot_mapping) or reads (the kv lengths under a block table) and the
+# rows an embedding gathers.
+
+def _per_row(cache) -> int:
+    """Bytes of one token's row of a paged cache (BlockNum, BlockSize, ...)."""
+    return tensor_bytes(cache) // (cache.shape[0] * cache.shape[1])
+
+
+def _prolog_cost(call: CallArguments) -> Cost:
+    """The four projections for each token; one cache row written per token."""
+    rows = call.info("cacheIndex").numel
+    for cache in ("kvCacheRef", "krCacheRef"):
+        call.touch(cache, rows * _per_row(call.info(cache)))
+    x = call.info("tokenX")
+    weights = ("weightDq", "weightUqQr", "weightUk", "weightDkvKr")
+    return Cost(2 * (x.numel // x.shape[-1]) * sum(call.info(w).numel for w in weights),
+                call.info("weightUqQr").dtype == "i8")
+
+
+def _scatter_cost(call: CallArguments) -> Cost:
+    """One row written per slot of each cache given (a 0-d placeholder is no cache)."""
+    rows = call.info("slotMapping").numel
+    for cache in ("keyCacheRef", "valueCacheRef"):
+        if call.info(cache).rank >= 2:
+            call.touch(cache, rows * _per_row(call.info(cache)))
+    return Cost()
+
+
+def _embedding_cost(call: CallArguments) -> Cost:
+    """The rows gathered, not the table."""
+    call.touch("weight", tensor_bytes(call.info("out")))
+    return Cost()
+
+
+def _matmul_cost(call: CallArguments) -> Cost:
+    """2*M*N*K: K from x (transposed or not)."""
+    x = call.info("self") if call.info("self") is not None else call.info("x1")
+    transposed = bool(call.host("transposeX1"))
+    return Cost(2 * call.info("out").numel * (x.shape[-2] if transposed else x.shape[-1]), x.dtype == "i8")
+
+
+def _attention_cost(call: CallArguments) -> Cost:
+    """QK^T and PV per query row and head over the mean kv length; under a block table, the
+    key/value rows of the kv lengths are what is read."""
+    query, out_ = call.info("query"), call.info("attentionOut")
+    heads = call.host("numHeads") or 1
+    layout = call.host("inputLayout") or "BSH"
+    per_head = (lambda info: info.shape[-1] // heads) if layout in ("BSH", "SH") else (lambda info: info.shape[-1])
+    d_qk, d_v = per_head(query), per_head(out_)
+    if call.info("queryRopeOptional") is not None:
+        d_qk += per_head(call.info("queryRopeOptional"))
+    rows = out_.numel // d_v                                   # query tokens x heads
+    kv = [t for name in ("key", "value", "keyRopeOptional") for t in call.tensors(name)]
+    table = call.info("blockTableOptional")
+    if table is not None:
+        block_size = call.host("blockSize") or 1
+        lengths = call.kv_lengths("actualSeqLengthsKvOptional", [table.shape[1] * block_size] * table.shape[0])
+        for t in kv:
+            call.touch(t, sum(lengths) * tensor_bytes(t.info) // (t.info.shape[0] * block_size))
+        mean_length = sum(lengths) / max(len(lengths), 1)
+    else:
+        lengths = call.int_list("actualSeqLengthsKvOptional")
+        if lengths:
+            mean_length = sum(lengths) / len(lengths)
+        else:                                                  # the key's sequence axis
+            mean_length = kv[0].info.shape[2 if layout.startswith("BN") else 1]
+    return Cost(int(2 * rows * mean_length * (d_qk + d_v)), query.dtype == "i8")
+
 
 # --- MLA prolog (seeds 001 and 000) ---------------------------------------------------------
 
@@ -39,12 +145,12 @@ _PROLOG_INPUTS = (
 
 MLA_PROLOG = ACLNN.add(Function(
     "aclnnMlaProlog", _PROLOG_INPUTS,
-    kernel=Prolog, source="seed 001"))
+    kernel=Prolog, source="seed 001", cost=_prolog_cost))
 
 MLA_PROLOG_V2 = ACLNN.add(Function(
     "aclnnMlaPrologV2WeightNz",
     _PROLOG_INPUTS + (opt_out("dequantScaleQNopeOutOptional", "dequant_scale_q_nope"),),
-    kernel=PrologV2, source="seed 000"))
+    kernel=PrologV2, source="seed 000", cost=_prolog_cost))
 
 # --- FusedInferAttentionScore (seed 004; V3 adds the MLA rope inputs) -----------------------
 
@@ -82,7 +188,7 @@ _FIA_TAIL = (
 
 FIA_V2 = ACLNN.add(Function(
     "aclnnFusedInferAttentionScoreV2",
-    _FIA_HEAD + _FIA_TAIL, kernel=FusedInferAttentionScore, source="seed 004"))
+    _FIA_HEAD + _FIA_TAIL, kernel=FusedInferAttentionScore, source="seed 004", cost=_attention_cost))
 
 # NON-SEED: seed 004 (V2) has no rope inputs; the MLA mode (query_rope/key_rope, the catalog's
 # "Option B") is the public CANN aclnnFusedInferAttentionScoreV3 prototype: V2's arguments with
@@ -92,7 +198,7 @@ FIA_V3 = ACLNN.add(Function(
     _FIA_HEAD + (opt_tensor("queryRopeOptional", "query_rope"),
                  opt_tensor("keyRopeOptional", "key_rope"),
                  opt_tensor("keyRopeAntiquantScaleOptional")) + _FIA_TAIL,
-    kernel=FusedInferAttentionScore,
+    kernel=FusedInferAttentionScore, cost=_attention_cost,
     source="NON-SEED: public CANN aclnnFusedInferAttentionScoreV3 (MLA rope inputs)"))
 
 # --- NsaCompressAttentionInfer (seed 003) ---------------------------------------------------
@@ -115,6 +221,112 @@ NSA = ACLNN.add(Function(
      out("output", "output"), out("topKOutput", "topk_indices")),
     kernel=NsaCompressAttentionInfer, source="seed 003"))
 
+# --- DeepSeek Sparse Attention (docs/dsa.md; the DSA reference's prototypes) ------------------
+# The actual lengths and the block table are device tensors here (not host int arrays as in
+# FIA): vLLM-Ascend's cumulative lengths stay on the device between steps.
+
+_LENGTHS = (opt_tensor("actualSeqLengthsQueryOptional", "actual_seq_lengths_query"),)
+
+LIGHTNING_INDEXER = ACLNN.add(Function(
+    "aclnnLightningIndexer",
+    (tensor("query", "query"), tensor("key", "key"), tensor("weights", "weights"),
+     *_LENGTHS, opt_tensor("actualSeqLengthsKeyOptional", "actual_seq_lengths_key"),
+     opt_tensor("blockTableOptional", "block_table"),
+     string("layoutQueryOptional", "layout_query"), string("layoutKeyOptional", "layout_key"),
+     i64("sparseCount", "sparse_count"), i64("sparseMode", "sparse_mode"),
+     i64("preTokens", "pre_tokens"), i64("nextTokens", "next_tokens"),
+     boolean("returnValues", "return_value"),
+     out("sparseIndicesOut", "sparse_indices"), out("sparseValuesOut", "sparse_values")),
+    kernel=LightningIndexer, source="NON-SEED: aclnnLightningIndexer (hicann ops-transformer docs)"))
+
+QUANT_LIGHTNING_INDEXER = ACLNN.add(Function(
+    "aclnnQuantLightningIndexer",
+    (tensor("query", "query"), tensor("key", "key"), tensor("weights", "weights"),
+     tensor("queryDequantScale", "query_dequant_scale"),
+     tensor("keyDequantScale", "key_dequant_scale"),
+     *_LENGTHS, opt_tensor("actualSeqLengthsKeyOptional", "actual_seq_lengths_key"),
+     opt_tensor("blockTableOptional", "block_table"),
+     i64("queryQuantMode", "query_quant_mode"), i64("keyQuantMode", "key_quant_mode"),
+     string("layoutQueryOptional", "layout_query"), string("layoutKeyOptional", "layout_key"),
+     i64("sparseCount", "sparse_count"), i64("sparseMode", "sparse_mode"),
+     i64("preTokens", "pre_tokens"), i64("nextTokens", "next_tokens"),
+     out("out", "sparse_indices")),
+    kernel=QuantLightningIndexer,
+    source="NON-SEED: aclnnQuantLightningIndexer (hicann ops-transformer op_api header)"))
+
+_SFA_HEAD = (
+    tensor("query", "query"), tensor("key", "key"), tensor("value", "value"),
+    tensor("sparseIndices", "sparse_indices"), opt_tensor("blockTableOptional", "block_table"),
+    *_LENGTHS, opt_tensor("actualSeqLengthsKvOptional", "actual_seq_lengths_kv"),
+    opt_tensor("queryRopeOptional", "query_rope"), opt_tensor("keyRopeOptional", "key_rope"))
+_SFA_TAIL = (
+    f64("scaleValue", "scale_value"), i64("sparseBlockSize", "sparse_block_size"),
+    string("layoutQuery", "layout_query"), string("layoutKv", "layout_kv"),
+    i64("sparseMode", "sparse_mode"), i64("preTokens", "pre_tokens"),
+    i64("nextTokens", "next_tokens"), i64("attentionMode", "attention_mode"),
+    boolean("returnSoftmaxLse", "return_softmax_lse"),
+    out("attentionOutOut", "attention_out"), out("softmaxMaxOut", "softmax_max"),
+    out("softmaxSumOut", "softmax_sum"))
+
+SPARSE_FLASH_ATTENTION = ACLNN.add(Function(
+    "aclnnSparseFlashAttention", _SFA_HEAD + _SFA_TAIL, kernel=SparseFlashAttention,
+    source="NON-SEED: aclnnSparseFlashAttention (hicann ops-transformer docs)"))
+
+# V2: sinksOptional after keyRopeOptional (Ascend 950's learnable sinks).
+SPARSE_FLASH_ATTENTION_V2 = ACLNN.add(Function(
+    "aclnnSparseFlashAttentionV2", _SFA_HEAD + (opt_tensor("sinksOptional", "sinks"),) + _SFA_TAIL,
+    kernel=SparseFlashAttention,
+    source="NON-SEED: aclnnSparseFlashAttentionV2 (hicann ops-transformer docs)"))
+
+KV_QUANT_SPARSE_FLASH_ATTENTION = ACLNN.add(Function(
+    "aclnnKvQuantSparseFlashAttention",
+    (tensor("query", "query"), tensor("key", "key"), tensor("value", "value"),
+     tensor("sparseIndices", "sparse_indices"),
+     opt_tensor("keyDequantScaleOptional", "key_dequant_scale"),
+     opt_tensor("valueDequantScaleOptional", "value_dequant_scale"),
+     opt_tensor("blockTableOptional", "block_table"), *_LENGTHS,
+     opt_tensor("actualSeqLengthsKvOptional", "actual_seq_lengths_kv"),
+     f64("scaleValue", "scale_value"), i64("keyQuantMode", "key_quant_mode"),
+     i64("valueQuantMode", "value_quant_mode"), i64("sparseBlockSize", "sparse_block_size"),
+     string("layoutQueryOptional", "layout_query"), string("layoutKvOptional", "layout_kv"),
+     i64("sparseMode", "sparse_mode"), i64("preTokens", "pre_tokens"),
+     i64("nextTokens", "next_tokens"), i64("attentionMode", "attention_mode"),
+     i64("quantScaleRepoMode", "quant_scale_repo_mode"), i64("tileSize", "tile_size"),
+     i64("ropeHeadDim", "rope_head_dim"), out("out", "attention_out")),
+    kernel=KvQuantSparseFlashAttention,
+    source="NON-SEED: aclnnKvQuantSparseFlashAttention (ops-transformer generated header)"))
+
+# The 2025-12 header (H-PV3): no queryNormFlag argument; query_norm / dequant_scale_q_norm are
+# passed (queryNormOutOptional, ...) only when torch_npu's query_norm_flag is set.
+MLA_PROLOG_V3 = ACLNN.add(Function(
+    "aclnnMlaPrologV3WeightNz",
+    (tensor("tokenX", "token_x"), tensor("weightDq", "weight_dq"),
+     tensor("weightUqQr", "weight_uq_qr"), tensor("weightUk", "weight_uk"),
+     tensor("weightDkvKr", "weight_dkv_kr"), tensor("rmsnormGammaCq", "rmsnorm_gamma_cq"),
+     tensor("rmsnormGammaCkv", "rmsnorm_gamma_ckv"), tensor("ropeSin", "rope_sin"),
+     tensor("ropeCos", "rope_cos"), ref("kvCacheRef", "kv_cache", ctype="aclTensor *"),
+     ref("krCacheRef", "kr_cache", ctype="aclTensor *"),
+     opt_tensor("cacheIndexOptional", "cache_index"),
+     opt_tensor("dequantScaleXOptional", "dequant_scale_x"),
+     opt_tensor("dequantScaleWDqOptional", "dequant_scale_w_dq"),
+     opt_tensor("dequantScaleWUqQrOptional", "dequant_scale_w_uq_qr"),
+     opt_tensor("dequantScaleWDkvKrOptional", "dequant_scale_w_dkv_kr"),
+     opt_tensor("quantScaleCkvOptional", "quant_scale_ckv"),
+     opt_tensor("quantScaleCkrOptional", "quant_scale_ckr"),
+     opt_tensor("smoothScalesCqOptional", "smooth_scales_cq"),
+     opt_tensor("actualSeqLenOptional", "actual_seq_len"),
+     opt_tensor("kNopeClipAlphaOptional", "k_nope_clip_alpha"),
+     f64("rmsnormEpsilonCq", "rmsnorm_epsilon_cq"), f64("rmsnormEpsilonCkv", "rmsnorm_epsilon_ckv"),
+     string("cacheModeOptional", "cache_mode"), i64("weightQuantMode", "weight_quant_mode"),
+     i64("kvCacheQuantMode", "kv_cache_quant_mode"), i64("queryQuantMode", "query_quant_mode"),
+     i64("ckvkrRepoMode", "ckvkr_repo_mode"), i64("quantScaleRepoMode", "quant_scale_repo_mode"),
+     i64("tileSize", "tile_size"), f64("qcQrScale", "qc_qr_scale"), f64("kcScale", "kc_scale"),
+     out("queryOut", "query"), out("queryRopeOut", "query_rope"),
+     opt_out("dequantScaleQNopeOutOptional", "dequant_scale_q_nope"),
+     opt_out("queryNormOutOptional", "query_norm"),
+     opt_out("dequantScaleQNormOutOptional", "dequant_scale_q_norm")),
+    kernel=PrologV3, source="NON-SEED: aclnn_mla_prolog_v3_weight_nz.h (ops-transformer, 2025-12)"))
+
 # --- FusedInferAttentionScoreV4: the interface torch_npu.npu_fused_infer_attention_score_v2
 # calls (op-plugin FusedInferAttentionScoreV2KernelNpuOpApi.cpp); V3's arguments plus the
 # query's dequantization (dequantScaleQueryOptional, queryQuantMode) of the full-quant MLA mode.
@@ -133,7 +345,7 @@ FIA_V4 = ACLNN.add(Function(
     "aclnnFusedInferAttentionScoreV4",
     _V4_TENSORS + _V4_HOST + (out("attentionOut", "attention_out"),
                               opt_out("softmaxLse", "softmax_lse")),
-    source="NON-SEED: public CANN aclnnFusedInferAttentionScoreV4 (ops-transformer docs)"))
+    source="NON-SEED: public CANN aclnnFusedInferAttentionScoreV4 (ops-transformer docs)", cost=_attention_cost))
 
 # --- primitives: the standard kernels torch_npu calls (evidence in lowering/primitive.py) ------
 # NON-SEED prototypes, from the public CANN operator documents (hicann ops-nn / ops-math /
@@ -150,26 +362,26 @@ RMS_NORM = ACLNN.add(Function(
 MATMUL = ACLNN.add(Function(
     "aclnnMatmul",
     (tensor("self"), tensor("mat2"), out("out", ctype=_OUT), i8("cubeMathType")),
-    source="NON-SEED: public CANN aclnnMatmul", strided=True))
+    source="NON-SEED: public CANN aclnnMatmul", strided=True, cost=_matmul_cost))
 
 MATMUL_WEIGHT_NZ = ACLNN.add(Function(
     "aclnnMatmulWeightNz",
     (tensor("self"), tensor("mat2"), out("out", ctype=_OUT), i8("cubeMathType")),
-    source="NON-SEED: public CANN aclnnMatmulWeightNz"))
+    source="NON-SEED: public CANN aclnnMatmulWeightNz", cost=_matmul_cost))
 
 QUANT_MATMUL_V4 = ACLNN.add(Function(
     "aclnnQuantMatmulV4",
     (tensor("x1"), tensor("x2"), tensor("scale"), opt_tensor("offset"),
      opt_tensor("pertokenScaleOptional"), opt_tensor("bias"), boolean("transposeX1"),
      boolean("transposeX2"), out("out")),
-    source="NON-SEED: public CANN aclnnQuantMatmulV4"))
+    source="NON-SEED: public CANN aclnnQuantMatmulV4", cost=_matmul_cost))
 
 QUANT_MATMUL_WEIGHT_NZ = ACLNN.add(Function(
     "aclnnQuantMatmulWeightNz",
     (tensor("x1"), tensor("x2"), opt_tensor("x1Scale"), tensor("x2Scale"), opt_tensor("yScale"),
      opt_tensor("x1Offset"), opt_tensor("x2Offset"), opt_tensor("yOffset"), opt_tensor("bias"),
      boolean("transposeX1"), boolean("transposeX2"), i64("groupSize"), out("out", ctype=_OUT)),
-    source="NON-SEED: public CANN aclnnQuantMatmulWeightNz"))
+    source="NON-SEED: public CANN aclnnQuantMatmulWeightNz", cost=_matmul_cost))
 
 INTERLEAVE_ROPE = ACLNN.add(Function(
     "aclnnInterleaveRope",
@@ -216,12 +428,12 @@ SCATTER_PA_KV_CACHE = ACLNN.add(Function(
      opt_tensor("compressSeqOffsetOptional"), opt_tensor("seqLensOptional"),
      string("cacheModeOptional"), string("scatterModeOptional"),
      int_array("stridesOptional"), int_array("offsetsOptional")),
-    source="NON-SEED: public CANN aclnnScatterPaKvCache", strided=True))
+    source="NON-SEED: public CANN aclnnScatterPaKvCache", strided=True, cost=_scatter_cost))
 
 EMBEDDING = ACLNN.add(Function(
     "aclnnEmbedding",
     (tensor("weight"), tensor("indices"), out("out")),
-    source="NON-SEED: public CANN aclnnEmbedding"))
+    source="NON-SEED: public CANN aclnnEmbedding", cost=_embedding_cost))
 
 NPU_FORMAT_CAST = ACLNN.add(Function(
     "aclnnNpuFormatCast",

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import re
 
-from .dialect import MLA
 from .opdef import OpDef, i64, operand, string
+from .registry import MLA
 from .rules import RuleSet
 from .types import ND, TensorInfo
 
@@ -90,6 +90,7 @@ def _all_reduce_result(op, s):
 
 AllReduce = MLA.add(OpDef(
     "mla.all_reduce",
+    traits=(),
     operands=[operand("x")],
     attributes=[i64("world_size"), string("reduction", default="sum"), string("group", default="tp")],
     results=["y"],
@@ -133,6 +134,7 @@ def _all_gather_result(op, s):
 
 AllGather = MLA.add(OpDef(
     "mla.all_gather",
+    traits=(),
     operands=[operand("x")],
     attributes=[i64("world_size"), i64("dim"), string("group", default="tp")],
     results=["y"],

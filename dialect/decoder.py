@@ -32,10 +32,11 @@ dialect (the device kernels compute in float32 internally and round their output
 """
 from __future__ import annotations
 
-from .dialect import MLA
 from .opdef import OpDef, f64, i64, operand, optional
 from .primitive.checks import FLOAT_TYPES, differs, dtype_in, nd_only, rank_is, result_is
+from .registry import MLA
 from .rules import RuleSet, shape_text
+from .traits import PURE
 from .types import TensorInfo
 
 
@@ -77,6 +78,7 @@ rule("SWI-005", "y")(result_is("y", _half, FLOAT_TYPES))
 
 SwiGlu = MLA.add(OpDef(
     "mla.swiglu",
+    traits=(PURE,),
     operands=[operand("x")],
     attributes=[i64("dim", default=-1)],
     results=["y"],
@@ -160,6 +162,7 @@ rule("MGT-013", "expert_idx")(result_is("expert_idx", lambda op, s: (op.x.shape[
 
 MoeGatingTopK = MLA.add(OpDef(
     "mla.moe_gating_top_k",
+    traits=(PURE,),
     operands=[operand("x"), optional("bias")],
     attributes=[i64("k"), i64("k_group", default=1), i64("group_count", default=1),
                 i64("group_select_mode", default=0), i64("renorm", default=0),
@@ -221,6 +224,7 @@ def routing_ids_in_range(op, s):
 
 MoeInitRouting = MLA.add(OpDef(
     "mla.moe_init_routing",
+    traits=(PURE,),
     operands=[operand("x"), operand("expert_idx")],
     attributes=[i64("expert_num")],
     results=["expanded_x", "expanded_row_idx", "expert_tokens"],
@@ -324,6 +328,7 @@ def _gmm_infer(op, s):
 
 GroupedMatmul = MLA.add(OpDef(
     "mla.grouped_matmul",
+    traits=(PURE,),
     operands=[operand("x"), operand("w"), operand("group_list"), optional("scale"), optional("per_token_scale")],
     results=["y"],
     rules=gmm_rules,
@@ -391,6 +396,7 @@ def finalize_idx_in_range(op, s):
 
 MoeFinalizeRouting = MLA.add(OpDef(
     "mla.moe_finalize_routing",
+    traits=(PURE,),
     operands=[operand("expanded_x"), operand("expanded_row_idx"), operand("scales"), optional("x1"),
               optional("x2")],
     results=["out"],
@@ -399,7 +405,3 @@ MoeFinalizeRouting = MLA.add(OpDef(
                                                    op.expanded_x.dtype)},
     summary="weighted sum of each token's routed rows, plus x1 and x2; float32, one rounding",
 ))
-
-# Ops without operand reads or writes beyond their results (passes/cleanup.py may erase them).
-PURE = ("mla.swiglu", "mla.moe_gating_top_k", "mla.moe_init_routing", "mla.grouped_matmul",
-        "mla.moe_finalize_routing")

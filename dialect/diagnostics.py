@@ -26,11 +26,13 @@ class Diagnostic:
     col: Optional[int]
     notes: list = field(default_factory=list)
     file: Optional[str] = None   # None: the parsed input itself; else the file a loc() names
+    name: Optional[str] = None   # built IR without a position: the name its location gives
 
     def where(self, filename: str) -> str:
-        """The location as mlir-opt prints it (`<unknown>:0` when there is none)."""
+        """The location as mlir-opt prints it (`<unknown>:0` when there is none); an op of
+        built IR located by a name (a model's module path): `<source>:<name>`."""
         if self.line is None:
-            return "<unknown>:0"
+            return f"{self.file or filename}:{self.name}" if self.name else "<unknown>:0"
         return f"{self.file or filename}:{self.line}:{self.col}"
 
     def format(self, filename: str) -> str:
@@ -71,6 +73,33 @@ def source_position(loc: ir.Location) -> tuple[Optional[int], Optional[int], Opt
     return None, None, None
 
 
+def location_name(loc: ir.Location) -> Optional[str]:
+    """The name of the innermost name location inside `loc` (fused and call-site locations
+    unwrapped): where built IR says an op comes from (a model's module path); None without one."""
+    try:
+        if loc.is_a_name():
+            return location_name(loc.child_loc) or loc.name_str
+        if loc.is_a_callsite():
+            return location_name(loc.callee)
+        if loc.is_a_fused():
+            return next((n for n in (location_name(inner) for inner in loc.locations) if n), None)
+    except Exception:  # an exotic location kind: no name
+        pass
+    return None
+
+
+def location_text(loc: ir.Location, source: str = "") -> str:
+    """SOURCE:LINE:COL as diagnostics print it (an op's own file first: imported code), or
+    SOURCE:NAME for built IR located by a name, else the location as MLIR prints it."""
+    line, col, file = source_position(loc)
+    if line is not None:
+        where = f"{line}:{col}"
+    else:
+        where = location_name(loc) or str(loc)
+    source = file or source
+    return f"{source}:{where}" if source else where
+
+
 def _is_printed_op_note(message: str) -> bool:
     # The bindings attach the failing op's text as a note; mlir-opt does not print it in
     # --verify-diagnostics mode and neither do we.
@@ -81,7 +110,8 @@ def from_mlir(d) -> Diagnostic:
     """Convert an ir.Diagnostic or ir.DiagnosticInfo."""
     line, col, file = source_position(d.location)
     notes = [from_mlir(n) for n in d.notes if not _is_printed_op_note(n.message)]
-    return Diagnostic(_SEVERITY.get(str(d.severity), "error"), d.message, line, col, notes, file)
+    return Diagnostic(_SEVERITY.get(str(d.severity), "error"), d.message, line, col, notes, file,
+                      location_name(d.location) if line is None else None)
 
 
 _active: list["DiagnosticCollector"] = []
@@ -123,7 +153,8 @@ def emit(loc: ir.Location, severity: str, message: str):
     collector, or as a Python warning when none is active."""
     line, col, file = source_position(loc)
     if _active:
-        _active[-1].diagnostics.append(Diagnostic(severity, message, line, col, file=file))
+        _active[-1].diagnostics.append(Diagnostic(severity, message, line, col, file=file,
+                                                  name=location_name(loc) if line is None else None))
     else:
         warnings.warn(f"{severity}: {message}", stacklevel=2)
 
@@ -255,3 +286,17 @@ def parse_module(source) -> ir.Module:
     cleaned = _ESCAPE_STR.sub(lambda m: "\\3F" if len(m.group(1)) == 2 else m.group(), cleaned)
     ir.Module.parse(cleaned)            # MLIRError with the diagnostics, as a rule
     raise ir.MLIRError("the input has bytes that are not UTF-8 where MLIR quotes them", [])
+
+
+# --- symbols ----------------------------------------------------------------------------------
+
+def symbol_text(attr) -> str:
+    """The name a `sym_name` (or any StringAttr) or a symbol reference (FlatSymbolRefAttr) holds,
+    with bytes that are not UTF-8 as U+FFFD: @"\\FF" is legal IR, but the bindings' `.value` cannot
+    convert it (nanobind's "conversion error")."""
+    if isinstance(attr, ir.StringAttr):
+        return bytes(attr.value_bytes).decode("utf-8", "replace")
+    try:
+        return attr.value
+    except RuntimeError:        # no value_bytes here: its printed form, @"..." with \\XX escapes
+        return unescape(str(attr)[2:-1].encode()).decode("utf-8", "replace")

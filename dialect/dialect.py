@@ -4,62 +4,12 @@ from __future__ import annotations
 from typing import Optional
 
 from mlir import ir
-from mlir.dialects import irdl
 
-from .diagnostics import emit, unescape
+from .aclnn import ACLNN
+from .diagnostics import emit, symbol_text  # noqa: F401 (symbol_text: re-exported, read everywhere)
 from .opdef import OpDef, Verdict
-
-
-class Dialect:
-    def __init__(self, name: str, attribute_irdl: str = ""):
-        self.name = name
-        self.ops: dict[str, OpDef] = {}
-        self._attribute_irdl = attribute_irdl
-
-    def add(self, opdef: OpDef) -> OpDef:
-        if opdef.dialect_name != self.name:
-            raise ValueError(f"{opdef.name} does not belong to dialect {self.name}")
-        if opdef.name in self.ops:
-            raise ValueError(f"{opdef.name} is declared twice")
-        self.ops[opdef.name] = opdef
-        return opdef
-
-    def irdl(self) -> str:
-        body = [self._attribute_irdl] if self._attribute_irdl else []
-        body += [op.irdl() for op in self.ops.values()]
-        return f"irdl.dialect @{self.name} {{\n" + "\n".join(body) + "\n}\n"
-
-    def load(self, context: ir.Context):
-        """Load this dialect's IRDL into `context`, once."""
-        register_python_namespace(self.name)
-        if not self.ops or context.is_registered_operation(next(iter(self.ops))):
-            return
-        with context, ir.Location.unknown():
-            irdl.load_dialects(ir.Module.parse(self.irdl()))
-
-
-_registered: set = set()
-
-
-def register_python_namespace(name: str):
-    """Give the bindings an (empty) Python module for the dialect. Without one, every handle to
-    one of its ops (`value.owner`) makes them try, and fail, to import mlir.dialects.<name>; that
-    failed import was most of a pass's time."""
-    if name in _registered:
-        return
-    import sys
-    import types
-    sys.modules.setdefault(f"mlir.dialects.{name}", types.ModuleType(
-        f"mlir.dialects.{name}", f"the {name} dialect: IRDL, declared by ascend_mla (no Python op classes)"))
-    _registered.add(name)
-
-
-MLA = Dialect("mla", attribute_irdl="""\
-  // #mla.format<"FRACTAL_NZ">: the storage format of a tensor, as its encoding.
-  irdl.attribute @format {
-    %0 = irdl.base "#builtin.string"
-    irdl.parameters(value: %0)
-  }""")
+from .registry import MLA, Dialect, register_python_namespace  # noqa: F401 (re-exported)
+from .traits import CONSTANT_LIKE, PURE, RESHAPE, Trait, upstream_traits
 
 
 def irdl_module_text() -> str:
@@ -76,26 +26,30 @@ def load_op_definitions():
     _load_op_modules()
 
 
+def load_functions():
+    """Declare every aclnn function (dialect/aclnn_functions.py) in ACLNN, once."""
+    _load_op_modules()
+
+
 def _load_op_modules():
-    # Importing an op module declares its ops in MLA. One line per op module.
+    # Importing an op module declares its ops in MLA (it imports registry.MLA, never this
+    # module); aclnn_functions declares the aclnn functions. One line per module.
     global _loaded
     if _loaded:
         return
-    from . import primitive  # noqa: F401
-    from . import nsa  # noqa: F401
-    from . import prolog  # noqa: F401
-    from . import fia  # noqa: F401
-    from . import collective  # noqa: F401
-    from . import decoder  # noqa: F401
+    # isort: off
+    from . import primitive, prolog, nsa, fia, collective, decoder, dsa
+    from . import aclnn_functions  # noqa: F401
+    # isort: on
+    MLA.order([m.__name__ for m in (primitive, prolog, nsa, fia, collective, decoder, dsa)])
     _loaded = True
 
 
 def load_dialects(context: ir.Context):
-    """Load the mla dialect into `context`, once."""
+    """Load the mla dialect and the aclnn kernel-call dialect into `context`, once."""
     _load_op_modules()
     MLA.load(context)
-    from .aclnn import ACLNN   # the kernel-call dialect (lowered IR parses anywhere)
-    ACLNN.load(context)
+    ACLNN.load(context)          # the kernel-call dialect (lowered IR parses anywhere)
 
 
 def make_context() -> ir.Context:
@@ -123,12 +77,42 @@ def opdef_of(op) -> Optional[OpDef]:
     return None
 
 
+def traits_of(op) -> frozenset:
+    """The traits of an op (dialect/traits.py): its OpDef's, or an upstream op's declared ones;
+    none for an op declared nowhere (then nothing may be assumed about it)."""
+    opdef = opdef_of(op)
+    if opdef is not None:
+        return opdef.traits
+    return upstream_traits(op.operation.name) or frozenset()
+
+
+def has_trait(op, trait: Trait) -> bool:
+    return trait in traits_of(op)
+
+
+def is_pure(op) -> bool:
+    """Computes its results only: erasable when unused, evaluable when its operands are known."""
+    return PURE in traits_of(op)
+
+
+def is_constant_like(op) -> bool:
+    return CONSTANT_LIKE in traits_of(op)
+
+
+def is_reshape(op) -> bool:
+    return RESHAPE in traits_of(op)
+
+
 def verify_ops(root, *, profile: Optional[str] = None) -> bool:
     """Run the Python verifier on every mla op under `root` (inclusive).
 
     Each failed rule is an MLIR error diagnostic at the op's location; advisory findings are
-    warnings. Returns True when no error was found.
+    warnings. Returns True when no error was found. Without `profile`, a module's
+    `mla.profile` attribute (e.g. `module attributes {mla.profile = "ASCEND950"}`: the product
+    or release the IR targets) names it; an op that has no such profile uses its default.
     """
+    if profile is None:
+        profile = module_profile(root)
     ok = True
 
     def visit(op):
@@ -147,23 +131,20 @@ def verify_ops(root, *, profile: Optional[str] = None) -> bool:
     return ok
 
 
+PROFILE_ATTRIBUTE = "mla.profile"
+
+
+def module_profile(root) -> Optional[str]:
+    """The `mla.profile` string attribute of `root` (a builtin.module), or None."""
+    attrs = root.operation.attributes
+    if PROFILE_ATTRIBUTE in attrs and isinstance(attrs[PROFILE_ATTRIBUTE], ir.StringAttr):
+        return ir.StringAttr(attrs[PROFILE_ATTRIBUTE]).value
+    return None
+
+
 def attributes_of(op) -> dict:
     """An mla op's attributes, the declared defaults applied."""
     return opdef_of(op).snapshot(op).attributes
-
-
-# --- symbols -------------------------------------------------------------------------------------
-
-def symbol_text(attr) -> str:
-    """The name a `sym_name` (or any StringAttr) or a symbol reference (FlatSymbolRefAttr) holds,
-    with bytes that are not UTF-8 as U+FFFD: @"\\FF" is legal IR, but the bindings' `.value` cannot
-    convert it (nanobind's "conversion error")."""
-    if isinstance(attr, ir.StringAttr):
-        return bytes(attr.value_bytes).decode("utf-8", "replace")
-    try:
-        return attr.value
-    except RuntimeError:        # no value_bytes here: its printed form, @"..." with \\XX escapes
-        return unescape(str(attr)[2:-1].encode()).decode("utf-8", "replace")
 
 
 # --- function arguments: the project's argument attributes (mla.name, mla.state, mla.buffer) -----

@@ -58,9 +58,10 @@ import math
 
 import numpy as np
 
-from .dialect import MLA
 from .opdef import OpDef, f64, i64, i64_array, operand, optional, string
+from .registry import MLA
 from .rules import ARGUMENT, RuleSet, dim, shape_text, waive
+from .traits import PURE
 from .types import TensorInfo
 
 FLOAT_TYPES = ("f16", "bf16")
@@ -707,6 +708,7 @@ def _infer_results(op, s) -> dict:
 
 NsaCompressAttentionInfer = MLA.add(OpDef(
     "mla.nsa_compress_attention_infer",
+    traits=(PURE,),
     operands=[operand("query"), operand("key"), operand("value"), optional("atten_mask"),
               optional("block_table"), optional("topk_mask")],
     attributes=[f64("scale_value"), i64("head_num"), i64("key_value_head_num"),

@@ -20,6 +20,7 @@ import numpy as np
 from mlir import ir
 
 from .rules import ARGUMENT, DATAFLOW, DynamicDim, Finding, Rule, RuleSet, Symbols, UnknownResult, Verdict, run_rules
+from .traits import CONSTANT_LIKE, PURE, RESHAPE, Trait, closure
 from .types import TensorInfo, TypeDescriptionError, describe_type
 
 SINGLE, OPTIONAL, VARIADIC = "single", "optional", "variadic"
@@ -327,7 +328,7 @@ class OpDef:
                  symbols: Mapping[str, Callable] | None = None,
                  infer_results: Callable | None = None,
                  profiles: Sequence[str] = (), inplace: Mapping[str, str] | None = None,
-                 summary: str = ""):
+                 traits: Sequence[Trait] | None = None, summary: str = ""):
         self.name = name
         self.dialect_name, self.op_name = name.split(".", 1)
         self.attributes = tuple(attributes)
@@ -348,6 +349,11 @@ class OpDef:
         # IR, the caller's own buffer at run time.
         self.inplace = dict(inplace or {})
         self.summary = summary
+        # dialect/traits.py: PURE, CONSTANT_LIKE, RESHAPE (with what they imply). None: not
+        # declared (the registries test fails on it; the op is then treated as having effects).
+        self.traits_declared = traits is not None
+        self.traits = closure(traits or ())
+        self._check_traits()
         for operand in self.inplace.values():
             _add_inplace_rule(self.rules, operand)
         names = [o.name for o in self.operands] + [a.name for a in self.attributes] + list(self.result_names)
@@ -360,6 +366,18 @@ class OpDef:
 
     def __repr__(self):
         return f"OpDef({self.name})"
+
+    def _check_traits(self):
+        """A trait that contradicts the declaration is a mistake made here, not at a pass."""
+        if PURE in self.traits and self.inplace:
+            raise ValueError(f"{self.name}: PURE, but writes {sorted(self.inplace)} in place")
+        if CONSTANT_LIKE in self.traits and self.operands:
+            raise ValueError(f"{self.name}: CONSTANT_LIKE, but has operands")
+        if RESHAPE in self.traits and (len(self.operands) != 1 or len(self.result_names) != 1):
+            raise ValueError(f"{self.name}: RESHAPE takes one operand to one result")
+
+    def has(self, trait: Trait) -> bool:
+        return trait in self.traits
 
     @property
     def has_segments(self) -> bool:
@@ -527,7 +545,10 @@ class OpDef:
         return self.infer_results(snapshot, Symbols(self.symbols, snapshot))
 
     def verify(self, op: ir.Operation, *, profile: Optional[str] = None) -> Verdict:
-        """The static rules, then (if they hold) the dataflow rules, on an op in IR."""
+        """The static rules, then (if they hold) the dataflow rules, on an op in IR. A profile
+        the op does not have means its default one (a module's mla.profile names one for all ops)."""
+        if profile not in self.profiles:
+            profile = None
         try:
             snapshot = self.snapshot(op)
         except StructuralError as e:
@@ -608,9 +629,9 @@ def _add_inplace_rule(rules: RuleSet, operand: str):
 
 
 def _where(loc) -> str:
-    from .diagnostics import file_position
+    from .diagnostics import file_position, location_name
     line, col = file_position(loc)
-    return f"line {line}, column {col}" if line is not None else str(loc)
+    return f"line {line}, column {col}" if line is not None else (location_name(loc) or str(loc))
 
 
 def _same(a, b) -> bool:

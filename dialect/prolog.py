@@ -66,13 +66,12 @@ Choices, and resolutions of what the seeds leave open (catalog A11, A12):
 """
 from __future__ import annotations
 
-
 import math
 
 import numpy as np
 
-from .dialect import MLA
 from .opdef import OpDef, f64, operand, optional, string
+from .registry import MLA
 from .rules import ARGUMENT, RuleSet, dim, shape_text, waive
 from .types import FRACTAL_NZ, ND, TensorInfo, numpy_dtype
 
@@ -969,6 +968,7 @@ CACHES_IN_PLACE = {"kv_cache_out": "kv_cache", "kr_cache_out": "kr_cache"}
 
 Prolog = MLA.add(OpDef(
     "mla.prolog",
+    traits=(),
     operands=OPERANDS,
     attributes=ATTRIBUTES,
     results=["query", "query_rope", "kv_cache_out", "kr_cache_out"],
@@ -982,6 +982,7 @@ Prolog = MLA.add(OpDef(
 
 PrologV2 = MLA.add(OpDef(
     "mla.prolog_v2",
+    traits=(),
     operands=OPERANDS,
     attributes=ATTRIBUTES,
     results=["query", "query_rope", "kv_cache_out", "kr_cache_out", "dequant_scale_q_nope"],

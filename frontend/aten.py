@@ -22,8 +22,21 @@ from typing import Callable
 
 import torch
 
-from ..dialect.primitive import (Add, Amax, Attention, Gather, HeadMatmul, Matmul, Mean, Mul, Div, PagedAttention,
-                                 RmsNorm, Rsqrt, ScatterCache, Transpose)
+from ..dialect.primitive import (
+    Add,
+    Amax,
+    Attention,
+    Div,
+    Gather,
+    HeadMatmul,
+    Matmul,
+    Mean,
+    Mul,
+    PagedAttention,
+    RmsNorm,
+    Rsqrt,
+    ScatterCache,
+)
 from ..dialect.types import TensorInfo
 
 aten = torch.ops.aten
@@ -645,7 +658,7 @@ def scaled_dot_product_attention(cx, node):
       [[0], [1], ...]), with per-batch lengths that the caller computes from the mask at each
       call (Importer.mask_lengths: the keys the last query row sees). This is exact when the
       mask is the causal mask of those lengths (row s sees keys [0, length - S + s]), which the
-      caller checks at each call (frontend/torch.py `mask_lengths`); another mask (left padding)
+      caller checks at each call (frontend/importer.py `mask_lengths`); another mask (left padding)
       runs the PyTorch graph instead.
     - no mask: mla.attention (dense), causal when is_causal (the bottom-right aligned mask is
       SDPA's top-left one when S = L).

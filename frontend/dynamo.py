@@ -59,9 +59,10 @@ import warnings
 
 import torch
 
-from ..compiler import CompileError, Report, compile as compile_ir
+from ..compiler import CompileError, Report
+from ..compiler import compile as compile_ir
 from .canonicalize import eager_attention_to_sdpa
-from .importer import COMPLEX, Importer, UnsupportedOperatorError, _target_name, mask_lengths, source_line
+from .importer import COMPLEX, Importer, UnsupportedOperatorError, mask_lengths, source_line, target_name
 
 LOG = logging.getLogger(__name__)
 
@@ -122,7 +123,7 @@ def _op_name(node) -> str:
     if node.op == "call_method":
         return node.target
     if node.op == "call_function":
-        return _target_name(node.target) if not isinstance(node.target, str) else node.target
+        return target_name(node.target) if not isinstance(node.target, str) else node.target
     return ""
 
 
@@ -181,7 +182,7 @@ class TrialImporter(Importer):
     the nodes after it are tried too. `reasons`: node -> why it is not supported."""
 
     def __init__(self, weights: set):
-        super().__init__()
+        super().__init__(context=_trial_context())
         self.weight_nodes = weights
         self.reasons: dict = {}
 
@@ -215,11 +216,24 @@ class TrialImporter(Importer):
         return self.reasons
 
 
+_TRIAL = None
+
+
+def _trial_context():
+    """The MLIR context trial imports build in: one for all (what they write is thrown away;
+    a new context would cost its dialects' loading at every graph)."""
+    global _TRIAL
+    if _TRIAL is None:
+        from ..dialect.dialect import make_context
+        _TRIAL = make_context()
+    return _TRIAL
+
+
 def _reason(node, error) -> str:
     text = str(error)
     if not isinstance(error, UnsupportedOperatorError):
-        text = f"{_target_name(node.target)}: {type(error).__name__}: {text}"
-    return text.splitlines()[0] if text else _target_name(node.target)
+        text = f"{target_name(node.target)}: {type(error).__name__}: {text}"
+    return text.splitlines()[0] if text else target_name(node.target)
 
 
 # --- one region as an mla program ---------------------------------------------------------------------

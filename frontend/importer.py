@@ -1,28 +1,7 @@
-"""The importer: a functionalized FX graph of ATen ops -> mla IR (the walk compile_module and the
-torch.compile backend share; one converter per op in frontend/aten.py).
-
-A walk over the FX graph. Parameters and constant buffers become `ml_program` extern globals
-named by their state-dict names (the Hugging Face names); the user's tensor inputs and the
-buffers the module mutates become function arguments (`mla.name` = the placeholder name, or the
-buffer's name; a buffer's is also marked `mla.buffer`: the module's own state, not the caller's
-input, which absorb-kv may replace by a latent cache); each `call_function` node goes through its
-converter (frontend/aten.py), with the module's source line as its location. The function
-returns the user outputs, then the new value of every mutated input or buffer.
-
-Why a direct FX walk and not torch-mlir's importer (measured here with torch-mlir 20261001 and
-torch 2.13 on the reference module, DeepSeek-V3 tp=16): `torch_mlir.fx.export_and_import` to the
-"torch" dialect fails on the reference module (its torch-backend pipeline rejects
-`torch.aten.index_copy_` on a view of an input, and non-persistent buffers are rejected by
-`import_frozen_program`); the "raw" output imports in 4.4 s to 104 MB of text because every
-parameter is inlined as a `dense_resource` literal, scalars and lists are separate
-`torch.constant.*` / `torch.prim.ListConstruct` ops (105 `torch.constant.int` for one layer), and
-the `!torch.vtensor` types are opaque in our MLIR context (torch-mlir carries its own MLIR
-bindings; the text must be printed and re-parsed as unregistered ops). Each converter would
-then have to chase constant ops and parse type strings to learn what an FX node states
-directly (`node.args`, `node.meta["val"]`), and weights would have to be recovered from blobs
-instead of being named by `graph_signature`. The FX graph is the same ATen graph torch-mlir
-starts from, so the walk loses nothing and adds no 80 MB dependency.
-"""
+"""The import step of the PyTorch frontend (frontend/torch.py): a functionalized FX graph (an
+ExportedProgram, or the graphs torch.compile hands frontend/dynamo.py) walked node by node into
+primitive-level mla IR, each node through its converter (frontend/aten.py), with the module's
+source line as each op's location."""
 from __future__ import annotations
 
 import operator
@@ -50,8 +29,9 @@ class UnsupportedOperatorError(CompileError):
 
 @dataclass
 class Imported:
-    """A module imported into the mla dialect: IR text, weights, and how to call it."""
-    text: str
+    """A module imported into the mla dialect: its IR (`graph`, a GraphWriter: compile() takes
+    it as it is), weights, and how to call it."""
+    graph: GraphWriter
     weights: dict
     inputs: list                 # the function's arguments: ("user", index) or ("buffer", name)
     outputs: list                # its results: ("user", index), ("mutation", input or buffer spec)
@@ -59,6 +39,11 @@ class Imported:
     ops: int = 0                 # ATen nodes converted
     spec: object = field(default=None, repr=False)      # the export's call spec (pytree in/out)
     user_inputs: list = field(default_factory=list)      # the flattened user inputs' names
+
+    @property
+    def text(self) -> str:
+        """The IR as text (to read)."""
+        return self.graph.text()
 
 
 # --- source lines ---------------------------------------------------------------------------------
@@ -89,9 +74,9 @@ def _where(node) -> str:
 class Importer:
     """Walks a functionalized ExportedProgram and writes its IR (see the module docstring)."""
 
-    def __init__(self, exported=None):
+    def __init__(self, exported=None, context=None):
         self.ep = exported
-        self.g = GraphWriter("forward")
+        self.g = GraphWriter("forward", context)          # a new MLIR context by default
         self.values: dict = {}            # FX node -> Value, list of Values, or None
         self._views: dict = {}            # Value name -> the Value it is a reshape of
         self._concats: dict = {}          # Value name -> (axis, parts): pieces a slice may take back
@@ -103,7 +88,7 @@ class Importer:
     # --- what converters use --------------------------------------------------------------
     def fail(self, what: str):
         raise UnsupportedOperatorError(
-            f"{_target_name(self.node.target)} is not supported: {what}, at {_where(self.node)}")
+            f"{target_name(self.node.target)} is not supported: {what}, at {_where(self.node)}")
 
     def value(self, arg):
         if isinstance(arg, torch.fx.Node):
@@ -231,10 +216,10 @@ class Importer:
         converter = CONVERTERS.get(node.target)
         if converter is None:
             raise UnsupportedOperatorError(
-                f"{_target_name(node.target)} has no conversion to the mla dialect, at {_where(node)} "
+                f"{target_name(node.target)} has no conversion to the mla dialect, at {_where(node)} "
                 f"(the converters: frontend/aten.py)")
         src = source_line(node)
-        self.g.location = f'loc("{src[0]}":{src[1]}:0)' if src else None
+        self.g.location = (src[0], src[1], 0) if src else None
         return converter(self, node)
 
     def run(self) -> Imported:
@@ -296,14 +281,14 @@ class Importer:
         self.g.ret(*results)
         self.g.drop_unused()
         inputs += [(kind, of) for _, kind, of in self.derived]
-        return Imported(self.g.text(), weights, inputs, outputs, _source_name(self.ep), count)
+        return Imported(self.g, weights, inputs, outputs, _source_name(self.ep), count)
 
 
 def _input_names(sig):
     return [s.arg.name if s.kind.name == "USER_INPUT" else s.target for s in sig.input_specs]
 
 
-def _target_name(target) -> str:
+def target_name(target) -> str:
     if isinstance(target, torch._ops.OpOverload):
         return f"{target.namespace}.{target._opname}" + ("" if target._overloadname == "default"
                                                            else f".{target._overloadname}")
@@ -349,3 +334,5 @@ def mask_lengths(mask: torch.Tensor, batch: int | None = None):
     if batch is not None and lengths.shape[0] != batch:
         lengths = lengths.expand(batch)
     return lengths.to(torch.int32).contiguous()
+
+

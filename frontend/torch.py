@@ -12,8 +12,13 @@ Three steps:
    plus a recorded input mutation) and no op is decomposed, so `linear`, `einsum`, `rms_norm`
    and the module's own arithmetic stay as the module wrote them (the default core-ATen table
    would turn each linear into a permute/mm/view chain: 140 nodes instead of 104 for one layer).
-2. import: a walk over the FX graph (frontend/importer.py), one converter per node
-   (frontend/aten.py), parameters as `ml_program` globals named by their state-dict names.
+2. import (frontend/importer.py): a walk over the FX graph. Parameters and constant buffers become `ml_program`
+   extern globals named by their state-dict names (the Hugging Face names); the user's tensor
+   inputs and the buffers the module mutates become function arguments (`mla.name` = the
+   placeholder name, or the buffer's name; a buffer's is also marked `mla.buffer`: the module's
+   own state, not the caller's input, which absorb-kv may replace by a latent cache); each `call_function` node goes through its
+   converter (frontend/aten.py), with the module's source line as its location. The function
+   returns the user outputs, then the new value of every mutated input or buffer.
 3. compile: `ascend_mla.compile(text, weights=...)` with the default pipeline, whose first
    passes (raise-rms-norm, raise-rope) make mla.rms_norm and mla.rope of the written-out forms
    before fuse-prolog and fuse-attention run: imported and hand-written IR meet the same passes.
@@ -24,11 +29,20 @@ from __future__ import annotations
 
 import torch
 
-from ..compiler import CompileError, Program, compile as compile_ir
-from . import torch_ops  # noqa: F401   (the custom ops the converters know)
-from .importer import (COMPLEX, DTYPES, MASK_RULE, Imported, Importer, UnsupportedOperatorError,  # noqa: F401
-                       mask_lengths, source_line)
-from .dynamo import AscendBackend, GraphReport  # noqa: F401
+from ..compiler import CompileError, Program
+from ..compiler import compile as compile_ir
+from .dynamo import AscendBackend, GraphReport  # noqa: F401  (API: the torch.compile backend)
+from .importer import (  # noqa: F401
+    COMPLEX,
+    DTYPES,
+    MASK_RULE,
+    Imported,
+    Importer,
+    UnsupportedOperatorError,
+    mask_lengths,
+    source_line,
+    target_name,
+)
 
 # --- the public functions -------------------------------------------------------------------------
 
@@ -135,7 +149,7 @@ def compile_module(module: torch.nn.Module, example_inputs, *, dynamic=None, **c
         example_inputs = example_inputs[:position] + example_inputs[position + 1:]
     imported = import_module(module, example_inputs, dynamic=dynamic)
     compile_kwargs.setdefault("source_name", imported.source_name)
-    program = TorchProgram(compile_ir(imported.text, weights=imported.weights, **compile_kwargs), imported, module)
+    program = TorchProgram(compile_ir(imported.graph, weights=imported.weights, **compile_kwargs), imported, module)
     program.cache_position = position
     return program
 
@@ -178,85 +192,8 @@ class WithCache(torch.nn.Module):
         return self.inner(*args, **kwargs)
 
 
-# --- the end-to-end example (what `ascend-mla run --from-torch` is to call) -----------------------
-
-INPUT_NAMES = ("hidden_states", "positions", "slot_mapping", "block_table", "seq_lengths")
-
-
-def torch_inputs(model, step: int, caches: list) -> tuple:
-    """TorchMLA's arguments for decode step `step` of a built model (deepseek.Model.inputs),
-    with `caches` ([kv_cache.0, kr_cache.0, ...] torch tensors) as the caches."""
-    from ..runtime.interop import numpy_to_torch
-    inputs = model.inputs(step, caches={})
-    return tuple(numpy_to_torch(inputs[k]) for k in INPUT_NAMES) + (caches,)
-
-
-def deepseek_example(name: str = "deepseek-v3", *, tp: int = 16, layers: int = 1, batch: int = 2,
-                     seq: int = 1, steps: int = 3, block_size: int = 16, rope: str = "interleave",
-                     form: str = "absorbed", seed: int = 0, pipeline: str = "default", target: str = "auto",
-                     quant: str = "bf16") -> dict:
-    """The PyTorch path end to end: the reference module TorchMLA (form "absorbed", bf16 or
-    w8a8) or TorchMLANaive (form "naive", bf16: Hugging Face's naive attention over a static K/V
-    cache, which absorb-kv rewrites) with a built model's (random) weights, compiled by
-    compile_module, run for `steps` decode steps of `seq` tokens next to the eager module, each
-    with its own caches. Returns {"program", "module" (the compiled one), "report", "steps":
-    [{"max_error", "cache_max_error", "eager_seconds", "compiled_seconds"}], "compile_seconds",
-    "scale"} where max_error is max|compiled - eager| of the block's output, scale max|eager -
-    input| (the attention's contribution, what the error is relative to) and cache_max_error
-    that of the caches (None for the naive form: its program keeps latent caches instead of the
-    module's K/V cache)."""
-    import time
-    from ..models import deepseek
-    if form not in ("absorbed", "naive"):
-        raise ValueError(f"form: expected \"absorbed\" or \"naive\", got {form!r}")
-    if form == "naive" and quant != "bf16":
-        raise ValueError(f"quant: the naive form is bf16, got {quant!r}")
-    model = deepseek.build(name, tp=tp, layers=layers, batch=batch, seq=seq, block_size=block_size, seed=seed,
-                           quant=quant)
-    if form == "naive":
-        module = deepseek.TorchMLANaive(model.config).load_weights(model.weights)
-        eager_module = deepseek.TorchMLANaive(model.config).load_weights(model.weights)
-        eager_caches, compiled_caches = None, None
-
-        def inputs(step, caches):
-            return module.inputs(model, step)
-    else:
-        module = eager_module = deepseek.TorchMLA(model.config, rope=rope).load_weights(model.weights)
-        eager_caches = [torch.zeros_like(t) for t in cache_tensors(model)]
-        compiled_caches = [t.clone() for t in eager_caches]
-
-        def inputs(step, caches):
-            return torch_inputs(model, step, caches)
-    start = time.perf_counter()
-    example = inputs(0, None if compiled_caches is None else [t.clone() for t in compiled_caches])
-    program = compile_module(module, example, pipeline=pipeline, target=target)
-    result = {"program": program, "module": module, "report": program.report(),
-              "compile_seconds": time.perf_counter() - start, "steps": [], "scale": 0.0}
-    for step in range(steps):
-        start = time.perf_counter()
-        with torch.no_grad():
-            expected = eager_module(*inputs(step, eager_caches))
-        eager = time.perf_counter() - start
-        start = time.perf_counter()
-        got = program(*inputs(step, compiled_caches))
-        compiled = time.perf_counter() - start
-        hidden = inputs(step, [])[0].float()
-        result["scale"] = max(result["scale"], (expected.float() - hidden).abs().max().item())
-        result["steps"].append({
-            "max_error": (got.float() - expected.float()).abs().max().item(),
-            "cache_max_error": None if eager_caches is None else max(
-                (a.float() - b.float()).abs().max().item() for a, b in zip(eager_caches, compiled_caches)),
-            "eager_seconds": eager, "compiled_seconds": compiled})
-    return result
-
-
-def cache_tensors(model) -> list:
-    """Zeroed caches of a built model as torch tensors, in TorchMLA's order."""
-    from ..runtime.interop import numpy_to_torch
-    return [numpy_to_torch(a) for a in model.new_caches().values()]
-
-
 # --- torch.compile ------------------------------------------------------------------------------------
+
 
 DEFAULT_BACKEND = None
 

@@ -2,13 +2,13 @@
 the attention primitives (mla.paged_attention, mla.attention) to FusedInferAttentionScoreV4."""
 from __future__ import annotations
 
-from ..dialect.types import FRACTAL_NZ, TensorInfo
 from ..dialect import aclnn as A
-from .lower_to_aclnn import LoweringError, info, lowers
 from ..dialect.aclnn_functions import FIA_V2, FIA_V3, FIA_V4, NSA
 from ..dialect.fia import FusedInferAttentionScore
 from ..dialect.nsa import NsaCompressAttentionInfer
 from ..dialect.primitive import Attention, PagedAttention
+from ..dialect.types import FRACTAL_NZ, TensorInfo
+from .lower_to_aclnn import LoweringError, info, lowers
 
 
 @lowers(FusedInferAttentionScore)

@@ -25,9 +25,9 @@ import math
 
 from mlir import ir
 
+from ..dialect import aclnn as A
 from ..dialect.collective import AllGather, AllReduce
 from ..dialect.types import TensorInfo
-from ..dialect import aclnn as A
 from .lower_to_aclnn import info, lowers
 
 # name -> (return type, [(C type, parameter name)]): the HCCL functions the NPU backend and
@@ -95,12 +95,12 @@ def declarations() -> str:
 
 def _communicator(b, a) -> ir.Value:
     i64 = ir.IntegerType.get_signless(64)
-    return b._create("aclnn.hccl_communicator", [ir.Type.parse("!aclnn.hccl_comm")], attributes={
+    return b.create("aclnn.hccl_communicator", [ir.Type.parse("!aclnn.hccl_comm")], attributes={
         "group": ir.StringAttr.get(a.group), "world_size": ir.IntegerAttr.get(i64, int(a.world_size))}).result
 
 
 def _call(b, op_name, operands):
-    b._create(op_name, [], operands, {"callee": ir.StringAttr.get(CALLS[op_name])})
+    b.create(op_name, [], operands, {"callee": ir.StringAttr.get(CALLS[op_name])})
 
 
 @lowers(AllReduce)
@@ -110,7 +110,7 @@ def all_reduce(op, b):
     a = b.adaptor
     x = b.contiguous(a.x)
     y = b.alloc(op.results[0].type)
-    reduce_op = b._create("aclnn.hccl_reduce_op", [ir.Type.parse("!aclnn.reduce_op")],
+    reduce_op = b.create("aclnn.hccl_reduce_op", [ir.Type.parse("!aclnn.reduce_op")],
                           attributes={"op": ir.StringAttr.get(a.reduction)}).result
     _call(b, "aclnn.hccl_all_reduce", [x, y, b.host(A.I64, math.prod(info(x).shape)),
                                        b.host(A.DTYPE, info(x).dtype), reduce_op, _communicator(b, a), b.stream])
@@ -137,112 +137,3 @@ def all_gather(op, b):
     permutation = list(range(1, axis + 1)) + [0] + list(range(axis + 1, len(shape) + 1))
     moved = b.copy(b.permute(recv, permutation))
     return {"y": b.reshape(moved, y.shape)}
-
-
-# --- C++ host code (lowering/emit_cpp.py) --------------------------------------------------------
-
-CPP_PRELUDE = r'''#include <chrono>
-#include <thread>
-// this process's rank / the job's world size, as torchrun (or mpirun's wrapper) sets them
-static inline uint32_t ascend_mla_env_u32(const char *name, uint32_t fallback) {
-  const char *text = std::getenv(name);
-  return text != nullptr && *text != '\0' ? static_cast<uint32_t>(std::strtoul(text, nullptr, 10)) : fallback;
-}
-// a program sharded over `ranks` runs in a job of that many ranks, or alone (a world of one,
-// unless it gathers: the other ranks' parts do not exist there)
-static inline int ascend_mla_check_world(uint32_t world, uint32_t ranks, bool alone_ok) {
-  if (world == ranks || (world == 1 && alone_ok)) return 0;
-  std::fprintf(stderr, "the program is sharded over %u ranks, WORLD_SIZE is %u\n", ranks, world);
-  return 1;
-}
-// HCCL's root info: made by rank 0 (HcclGetRootInfo), given to the other ranks through the file
-// $ASCEND_MLA_HCCL_ROOT_INFO (rank 0 writes it, the others wait for it, 120 s at most); 0 on success
-static inline int ascend_mla_root_info(HcclRootInfo *root, uint32_t rank, uint32_t world) {
-  if (rank == 0) {
-    HcclResult status = HcclGetRootInfo(root);
-    if (status != HCCL_SUCCESS) { std::fprintf(stderr, "HcclGetRootInfo failed: %d\n", (int)status); return 1; }
-  }
-  if (world == 1) return 0;
-  const char *path = std::getenv("ASCEND_MLA_HCCL_ROOT_INFO");
-  if (path == nullptr) { std::fprintf(stderr, "WORLD_SIZE %u: set ASCEND_MLA_HCCL_ROOT_INFO to a file every rank can read\n", world); return 1; }
-  if (rank == 0) {
-    char partial[4096];
-    std::snprintf(partial, sizeof(partial), "%s.partial", path);
-    FILE *f = std::fopen(partial, "wb");
-    if (f == nullptr || std::fwrite(root, sizeof(*root), 1, f) != 1) { std::fprintf(stderr, "cannot write %s\n", partial); return 1; }
-    std::fclose(f);
-    return std::rename(partial, path) == 0 ? 0 : 1;
-  }
-  for (int tenths = 0; tenths < 1200; ++tenths) {
-    FILE *f = std::fopen(path, "rb");
-    if (f != nullptr) {
-      size_t got = std::fread(root, sizeof(*root), 1, f);
-      std::fclose(f);
-      if (got == 1) return 0;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  std::fprintf(stderr, "rank %u: no HCCL root info in %s after 120 s (rank 0 ended?)\n", rank, path);
-  return 1;
-}
-'''
-
-_HCCL_STATUS = '!emitc.opaque<"HcclResult">'
-_COMM = '!emitc.opaque<"HcclComm">'
-_ROOT = '!emitc.opaque<"HcclRootInfo">'
-
-
-def emit_communicator(e, group: str, world_size: int):
-    """The communicator of `group`, made once per program (the NPU backend's calls, in its
-    order): rank and world from the environment, the root info, HcclCommInitRootInfo; destroyed
-    after the results are back. `e`: the emitter (lowering/emit_cpp.py _Emitter)."""
-    made = e.__dict__.setdefault("communicators", {})
-    if group in made:
-        return made[group]
-    b = e.b
-    b.comment(f"HCCL: the communicator of group {group!r} ({world_size} ranks, or a world of one)")
-    rank = b.call("ascend_mla_env_u32", [b.literal('"RANK"', '!emitc.ptr<!emitc.opaque<"const char">>'),
-                                         b.literal("0", "ui32")], ['!emitc.ptr<!emitc.opaque<"const char">>', "ui32"], "ui32")
-    world = b.call("ascend_mla_env_u32", [b.literal('"WORLD_SIZE"', '!emitc.ptr<!emitc.opaque<"const char">>'),
-                                          b.literal("1", "ui32")], ['!emitc.ptr<!emitc.opaque<"const char">>', "ui32"], "ui32")
-    from .program import Collective
-    gathers = any(isinstance(i, Collective) and i.function == "HcclAllGather" for i in e.fn.instructions)
-    alone_ok = "false" if gathers and world_size > 1 else "true"
-    status = b.call("ascend_mla_check_world", [world, b.literal(str(world_size), "ui32"), b.literal(alone_ok, "i1")],
-                    ["ui32", "ui32", "i1"], "i32")
-    b.check(status, "i32", "the world size")
-    root = b.variable(f"!emitc.lvalue<{_ROOT}>")
-    where = b.address(root, _ROOT)
-    status = b.call("ascend_mla_root_info", [where, rank, world], [f"!emitc.ptr<{_ROOT}>", "ui32", "ui32"], "i32")
-    b.check(status, "i32", "the HCCL root info")
-    cell = b.variable(f"!emitc.lvalue<{_COMM}>", "nullptr")
-    status = b.call("HcclCommInitRootInfo", [world, where, rank, b.address(cell, _COMM)],
-                    ["ui32", f"!emitc.ptr<{_ROOT}>", "ui32", f"!emitc.ptr<{_COMM}>"], _HCCL_STATUS)
-    b.check(status, _HCCL_STATUS, "HcclCommInitRootInfo")
-    made[group] = (b.load(cell, _COMM), world_size)
-    e.__dict__.setdefault("after_results", []).append(
-        lambda: b.check(b.call("HcclCommDestroy", [made[group][0]], [_COMM], _HCCL_STATUS), _HCCL_STATUS,
-                        "HcclCommDestroy"))
-    return made[group]
-
-
-def emit_collective(e, call):
-    """HcclAllReduce / HcclAllGather on the stream, on the buffers' device addresses."""
-    from .emit_cpp import _VOID, _Buffer, _nbytes
-    b = e.b
-    env = [e.env[s] for s in call.args]
-    send, recv, count, dtype, comm = env[0], env[1], env[2], env[3], env[-1]
-
-    def address(buf):
-        return e.address_of(_Buffer(buf.base, buf.byte_offset + buf.offset * _nbytes((), buf.info.dtype),
-                                    buf.info, buf.strides, 0, buf.storage))
-    args = [address(send), address(recv), b.literal(str(int(count)), "ui64"),
-            b.literal(HCCL_DTYPE_NAMES[dtype], '!emitc.opaque<"HcclDataType">')]
-    types = [_VOID, _VOID, "ui64", '!emitc.opaque<"HcclDataType">']
-    if call.function == "HcclAllReduce":
-        args.append(b.literal(HCCL_REDUCE_NAMES[env[4]], '!emitc.opaque<"HcclReduceOp">'))
-        types.append('!emitc.opaque<"HcclReduceOp">')
-    b.comment(f"{call.function} over {comm[1]} ranks")
-    status = b.call(call.function, args + [comm[0], e.stream], types + [_COMM, '!emitc.opaque<"aclrtStream">'],
-                    _HCCL_STATUS)
-    b.check(status, _HCCL_STATUS, call.function)

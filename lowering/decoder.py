@@ -31,12 +31,17 @@ aclnnGroupedMatmulV4 is the first version whose groupListOptional may hold per-g
 """
 from __future__ import annotations
 
+from ..dialect import aclnn as A
+from ..dialect.aclnn_functions import (
+    GROUPED_MATMUL_V4,
+    MOE_FINALIZE_ROUTING_V2,
+    MOE_GATING_TOP_K,
+    MOE_INIT_ROUTING_V2,
+    SWI_GLU,
+)
 from ..dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, MoeInitRouting, SwiGlu
 from ..dialect.types import TensorInfo
-from ..dialect import aclnn as A
 from .lower_to_aclnn import info, lowers
-from ..dialect.aclnn_functions import (GROUPED_MATMUL_V4, MOE_FINALIZE_ROUTING_V2, MOE_GATING_TOP_K, MOE_INIT_ROUTING_V2,
-                      SWI_GLU)
 
 COUNTS = 2           # expertTokensCountOrCumsumFlag: 0 none, 1 cumulative sums, 2 counts
 DROPLESS = 0         # dropPadMode of the routing: every (token, choice) pair is kept

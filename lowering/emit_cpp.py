@@ -27,11 +27,29 @@ import numpy as np
 from mlir import ir
 
 from ..dialect import aclnn as A
-from ..dialect.aclnn import DTYPE_NAMES, FORMAT_NAMES, load_functions
-from ..dialect.layout import contiguous_strides, nbytes as _nbytes, storage_shape
+from ..dialect.aclnn import DTYPE_NAMES, FORMAT_NAMES
+from ..dialect.dialect import load_functions
+from ..dialect.layout import contiguous_strides, storage_shape
+from ..dialect.layout import nbytes as _nbytes
 from ..dialect.types import NUMPY_DTYPES, describe_type
-from .program import (Alloc, Collective, Communicator, Constant, Host, Launch, PhaseOne, ReadIntArray, Synchronize, TensorList, View,
-                      Workspace, decode, find_function, symbol_name)
+from .collective import HCCL_DTYPE_NAMES, HCCL_REDUCE_NAMES
+from .program import (
+    Alloc,
+    Collective,
+    Communicator,
+    Constant,
+    Host,
+    Launch,
+    PhaseOne,
+    ReadIntArray,
+    Synchronize,
+    TensorList,
+    View,
+    Workspace,
+    decode,
+    find_function,
+    symbol_name,
+)
 
 _VOID = '!emitc.ptr<!emitc.opaque<"void">>'
 _TENSOR = '!emitc.ptr<!emitc.opaque<"aclTensor">>'
@@ -84,6 +102,58 @@ static inline void ascend_mla_fill(void *host, const uint8_t *unit, size_t size,
   for (size_t i = 0; i < count; ++i) std::memcpy(static_cast<char *>(host) + i * size, unit, size);
 }
 '''
+
+
+# What a program with collectives adds (lowering/collective.py): HCCL's root info shared through
+# a file, the world size checked against the sharding.
+_HCCL_PRELUDE = r'''#include <chrono>
+#include <thread>
+// this process's rank / the job's world size, as torchrun (or mpirun's wrapper) sets them
+static inline uint32_t ascend_mla_env_u32(const char *name, uint32_t fallback) {
+  const char *text = std::getenv(name);
+  return text != nullptr && *text != '\0' ? static_cast<uint32_t>(std::strtoul(text, nullptr, 10)) : fallback;
+}
+// a program sharded over `ranks` runs in a job of that many ranks, or alone (a world of one,
+// unless it gathers: the other ranks' parts do not exist there)
+static inline int ascend_mla_check_world(uint32_t world, uint32_t ranks, bool alone_ok) {
+  if (world == ranks || (world == 1 && alone_ok)) return 0;
+  std::fprintf(stderr, "the program is sharded over %u ranks, WORLD_SIZE is %u\n", ranks, world);
+  return 1;
+}
+// HCCL's root info: made by rank 0 (HcclGetRootInfo), given to the other ranks through the file
+// $ASCEND_MLA_HCCL_ROOT_INFO (rank 0 writes it, the others wait for it, 120 s at most); 0 on success
+static inline int ascend_mla_root_info(HcclRootInfo *root, uint32_t rank, uint32_t world) {
+  if (rank == 0) {
+    HcclResult status = HcclGetRootInfo(root);
+    if (status != HCCL_SUCCESS) { std::fprintf(stderr, "HcclGetRootInfo failed: %d\n", (int)status); return 1; }
+  }
+  if (world == 1) return 0;
+  const char *path = std::getenv("ASCEND_MLA_HCCL_ROOT_INFO");
+  if (path == nullptr) { std::fprintf(stderr, "WORLD_SIZE %u: set ASCEND_MLA_HCCL_ROOT_INFO to a file every rank can read\n", world); return 1; }
+  if (rank == 0) {
+    char partial[4096];
+    std::snprintf(partial, sizeof(partial), "%s.partial", path);
+    FILE *f = std::fopen(partial, "wb");
+    if (f == nullptr || std::fwrite(root, sizeof(*root), 1, f) != 1) { std::fprintf(stderr, "cannot write %s\n", partial); return 1; }
+    std::fclose(f);
+    return std::rename(partial, path) == 0 ? 0 : 1;
+  }
+  for (int tenths = 0; tenths < 1200; ++tenths) {
+    FILE *f = std::fopen(path, "rb");
+    if (f != nullptr) {
+      size_t got = std::fread(root, sizeof(*root), 1, f);
+      std::fclose(f);
+      if (got == 1) return 0;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::fprintf(stderr, "rank %u: no HCCL root info in %s after 120 s (rank 0 ended?)\n", rank, path);
+  return 1;
+}
+'''
+_HCCL_STATUS = '!emitc.opaque<"HcclResult">'
+_COMM = '!emitc.opaque<"HcclComm">'
+_ROOT = '!emitc.opaque<"HcclRootInfo">'
 
 
 class EmitError(Exception):
@@ -181,6 +251,8 @@ class _Emitter:
         self.host = []                # host allocations
         self.arena = None
         self.executors = {}
+        self.communicators = {}       # group -> (the HcclComm value, world size)
+        self.after_results = []       # emitted after the results are back (HcclCommDestroy)
 
     # --- helpers ------------------------------------------------------------------------
     def malloc(self, nbytes: int, what: str) -> str:
@@ -293,6 +365,8 @@ class _Emitter:
                     self._collective(inst)
                 case Synchronize():
                     self._synchronize()
+                case _:
+                    raise EmitError(f"@{self.fn.name}: no C++ for {inst}")
 
         b.comment("4. results back to the host")
         for index, slot in enumerate(self.fn.result_slots):
@@ -307,7 +381,7 @@ class _Emitter:
                                                 b.literal(str(nbytes), _SIZE)], [_CSTR, _CSTR, _VOID, _SIZE], "i32")
             b.check(status, "i32", f"writing result {index}")
 
-        for destroy in self.__dict__.get("after_results", ()):     # HCCL communicators
+        for destroy in self.after_results:     # HCCL communicators
             destroy()
         b.comment("5. destroy the executors and descriptions, free the memory")
         for function, value, t in self.cleanup:
@@ -541,13 +615,54 @@ class _Emitter:
     def _synchronize(self):
         self.synchronize()
 
-    def _comm(self, slot, group, world_size):
-        from .collective import emit_communicator
-        self.env[slot] = emit_communicator(self, group, world_size)
+    def _comm(self, slot, group: str, world_size: int):
+        """The communicator of `group`, made once per program (the NPU backend's calls, in its
+        order): rank and world from the environment, the root info, HcclCommInitRootInfo;
+        destroyed after the results are back."""
+        if group in self.communicators:
+            self.env[slot] = self.communicators[group]
+            return
+        b = self.b
+        b.comment(f"HCCL: the communicator of group {group!r} ({world_size} ranks, or a world of one)")
+        rank = b.call("ascend_mla_env_u32", [b.literal('"RANK"', _CSTR), b.literal("0", "ui32")], [_CSTR, "ui32"], "ui32")
+        world = b.call("ascend_mla_env_u32", [b.literal('"WORLD_SIZE"', _CSTR), b.literal("1", "ui32")],
+                       [_CSTR, "ui32"], "ui32")
+        gathers = any(isinstance(i, Collective) and i.function == "HcclAllGather" for i in self.fn.instructions)
+        alone_ok = "false" if gathers and world_size > 1 else "true"
+        status = b.call("ascend_mla_check_world", [world, b.literal(str(world_size), "ui32"), b.literal(alone_ok, "i1")],
+                        ["ui32", "ui32", "i1"], "i32")
+        b.check(status, "i32", "the world size")
+        root = b.variable(f"!emitc.lvalue<{_ROOT}>")
+        where = b.address(root, _ROOT)
+        status = b.call("ascend_mla_root_info", [where, rank, world], [f"!emitc.ptr<{_ROOT}>", "ui32", "ui32"], "i32")
+        b.check(status, "i32", "the HCCL root info")
+        cell = b.variable(f"!emitc.lvalue<{_COMM}>", "nullptr")
+        status = b.call("HcclCommInitRootInfo", [world, where, rank, b.address(cell, _COMM)],
+                        ["ui32", f"!emitc.ptr<{_ROOT}>", "ui32", f"!emitc.ptr<{_COMM}>"], _HCCL_STATUS)
+        b.check(status, _HCCL_STATUS, "HcclCommInitRootInfo")
+        comm = self.communicators[group] = (b.load(cell, _COMM), world_size)
+        self.after_results.append(lambda: b.check(b.call("HcclCommDestroy", [comm[0]], [_COMM], _HCCL_STATUS),
+                                                  _HCCL_STATUS, "HcclCommDestroy"))
+        self.env[slot] = comm
 
     def _collective(self, call):
-        from .collective import emit_collective
-        emit_collective(self, call)
+        """HcclAllReduce / HcclAllGather on the stream, on the buffers' device addresses."""
+        b = self.b
+        env = [self.env[s] for s in call.args]
+        send, recv, count, dtype, comm = env[0], env[1], env[2], env[3], env[-1]
+
+        def address(buf):
+            return self.address_of(_Buffer(buf.base, buf.byte_offset + buf.offset * _nbytes((), buf.info.dtype),
+                                           buf.info, buf.strides, 0, buf.storage))
+        args = [address(send), address(recv), b.literal(str(int(count)), "ui64"),
+                b.literal(HCCL_DTYPE_NAMES[dtype], '!emitc.opaque<"HcclDataType">')]
+        types = [_VOID, _VOID, "ui64", '!emitc.opaque<"HcclDataType">']
+        if call.function == "HcclAllReduce":
+            args.append(b.literal(HCCL_REDUCE_NAMES[env[4]], '!emitc.opaque<"HcclReduceOp">'))
+            types.append('!emitc.opaque<"HcclReduceOp">')
+        b.comment(f"{call.function} over {comm[1]} ranks")
+        status = b.call(call.function, args + [comm[0], self.stream], types + [_COMM, _STREAM], _HCCL_STATUS)
+        b.check(status, _HCCL_STATUS, call.function)
 
 
 def _contiguous(shape):
@@ -581,9 +696,8 @@ def emitc_module(lowered, argument_names) -> str:
     lines += [f'emitc.include "{h}"' for h in called]
     prelude = _PRELUDE
     if any(isinstance(inst, Collective) for inst in lowered.instructions):
-        from .collective import CPP_PRELUDE
         lines.append('emitc.include "hccl/hccl.h"')
-        prelude += CPP_PRELUDE
+        prelude += _HCCL_PRELUDE
     lines += [f'emitc.verbatim "{_q(line)}"' for line in prelude.splitlines()]
     lines.append('emitc.func @main(%argc: i32, %argv: !emitc.ptr<!emitc.ptr<!emitc.opaque<"char">>>) -> i32 {')
     lines.append(body)

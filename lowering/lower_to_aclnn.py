@@ -33,18 +33,18 @@ from typing import Callable, Mapping, Optional
 from mlir import ir
 from mlir.dialects import arith
 
-from ..dialect.dialect import opdef_of
+from ..dialect import aclnn as A
+from ..dialect.aclnn import Function, verify_calls
+from ..dialect.dialect import load_dialects, opdef_of
+from ..dialect.layout import contiguous_strides
 from ..dialect.rules import DynamicDim
 from ..dialect.types import TensorInfo, TypeDescriptionError, describe_type, tensor_type
 from ..passes.registry import ModulePass, PassFailure, register_pass
-from ..dialect.layout import contiguous_strides
-from ..dialect import aclnn as A
-from ..dialect.aclnn import ACLNN, Function, verify_calls
 
 LOWERINGS: dict[str, Callable] = {}      # op name -> conversion
 
 # The modules holding conversions, one per op family: loading them registers every conversion.
-FAMILIES = ("prolog", "attention", "primitive", "views", "upstream", "decoder", "collective")
+FAMILIES = ("prolog", "attention", "primitive", "views", "upstream", "decoder", "collective", "dsa")
 
 
 def lowers(op):
@@ -150,7 +150,7 @@ class CallBuilder:
         self._loc = self.op.location
         self._null = None
 
-    def _create(self, name, result_types, operands=(), attributes=None):
+    def create(self, name, result_types, operands=(), attributes=None):
         return ir.Operation.create(name, results=list(result_types), operands=list(operands),
                                    attributes=attributes or {}, loc=self._loc, ip=self._ip)
 
@@ -172,26 +172,26 @@ class CallBuilder:
     # host values -------------------------------------------------------------------------
     def null(self) -> ir.Value:
         if self._null is None:
-            self._null = self._create("aclnn.null", [ir.Type.parse("!aclnn.nullptr")]).result
+            self._null = self.create("aclnn.null", [ir.Type.parse("!aclnn.nullptr")]).result
         return self._null
 
     def host(self, kind: str, value) -> ir.Value:
         """A host argument of `kind` with a compile-time value. A SCALAR is (dtype, number);
         a DTYPE an element type name ("bf16")."""
         if kind == A.STRING:
-            return self._create("aclnn.string", [A.host_type(kind)],
+            return self.create("aclnn.string", [A.host_type(kind)],
                                 attributes={"value": ir.StringAttr.get(value)}).result
         if kind == A.INT_ARRAY:
-            return self._create("aclnn.create_int_array", [A.host_type(kind)],
+            return self.create("aclnn.create_int_array", [A.host_type(kind)],
                                 attributes={"value": ir.DenseI64ArrayAttr.get([int(v) for v in value])}).result
         if kind == A.SCALAR:
             dtype, number = value
             element = ir.Type.parse(dtype)
             attr = (ir.FloatAttr.get(element, float(number)) if dtype.startswith(("f", "bf"))
                     else ir.IntegerAttr.get(element, int(number)))
-            return self._create("aclnn.create_scalar", [A.host_type(kind)], attributes={"value": attr}).result
+            return self.create("aclnn.create_scalar", [A.host_type(kind)], attributes={"value": attr}).result
         if kind == A.DTYPE:
-            return self._create("aclnn.dtype", [A.host_type(kind)],
+            return self.create("aclnn.dtype", [A.host_type(kind)],
                                 attributes={"type": ir.TypeAttr.get(ir.Type.parse(value))}).result
         attr = {A.F64: lambda: ir.FloatAttr.get(ir.F64Type.get(), float(value)),
                 A.I64: lambda: ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value)),
@@ -202,14 +202,14 @@ class CallBuilder:
 
     def read_int_array(self, host_tensor: ir.Value) -> ir.Value:
         """An aclIntArray read, at run time, from a host i64 tensor (a per-step value)."""
-        return self._create("aclnn.read_int_array", [A.host_type(A.INT_ARRAY)],
+        return self.create("aclnn.read_int_array", [A.host_type(A.INT_ARRAY)],
                             [self.contiguous(host_tensor)]).result
 
     # device buffers and views ------------------------------------------------------------
     def alloc(self, t) -> ir.Value:
         if isinstance(t, TensorInfo):
             t = tensor_type(t.shape, t.dtype, t.format)
-        return self._create("aclnn.alloc", [t]).result
+        return self.create("aclnn.alloc", [t]).result
 
     def zeros(self, t: ir.Type) -> ir.Value:
         """A constant zero tensor: a result the kernel does not write (e.g. softmax_lse
@@ -284,7 +284,7 @@ class CallBuilder:
             return src.buffer
         attrs = {"offset": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(offset)),
                  "strides": ir.DenseI64ArrayAttr.get([int(s) for s in strides])}
-        return self._create("aclnn.view", [tensor_type(t.shape, t.dtype, t.format)], [src.buffer],
+        return self.create("aclnn.view", [tensor_type(t.shape, t.dtype, t.format)], [src.buffer],
                             attrs).result
 
     def copy(self, value: ir.Value) -> ir.Value:
@@ -302,10 +302,10 @@ class CallBuilder:
         values = list(values)
         list_type = ir.Type.parse("!aclnn.tensor_list")
         if all(v.type == values[0].type for v in values):
-            return self._create("aclnn.create_tensor_list", [list_type], values).result
-        result = self._create("aclnn.create_tensor_list", [list_type], values[:1]).result
+            return self.create("aclnn.create_tensor_list", [list_type], values).result
+        result = self.create("aclnn.create_tensor_list", [list_type], values[:1]).result
         for value in values[1:]:
-            result = self._create("aclnn.tensor_list_append", [list_type], [result, value]).result
+            result = self.create("aclnn.tensor_list_append", [list_type], [result, value]).result
         return result
 
     # the call ----------------------------------------------------------------------------
@@ -326,11 +326,11 @@ class CallBuilder:
         i64_type = ir.IntegerType.get_signless(64)
         attributes = {"callee": ir.StringAttr.get(function.phase_one)}
         attributes.update({f"mla.{k}": ir.StringAttr.get(v) for k, v in (variant or {}).items()})
-        phase_one = self._create(function.op_name, [i64_type, ir.Type.parse("!aclnn.executor")],
+        phase_one = self.create(function.op_name, [i64_type, ir.Type.parse("!aclnn.executor")],
                                  operands, attributes)
         size, executor = phase_one.results
-        workspace = self._create("aclnn.workspace", [tensor_type((None,), "i8")], [size]).result
-        self._create("aclnn.launch", [], [workspace, size, executor, self.stream],
+        workspace = self.create("aclnn.workspace", [tensor_type((None,), "i8")], [size]).result
+        self.create("aclnn.launch", [], [workspace, size, executor, self.stream],
                      {"callee": ir.StringAttr.get(function.name)})
         return phase_one
 
@@ -448,7 +448,7 @@ class LowerToAclnn(ModulePass):
 
     def apply(self, module, inputs):
         load_lowerings()
-        ACLNN.load(module.context)
+        load_dialects(module.context)
         ok = True
         for op in module.regions[0].blocks[0].operations:
             if op.operation.name == "func.func" and op.operation.regions[0].blocks:   # not a declaration

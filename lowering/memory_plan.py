@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..dialect.layout import nbytes as buffer_bytes, storage_shape
-from .program import Alloc, Collective, PhaseOne, ReadIntArray, TensorList, View, decode
+from ..dialect.layout import nbytes as buffer_bytes
+from ..dialect.layout import storage_shape
+from .program import Alloc, View, decode
 
 ALIGNMENT = 512
 
@@ -61,12 +62,10 @@ def plan(lowered) -> MemoryPlan:
     alias = {}                                 # view slot -> base slot
     last_use = {}
     for index, inst in enumerate(lowered.instructions):
-        match inst:
-            case View(slot, base):
-                alias[slot] = alias.get(base, base)
-        if isinstance(inst, (PhaseOne, TensorList, View, ReadIntArray, Collective)):     # what reads tensors
-            for slot in inst.reads:
-                last_use[alias.get(slot, slot)] = index
+        if isinstance(inst, View):
+            alias[inst.slot] = alias.get(inst.base, inst.base)
+        for slot in inst.reads:             # every instruction says what it reads
+            last_use[alias.get(slot, slot)] = index
     end = len(lowered.instructions)
     for slot in lowered.result_slots:
         last_use[alias.get(slot, slot)] = end

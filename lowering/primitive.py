@@ -17,17 +17,57 @@ from __future__ import annotations
 
 import math
 
-from ..dialect.types import TensorInfo, numpy_dtype, tensor_type
 from ..dialect import aclnn as A
+from ..dialect.aclnn_functions import (
+    ADD,
+    AMAX,
+    ASCEND_QUANT_V3,
+    DIV,
+    DYNAMIC_QUANT,
+    EMBEDDING,
+    INPLACE_ONE,
+    INTERLEAVE_ROPE,
+    KV_RMS_NORM_ROPE_CACHE,
+    MATMUL,
+    MATMUL_WEIGHT_NZ,
+    MEAN,
+    MUL,
+    NPU_FORMAT_CAST,
+    PERMUTE,
+    QUANT_MATMUL_V4,
+    QUANT_MATMUL_WEIGHT_NZ,
+    RMS_NORM,
+    ROTARY_POSITION_EMBEDDING,
+    RSQRT,
+    SCATTER_PA_KV_CACHE,
+    TRANSPOSE_BATCH_MATMUL,
+    TRIU,
+)
+from ..dialect.primitive import (
+    INDEX_TYPES,
+    Add,
+    Amax,
+    CausalMask,
+    Div,
+    DynamicQuant,
+    FormatCast,
+    Gather,
+    HeadMatmul,
+    KvRmsNormRopeCache,
+    Matmul,
+    Mean,
+    Mul,
+    Quantize,
+    QuantMatmul,
+    RmsNorm,
+    Rope,
+    Rsqrt,
+    ScatterCache,
+    Transpose,
+    TransposeBatchMatmul,
+)
+from ..dialect.types import TensorInfo, numpy_dtype, tensor_type
 from .lower_to_aclnn import LoweringError, info, lowers
-from ..dialect.aclnn_functions import (ADD, ASCEND_QUANT_V3, DIV, DYNAMIC_QUANT, EMBEDDING, INPLACE_ONE,
-                      INTERLEAVE_ROPE, MATMUL, MATMUL_WEIGHT_NZ, MUL, NPU_FORMAT_CAST, PERMUTE,
-                      QUANT_MATMUL_V4, QUANT_MATMUL_WEIGHT_NZ, RMS_NORM, ROTARY_POSITION_EMBEDDING,
-                      SCATTER_PA_KV_CACHE, TRIU, MEAN, RSQRT, AMAX, KV_RMS_NORM_ROPE_CACHE,
-                      TRANSPOSE_BATCH_MATMUL)
-from ..dialect.primitive import (INDEX_TYPES, Add, Amax, CausalMask, Div, DynamicQuant, FormatCast, Gather, HeadMatmul,
-                                 KvRmsNormRopeCache, Matmul, Mean, Mul, QuantMatmul, Quantize, RmsNorm, Rope,
-                                 Rsqrt, ScatterCache, Transpose, TransposeBatchMatmul)
 
 KEEP_DTYPE = 0          # cubeMathType: compute in the inputs' type (float32 accumulation)
 ACL_INT8 = 2            # aclDataType of AscendQuantV3's dstType

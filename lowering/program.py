@@ -18,9 +18,9 @@ from mlir import ir
 
 from ..dialect import aclnn as A
 from ..dialect.aclnn import ACLNN, Function
-from ..dialect.dialect import argument_name, symbol_text
+from ..dialect.dialect import argument_name, load_dialects, symbol_text
 from ..dialect.errors import ExecutionError
-from ..dialect.types import NUMPY_DTYPES, TensorInfo, TypeDescriptionError, describe_type, numpy_dtype
+from ..dialect.types import NUMPY_DTYPES, TensorInfo, TypeDescriptionError, describe_type
 
 
 def symbol_name(fn) -> str:
@@ -188,7 +188,7 @@ class DecodedFunction:
     def __init__(self, fn, constants: Optional[Mapping] = None):
         fn = fn.operation
         self.fn = fn
-        ACLNN.load(fn.context)
+        load_dialects(fn.context)
         self._constants = constants if constants is not None else {}
         self.name = symbol_name(fn)
         block = fn.regions[0].blocks[0]
@@ -235,9 +235,8 @@ class DecodedFunction:
     def _find_unread_outputs(self):
         reads: dict = {}
         for inst in self.instructions:
-            if isinstance(inst, (PhaseOne, View, TensorList, ReadIntArray, Collective)):
-                for slot in inst.reads:
-                    reads[slot] = reads.get(slot, 0) + 1
+            for slot in inst.reads:
+                reads[slot] = reads.get(slot, 0) + 1
         for slot in self.result_slots:
             reads[slot] = reads.get(slot, 0) + 1
         for call in self.calls:
@@ -351,6 +350,7 @@ def dense_value(attr: ir.DenseElementsAttr) -> np.ndarray:
 def _raw_data(attr, nbytes: int) -> bytes:
     """The storage of a (non-splat) dense attribute, through the MLIR C API the bindings ship."""
     import ctypes
+
     from mlir import _mlir_libs
     global _GET_RAW
     if _GET_RAW is None:

@@ -1,10 +1,10 @@
 """Conversions of the MLA prolog ops (seeds 001 and 000)."""
 from __future__ import annotations
 
-from ..dialect.types import describe_type
-from .lower_to_aclnn import lowers
 from ..dialect.aclnn_functions import MLA_PROLOG, MLA_PROLOG_V2
 from ..dialect.prolog import Prolog, PrologV2
+from ..dialect.types import describe_type
+from .lower_to_aclnn import lowers
 
 
 @lowers(Prolog)

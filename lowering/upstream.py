@@ -14,8 +14,8 @@ truncates toward zero (arith.fptosi, torch's .to(int8)); the quant pieces cast w
 from __future__ import annotations
 
 from ..dialect import aclnn as A
-from .lower_to_aclnn import info, lowers
 from ..dialect.aclnn_functions import ABS, CAST, CAT, MAXIMUM, MINIMUM, ROUND
+from .lower_to_aclnn import info, lowers
 
 
 @lowers("tensor.concat")

@@ -8,8 +8,8 @@ cannot express becomes a copy first (CallBuilder.reshape).
 """
 from __future__ import annotations
 
-from .lower_to_aclnn import info, lowers
 from ..dialect.primitive import NzCacheView
+from .lower_to_aclnn import info, lowers
 
 
 @lowers(NzCacheView)

@@ -18,10 +18,29 @@
 
 The named pipeline "default" runs them in that order.
 """
-from .registry import (PASSES, PIPELINES, PassFailure, PassInputs, PassOption, build_pass_manager,
-                       parse_pipeline, register_pass, run_pipeline)
-from . import (absorb_kv, absorb_latent, cleanup, fold_constants, fuse_attention, fuse_prolog,  # noqa: F401
-               interleave_rope, raise_primitives, raise_quant, select_layout)                  # (registration)
+from . import (  # noqa: F401
+                       absorb_kv,
+                       absorb_latent,
+                       cleanup,
+                       fold_constants,
+                       fuse_attention,
+                       fuse_prolog,
+                       interleave_rope,  # (registration)
+                       raise_primitives,
+                       raise_quant,
+                       select_layout,
+)
+from .registry import (
+                       PASSES,
+                       PIPELINES,
+                       PassFailure,
+                       PassInputs,
+                       PassOption,
+                       build_pass_manager,
+                       parse_pipeline,
+                       register_pass,
+                       run_pipeline,
+)
 
 __all__ = ["PASSES", "PIPELINES", "PassFailure", "PassInputs", "PassOption", "build_pass_manager",
            "parse_pipeline", "register_pass", "run_pipeline"]

@@ -41,12 +41,12 @@ from dataclasses import dataclass
 import numpy as np
 from mlir import ir
 
-from ..dialect.dialect import argument_attributes, argument_name, attributes_of
+from ..dialect.dialect import argument_attributes, argument_name, attributes_of, is_reshape
 from ..dialect.primitive import HeadMatmul, PagedAttention, ScatterCache, Transpose
 from ..dialect.types import TensorInfo, tensor_type
 from .fuse_prolog import leading, trailing
-from .pattern import VIEW_OPS, Pattern, match
-from .registry import ModulePass, UNCHANGED, register_pass
+from .pattern import Pattern, match
+from .registry import UNCHANGED, ModulePass, register_pass
 from .rewrite import Builder, Refusal, info, insertion_point, replace, rewrite_anchors
 
 PASS = "absorb-kv"
@@ -180,7 +180,7 @@ def _erase_dead_views(value):
     """Erase the reshapes of `value` that nothing uses any more (later passes see true users)."""
     for use in list(value.uses):
         op = use.owner.operation
-        if op.name in VIEW_OPS:
+        if is_reshape(op):
             _erase_dead_views(op.results[0])
             if not list(op.results[0].uses):
                 op.erase()

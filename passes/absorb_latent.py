@@ -39,18 +39,18 @@ element types (FUSE-001), intermediate values used elsewhere (FUSE-003).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from mlir import ir
 
-from dataclasses import dataclass
-
-from ..dialect.dialect import attributes_of
+from ..dialect.dialect import attributes_of, is_constant_like, is_reshape
 from ..dialect.primitive import HeadMatmul, PagedAttention, Rope, ScatterCache, Transpose
 from ..dialect.types import TensorInfo, tensor_type
 from .absorb_kv import BLOCK_SIZES, BLOCKS, _erase_dead_views, _is_rows_table, copies, last_axis_concat
 from .fuse_prolog import leading, trailing
-from .pattern import CONSTANT_OPS, VIEW_OPS, Pattern, defining_op, match, origin
-from .registry import ModulePass, UNCHANGED, register_pass
+from .pattern import Pattern, defining_op, match, origin
+from .registry import UNCHANGED, ModulePass, register_pass
 from .rewrite import Builder, Refusal, _BlockOrder, info, insertion_point, replace, rewrite_anchors
 
 PASS = "absorb-latent-kv"
@@ -290,7 +290,7 @@ def _hoisted(value):
     their operands: a weight's transpose written where the model first used it moves up to the
     weight's load."""
     op = defining_op(value)
-    if op is None or op.name in CONSTANT_OPS:
+    if op is None or is_constant_like(op):
         return value
     definitions = [defining_op(_hoisted(v)) for v in op.operands]
     definitions = [d for d in definitions if d is not None and d.block == op.block]
@@ -307,7 +307,7 @@ def _views_after(value) -> list:
         for use in stack.pop().uses:
             op = use.owner.operation
             padded_rows = op.name == "tensor.extract_slice" and _store(op.results[0]) is not None
-            if (op.name in VIEW_OPS or padded_rows) and op not in ops:
+            if (is_reshape(op) or padded_rows) and op not in ops:
                 ops.append(op)
                 stack.append(op.results[0])
     return sorted(ops, key=_BlockOrder)
@@ -316,7 +316,7 @@ def _views_after(value) -> list:
 def _erase_if_dead(value):
     """Erase the reshape computing `value` when nothing reads it, then what it reshaped."""
     op = defining_op(value)
-    while op is not None and op.name in VIEW_OPS and not list(op.results[0].uses):
+    while op is not None and is_reshape(op) and not list(op.results[0].uses):
         source = op.operands[0]
         op.erase()
         op = defining_op(source)

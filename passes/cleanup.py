@@ -1,5 +1,5 @@
-"""cleanup: erase what no one uses — side-effect-free ops (the mla primitives, tensor and
-arith ops, constant loads; dialect/primitive PURE) and the private globals no symbol refers to
+"""cleanup: erase what no one uses — ops with the PURE trait (dialect/traits.py: the mla ops
+that declare it, tensor/arith/math ops, constant loads) and the private globals no symbol refers to
 (their values leave the weight table, PassInputs.weights, when one is handed in)."""
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..dialect.dialect import symbol_text
-from .pattern import side_effect_free
-from .registry import ModulePass, UNCHANGED, register_pass
+from ..dialect.dialect import is_pure, symbol_text
+from .registry import UNCHANGED, ModulePass, register_pass
 from .weights import bodies, ops_of
+
 
 def _referenced_symbols(module) -> set:
     names = set()
@@ -25,13 +25,15 @@ def _referenced_symbols(module) -> set:
     return names
 
 
-def _erase_unused(block) -> int:
+def erase_unused(block) -> int:
+    """Erase the block's PURE ops (and those of nested blocks) whose results nothing uses, users
+    before what they use; returns how many."""
     erased = 0
     for op in reversed(ops_of(block)):
         for region in op.regions:
             for inner in region.blocks:
-                erased += _erase_unused(inner)
-        if op.results and side_effect_free(op) and all(not list(r.uses) for r in op.results):
+                erased += erase_unused(inner)
+        if op.results and is_pure(op) and all(not list(r.uses) for r in op.results):
             op.erase()
             erased += 1
     return erased
@@ -45,7 +47,7 @@ class Cleanup(ModulePass):
 
     def apply(self, module, inputs):
         body = module.regions[0].blocks[0]
-        erased = sum(_erase_unused(block) for block in bodies(module))
+        erased = sum(erase_unused(block) for block in bodies(module))
         used = _referenced_symbols(module)
         table = inputs.weights
         for op in ops_of(body):

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..dialect.dialect import symbol_text
-from .pattern import defining_op, is_constant, side_effect_free
-from .registry import ModulePass, UNCHANGED, register_pass
+from ..dialect.dialect import is_pure, symbol_text
+from .pattern import defining_op, is_constant
+from .registry import UNCHANGED, ModulePass, register_pass
 from .weights import bodies, declare_global, ops_of, symbols
 
 _SUFFIX = {"mla.transpose": "T", "mla.format_cast": "cast", "tensor.extract_slice": "slice",
@@ -122,7 +122,7 @@ class FoldConstants(ModulePass):
         evaluator, taken, folded, structures, memo, known = _Values(evaluate, table), symbols(module), {}, {}, {}, {}
         for block in bodies(module):
             for op in ops_of(block):
-                if _leaf(op) or not op.results or not side_effect_free(op) or \
+                if _leaf(op) or not op.results or not is_pure(op) or \
                         not all(is_constant(r, memo) for r in op.results):
                     continue
                 for r in op.results:

@@ -31,7 +31,7 @@ from ..dialect.fia import FusedInferAttentionScore as FIA
 from ..dialect.primitive import CausalMask, NzCacheView
 from ..dialect.types import FRACTAL_NZ, TensorInfo
 from .pattern import Pattern, match
-from .registry import ModulePass, UNCHANGED, register_pass
+from .registry import UNCHANGED, ModulePass, register_pass
 from .rewrite import Builder, Refusal, fused_location, info, insertion_point, legality, replace, rewrite_anchors
 
 PASS = "fuse-attention"

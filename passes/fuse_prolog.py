@@ -30,16 +30,15 @@ it (NQ, PQ-KVNQ, PQ-KVQ; the V2-only result dequant_scale_q_nope is then never u
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import functools
 import math
+from dataclasses import dataclass
 
 from ..dialect.dialect import attributes_of
 from ..dialect.prolog import FQ_KVNQ, FQ_KVQ, MAX_S, NQ, PQ_KVNQ, PQ_KVQ, Prolog, PrologV2
 from ..dialect.types import FRACTAL_NZ, TensorInfo
 from .pattern import Pattern, Progress, last_axis_slice, match
-from .registry import ModulePass, option, UNCHANGED, register_pass
+from .registry import UNCHANGED, ModulePass, option, register_pass
 from .rewrite import Builder, Refusal, fused_location, info, insertion_point, legality, replace, rewrite_anchors
 
 SCENARIOS = (NQ, PQ_KVNQ, PQ_KVQ, FQ_KVNQ, FQ_KVQ)
@@ -92,7 +91,6 @@ def per_head_product(op) -> bool:
 def prolog_pattern(scenario: str, key_path: str = "primitives", uk: str = "mla.head_matmul") -> Pattern:
     full = scenario in (FQ_KVNQ, FQ_KVQ)
     uq_int8 = scenario != NQ
-    kv_int8 = scenario in (PQ_KVQ, FQ_KVQ)
     client = key_path == "kv_rmsnorm_rope_cache"
     variant = "".join([" (kv_rmsnorm_rope_cache)" if client else "",
                        " (transpose_batchmatmul)" if uk != "mla.head_matmul" else ""])

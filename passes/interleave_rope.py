@@ -24,11 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 from mlir import ir
 
-from ..dialect.dialect import attributes_of, opdef_of
+from ..dialect.dialect import attributes_of, is_reshape, opdef_of
 from ..dialect.primitive import Rope, Transpose
 from ..dialect.types import ND, TensorInfo
-from .pattern import VIEW_OPS, defining_op, is_constant, last_axis_slice, operand_at
-from .registry import ModulePass, UNCHANGED, register_pass
+from .pattern import defining_op, is_constant, last_axis_slice, operand_at
+from .registry import UNCHANGED, ModulePass, register_pass
 from .rewrite import Builder, info, rewrite_anchors
 
 PROJECTIONS = ("mla.matmul", "mla.quant_matmul")
@@ -45,11 +45,11 @@ def _trace(x):
             return None
         if op.name in PROJECTIONS:
             break
-        if op.name not in VIEW_OPS and last_axis_slice(op) is None:
+        if not is_reshape(op) and last_axis_slice(op) is None:
             return None
         chain.append(op)
         v = op.operands[0]
-    slices = [i for i, op in enumerate(chain) if op.name not in VIEW_OPS]
+    slices = [i for i, op in enumerate(chain) if not is_reshape(op)]
     if not slices or any(len(list(op.results[0].uses)) != 1 for op in chain[:slices[-1] + 1]):
         return None
     return op, chain
@@ -63,7 +63,7 @@ def _columns(projection, chain) -> np.ndarray | None:
         return None
     index = np.arange(int(np.prod(y.shape)), dtype=np.int64).reshape(y.shape)
     for op in reversed(chain):
-        if op.name in VIEW_OPS:
+        if is_reshape(op):
             index = index.reshape(info(op.results[0]).shape)
         else:
             start, size = last_axis_slice(op)
@@ -76,7 +76,7 @@ def _readers(value):
     the reader, from the reader back."""
     for use in value.uses:
         owner = use.owner.operation
-        if owner.name in VIEW_OPS:
+        if is_reshape(owner):
             for reader, chain in _readers(owner.results[0]):
                 yield reader, chain + [owner]
         else:

@@ -14,7 +14,7 @@ Operands of mla ops are given by their declared names, those of upstream ops by 
 `p.input(name)` matches any value, `p.weight(name)` a value computed from constants only;
 an input used twice must be the same value in IR (that is how the query and key paths of the
 prolog are tied to one token_x). `p.view(v)` accepts v through any chain of
-tensor.expand_shape/collapse_shape (a reshape moves no data). `p.optional(name)` is an optional
+reshapes (ops with the RESHAPE trait, dialect/traits.py: tensor.expand_shape/collapse_shape). `p.optional(name)` is an optional
 mla operand that may be absent. `where=` adds a predicate on the matched op (a slice's offsets,
 a rope's mode).
 
@@ -33,11 +33,8 @@ from typing import Callable, Optional
 
 from mlir import ir
 
-from ..dialect.dialect import opdef_of
+from ..dialect.dialect import MLA, is_constant_like, is_pure, is_reshape, load_op_definitions, opdef_of
 
-VIEW_OPS = ("tensor.expand_shape", "tensor.collapse_shape")
-UPSTREAM = ("tensor.", "arith.", "math.")      # upstream ops: operands by position, one result
-CONSTANT_OPS = ("ml_program.global_load_const", "mla.causal_mask", "arith.constant")
 ABSENT = object()            # the binding of an optional operand that is not there
 
 
@@ -126,7 +123,8 @@ class Pattern:
                 v = v.results[0]
             uses.append(Use(key, v, through))
         pop = POp(op_name, uses, name or f"{op_name}#{len(self.ops)}", where, role, rule)
-        count = 1 if op_name.startswith(UPSTREAM) else len(opdef_of_name(op_name).result_names)
+        opdef = declared(op_name)
+        count = 1 if opdef is None else len(opdef.result_names)
         pop.results = [PValue("result", producer=pop, index=i) for i in range(count)]
         self.ops.append(pop)
         return pop
@@ -174,9 +172,14 @@ class Pattern:
 
 
 def opdef_of_name(op_name):
-    from ..dialect.dialect import MLA, load_op_definitions
     load_op_definitions()
     return MLA.ops[op_name]
+
+
+def declared(op_name):
+    """The OpDef of an mla op; None for an upstream op (operands by position, one result)."""
+    load_op_definitions()
+    return MLA.ops.get(op_name)
 
 
 # --- IR helpers ------------------------------------------------------------------------------
@@ -190,7 +193,7 @@ def defining_op(value):
 def origin(value):
     """The value before any chain of reshapes."""
     op = defining_op(value)
-    while op is not None and op.name in VIEW_OPS:
+    while op is not None and is_reshape(op):
         value = op.operands[0]
         op = defining_op(value)
     return value
@@ -200,7 +203,7 @@ def view_chain(value) -> list:
     """value, then each value it is a reshape of."""
     chain = [value]
     op = defining_op(value)
-    while op is not None and op.name in VIEW_OPS:
+    while op is not None and is_reshape(op):
         chain.append(op.operands[0])
         op = defining_op(chain[-1])
     return chain
@@ -212,20 +215,12 @@ def view_descendants(value) -> list:
     while stack:
         v = stack.pop()
         out.append(v)
-        stack.extend(use.owner.results[0] for use in v.uses if use.owner.operation.name in VIEW_OPS)
+        stack.extend(use.owner.results[0] for use in v.uses if is_reshape(use.owner))
     return out
 
 
-def side_effect_free(op) -> bool:
-    """An op that only computes its results (the mla primitives, tensor and arith ops, constant
-    loads): erasable when unused, evaluable at compile time when its operands are constants."""
-    from ..dialect.primitive import PURE
-    from ..dialect.decoder import PURE as DECODER_PURE
-    return op.name in PURE or op.name in DECODER_PURE or op.name.startswith(UPSTREAM) or op.name in CONSTANT_OPS
-
-
 def is_constant(value, memo: dict | None = None) -> bool:
-    """Computed from constants (weights) only, by ops without side effects. `memo` (value ->
+    """Computed from constants (weights) only, by PURE ops (dialect/traits.py). `memo` (value ->
     bool) keeps a walk over shared subgraphs linear."""
     memo = {} if memo is None else memo
     if value in memo:
@@ -233,10 +228,10 @@ def is_constant(value, memo: dict | None = None) -> bool:
     op = defining_op(value)
     if op is None:
         result = False
-    elif op.name in CONSTANT_OPS:
+    elif is_constant_like(op):
         result = True
     else:
-        result = side_effect_free(op) and bool(op.operands) and all(is_constant(v, memo) for v in op.operands)
+        result = is_pure(op) and bool(op.operands) and all(is_constant(v, memo) for v in op.operands)
     memo[value] = result
     return result
 
@@ -414,9 +409,9 @@ class _State:
 def _unnamed_operands_absent(pop: POp, op) -> bool:
     """An mla op's operands the pattern does not name must be absent: a pattern that leaves out
     an optional operand (a quant scale...) does not describe an op that has it."""
-    if pop.op_name.startswith(UPSTREAM):
-        return True
     opdef = opdef_of(op)
+    if opdef is None:
+        return True
     named = {u.key for u in pop.uses}
     return all(not values for spec, values in zip(opdef.operands, opdef.operand_groups(op))
                if spec.name not in named)

@@ -38,9 +38,8 @@ from ..dialect.dialect import attributes_of
 from ..dialect.primitive import RmsNorm, Rope, Transpose
 from ..dialect.types import TensorInfo
 from .pattern import Pattern, defining_op, last_axis_slice, match, origin
-from .registry import ModulePass, UNCHANGED, register_pass
+from .registry import UNCHANGED, ModulePass, register_pass
 from .rewrite import DECLINED, Builder, info, rewrite_anchors
-
 
 # --- IR helpers ----------------------------------------------------------------------------------
 

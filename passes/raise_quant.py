@@ -27,16 +27,15 @@ raised op passes its own verifier; otherwise the written-out form stays and runs
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
-import functools
-
 from ..dialect.dialect import attributes_of
-from ..dialect.primitive import DynamicQuant, QuantMatmul, Quantize, Transpose
+from ..dialect.primitive import DynamicQuant, Quantize, QuantMatmul, Transpose
 from ..dialect.types import TensorInfo
 from .pattern import Pattern, match
 from .raise_primitives import producer, splat, trailing_cast
-from .registry import ModulePass, UNCHANGED, register_pass
+from .registry import UNCHANGED, ModulePass, register_pass
 from .rewrite import DECLINED, Builder, info, insertion_point, legality, replace, rewrite_anchors
 
 

@@ -24,16 +24,16 @@ whole is followed by it too, so an upstream pass cannot leave an invalid mla op 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import dataclasses
 import inspect
 import typing
+from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping, Optional, Sequence
 
 from mlir import ir, passmanager
 
-from ..dialect.dialect import verify_ops
 from ..dialect.diagnostics import record_mlir_error
+from ..dialect.dialect import verify_ops
 from .report import FusionLog
 
 

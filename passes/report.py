@@ -13,7 +13,7 @@ from typing import Optional
 
 from mlir import ir
 
-from ..dialect.diagnostics import emit, source_position
+from ..dialect.diagnostics import emit, location_text
 
 
 @dataclass(frozen=True)
@@ -42,11 +42,9 @@ class FusionLog:
     rewritten: list = field(default_factory=list)   # {"pass", "location", "detail"}: other rewrites
 
     def location_text(self, loc: ir.Location) -> str:
-        """SOURCE:LINE:COL, as diagnostics print it (an op's own file first: imported code)."""
-        line, col, file = source_position(loc)
-        source = file or self.source
-        where = f"{line}:{col}" if line is not None else str(loc)
-        return f"{source}:{where}" if source else where
+        """SOURCE:LINE:COL, as diagnostics print it (an op's own file first: imported code), or
+        SOURCE:NAME for an op of built IR (a model's module path)."""
+        return location_text(loc, self.source)
 
     def record_fused(self, op_name: str, loc: ir.Location, detail: str = ""):
         self.fused.append({"op": op_name, "location": self.location_text(loc), "detail": detail})

@@ -1,5 +1,6 @@
 """What the rewriting passes share: the one driver that tries a pass at its anchor ops
-(`rewrite_anchors`), building the replacement op (with the layout casts and reshapes it needs),
+(`rewrite_anchors`), building the replacement op with the IR builder (dialect/builder.py
+Builder: the op, the layout casts and reshapes it needs),
 checking it against the fused op's verifier before anything changes (`legality`: the verifier's
 finding), replacing the matched subgraph. Refusals and the report: report.py.
 """
@@ -9,13 +10,13 @@ from typing import Optional
 
 from mlir import ir
 
+from ..dialect.builder import Builder, info  # noqa: F401 (the passes build with it)
+from ..dialect.dialect import is_constant_like
 from ..dialect.opdef import OpDef
 from ..dialect.rules import Finding
-from ..dialect.primitive import FormatCast
-from ..dialect.types import FRACTAL_NZ, ND, TensorInfo, describe_type, reshape_groups, tensor_type
+from ..dialect.types import ND, TensorInfo
 from .pattern import Anchors, Match, defining_op
 from .report import Refusal  # noqa: F401 (the fusion passes import it with the rest)
-
 
 # --- the driver ------------------------------------------------------------------------------------
 
@@ -65,84 +66,6 @@ def legality(opdef: OpDef, operands: dict, attributes: dict, results: dict, prof
     return None if verdict.ok else verdict.errors[0]
 
 
-def info(value) -> TensorInfo:
-    return describe_type(value.type)
-
-
-# --- building ---------------------------------------------------------------------------------------
-
-class Builder:
-    """Creates ops at one insertion point, with one location."""
-
-    def __init__(self, ip: ir.InsertionPoint, loc: ir.Location):
-        self.ip, self.loc = ip, loc
-
-    def op(self, opdef: OpDef, operands: dict, attributes: dict, results: list) -> ir.Operation:
-        types = [tensor_type(r.shape, r.dtype, r.format) for r in results]
-        return opdef.build(operands, attributes, types, loc=self.loc, ip=self.ip)
-
-    def nz(self, value) -> ir.Value:
-        """value as FRACTAL_NZ (mla.format_cast; folded at compile time for a constant)."""
-        t = info(value)
-        if t.format == FRACTAL_NZ:
-            return value
-        return self.op(FormatCast, {"x": value}, {}, [TensorInfo(t.shape, t.dtype, FRACTAL_NZ)]).result
-
-    def reshape(self, value, shape) -> ir.Value:
-        """value with another shape of the same size (row-major), with upstream tensor ops
-        (views: no data moves): one expand or collapse when the reshape splits or merges
-        consecutive axes, else a collapse to 1-D and an expand."""
-        t = info(value)
-        shape = tuple(shape)
-        if t.shape == shape:
-            return value
-        if t.rank == 0 or not shape:     # to or from a scalar: unit axes only, no groups
-            return self._reshape_op(value, shape, [])
-        groups = reshape_groups(t.shape, shape)
-        if groups is None or len(shape) == len(t.shape):
-            size = 1
-            for d in t.shape:
-                size *= d
-            flat = self._reshape_op(value, (size,), [list(range(t.rank))]) if t.rank != 1 else value
-            return flat if len(shape) == 1 else self._reshape_op(flat, shape, [list(range(len(shape)))])
-        return self._reshape_op(value, shape, groups)
-
-    def last_axis_slice(self, value, start: int, size: int) -> ir.Value:
-        """value[..., start:start + size] (tensor.extract_slice)."""
-        t = info(value)
-        i64 = lambda values: ir.DenseI64ArrayAttr.get(list(values))
-        attributes = {"static_offsets": i64([0] * (t.rank - 1) + [start]),
-                      "static_sizes": i64(t.shape[:-1] + (size,)), "static_strides": i64([1] * t.rank),
-                      "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0, 0, 0])}
-        return ir.Operation.create("tensor.extract_slice", results=[tensor_type(t.shape[:-1] + (size,), t.dtype)],
-                                   operands=[value], attributes=attributes, loc=self.loc, ip=self.ip).result
-
-    def concat(self, values, axis: int) -> ir.Value:
-        """tensor.concat of `values` along `axis`."""
-        t = info(values[0])
-        shape = list(t.shape)
-        shape[axis] = sum(info(v).shape[axis] for v in values)
-        return ir.Operation.create("tensor.concat", results=[tensor_type(tuple(shape), t.dtype)], operands=values,
-                                   attributes={"dim": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), axis)},
-                                   loc=self.loc, ip=self.ip).result
-
-    def _reshape_op(self, value, shape, groups):
-        t = info(value)
-        attributes = {"reassociation": ir.ArrayAttr.get([_index_array(g) for g in groups])}
-        if len(shape) > t.rank:
-            name = "tensor.expand_shape"
-            attributes["static_output_shape"] = ir.DenseI64ArrayAttr.get(list(shape))
-        else:
-            name = "tensor.collapse_shape"
-        return ir.Operation.create(name, results=[tensor_type(shape, t.dtype)], operands=[value],
-                                   attributes=attributes, loc=self.loc, ip=self.ip).result
-
-
-def _index_array(values) -> ir.ArrayAttr:
-    i64 = ir.IntegerType.get_signless(64)
-    return ir.ArrayAttr.get([ir.IntegerAttr.get(i64, v) for v in values])
-
-
 # --- where to put the fused op, and replacing the match ---------------------------------------
 
 def insertion_point(values: list, match: Match, *, after_users_of=()) -> Optional[ir.InsertionPoint]:
@@ -155,9 +78,8 @@ def insertion_point(values: list, match: Match, *, after_users_of=()) -> Optiona
     inside = match.operations
     block = next(iter(match.ops.values())).block
     anchors = [defining_op(v) for v in values]
-    constants = [op for op in anchors if op is not None and op.name in CONSTANT_OPS
-                 and not list(op.operands) and _in_block(op, block) is op]
-    anchors = [op for op in anchors if op is None or op.name not in CONSTANT_OPS or op not in constants]
+    constants = [op for op in anchors if op is not None and is_constant_like(op) and _in_block(op, block) is op]
+    anchors = [op for op in anchors if op is None or op not in constants]
     anchors += [u.owner.operation for v in after_users_of for u in v.uses if u.owner.operation not in inside]
     last = None
     for op in anchors:
@@ -177,9 +99,6 @@ def insertion_point(values: list, match: Match, *, after_users_of=()) -> Optiona
         tops = [op for op in constants if not any(op.is_before_in_block(o) for o in constants)]
         return ir.InsertionPoint.after(tops[0]) if tops else ir.InsertionPoint.at_block_begin(block)
     return ir.InsertionPoint.after(last)
-
-
-CONSTANT_OPS = ("ml_program.global_load_const", "arith.constant")
 
 
 def _in_block(op, block):

@@ -11,8 +11,8 @@ uses.
 from __future__ import annotations
 
 import numpy as np
-from mlir import ir
 
+from ..dialect.builder import declare_global  # noqa: F401 (fold-constants declares with it)
 from ..dialect.dialect import symbol_text
 
 
@@ -72,16 +72,6 @@ def bodies(module) -> list:
     """The entry blocks of the module's functions that have a body (not declarations)."""
     return [fn.regions[0].blocks[0] for fn in ops_of(module.regions[0].blocks[0])
             if fn.name == "func.func" and len(fn.regions[0].blocks)]
-
-
-def declare_global(module, name: str, t: ir.Type):
-    """`ml_program.global private @name(#ml_program.extern : t) : t` at the top of the module."""
-    return ir.Operation.create(
-        "ml_program.global", attributes={
-            "sym_name": ir.StringAttr.get(name), "type": ir.TypeAttr.get(t),
-            "value": ir.Attribute.parse(f"#ml_program.extern : {t}"),
-            "sym_visibility": ir.StringAttr.get("private")},
-        ip=ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]))
 
 
 def symbols(module) -> set:

@@ -4,32 +4,25 @@
 and a device are present and the CPU otherwise, and says which once. "npu" without them raises
 `ascend_mla.BackendUnavailable` naming what is missing.
 
-The interface (used by runtime/executor.py, which owns the two-phase protocol):
-    new_state(lowered)                      per-function state (stable buffers across calls)
-    argument(state, index, value, info)     an input as a buffer (NPU: copied to the device)
-    alloc(state, slot, info) / view(base, info, offset, strides) / constant(state, slot, array, info)
-    workspace(state, size)                  the workspace of one launch
-    tensor_key(buffer)                      what phase one binds of a tensor (description, buffer)
-    phase_one(call, args) -> (workspace_size, executor);  release(executor)
-    launch(callee, workspace, size, executor, checked)
-    communicator(group, world_size);  collective(function, args)   HCCL calls (runtime/collective.py)
-    synchronize();  host_value(buffer);  result(buffer, info, caller) -> a host value
+`Backend` (runtime/interface.py) is the interface both backends implement (CpuBackend here,
+NpuBackend in runtime/npu.py) and the executor (runtime/executor.py, which owns the two-phase
+protocol) calls; test/python/test_backend.py checks that each implements all of it.
 """
 from __future__ import annotations
 
 import functools
-import inspect
 import logging
-import math
 from collections.abc import Mapping
-
-import numpy as np
+from dataclasses import dataclass, field
 
 from ..dialect.errors import VerificationError
-from .formats import NZTensor, contiguous_strides, describe_value, nz_physical_shape
-from .kernels import get_kernel
+from .cpu_buffers import CpuBuffer, CpuView, resolve, store, view_array  # noqa: F401 (also the backend's API)
+from .formats import describe_value
+from .interface import Backend
+from .kernels import run_kernel  # noqa: F401 (also the backend's API)
 
 log = logging.getLogger("ascend_mla")
+
 
 BACKENDS = ("cpu", "npu", "auto")
 _selected = "auto"
@@ -81,77 +74,13 @@ def backend_instance(name=None):
     return npu_backend()
 
 
-def run_kernel(op, operands: dict, attributes: dict, result_types: dict | None = None):
-    """Execute one op's CPU kernel (`op`: its OpDef or name); returns its results as a tuple.
-    Attributes left out take the OpDef's defaults. A kernel that takes `result_types` (name ->
-    TensorInfo) gets the op's result types, for ops whose result element type is a choice of
-    the IR rather than a function of the operands."""
-    fn = get_kernel(op)
-    extra = {"result_types": result_types} if result_types is not None and _wants_result_types(fn) else {}
-    return fn(**operands, **attributes, **extra)
-
-
 @functools.lru_cache(maxsize=None)
 def _has_data_rules(opdef) -> bool:
     from ..dialect.rules import RUNTIME
     return any(r.kind == RUNTIME for r in opdef.rules)
 
 
-@functools.lru_cache(maxsize=None)
-def _wants_result_types(fn) -> bool:
-    return "result_types" in inspect.signature(fn).parameters
-
-
 # --- the CPU backend -------------------------------------------------------------------------
-
-class CpuBuffer:
-    """A CPU 'device buffer': a cell holding the array (or NZTensor) written into it. Cells are
-    stable per function (like device addresses), so a phase-one executor bound to them stays
-    valid across calls."""
-    __slots__ = ("info", "value")
-
-    def __init__(self, info):
-        self.info = info
-        self.value = None
-
-
-class CpuView:
-    """`base`'s memory seen with another description; resolved when read."""
-    __slots__ = ("base", "info", "offset", "strides", "count")
-
-    def __init__(self, base, info, offset, strides):
-        self.base, self.info, self.offset, self.strides = base, info, offset, strides
-        # element count of a contiguous ND view (read as a slice and a reshape), else None
-        self.count = (math.prod(info.shape) if info.format == "ND"
-                      and list(strides) == contiguous_strides(info.shape) else None)
-
-    @property
-    def value(self):
-        return view_array(resolve(self.base), self.info, self.offset, self.strides, self.count)
-
-
-def resolve(buffer):
-    return buffer.value if isinstance(buffer, (CpuBuffer, CpuView)) else buffer
-
-
-def view_array(base, info, offset: int, strides, count=None):
-    """A NumPy view of `base` described by (info, offset, strides) in elements of its row-major
-    order; a FRACTAL_NZ description gives the NZTensor over the same memory. A base that is
-    not contiguous (a kernel may return a transposed view) is read through a copy."""
-    if isinstance(base, NZTensor):
-        raise NotImplementedError("a view of a FRACTAL_NZ buffer")
-    base = np.asarray(base)
-    flat = base.reshape(-1)
-    if info.format == "FRACTAL_NZ":
-        physical = nz_physical_shape(info.shape, base.dtype)
-        count = int(np.prod(physical))
-        return NZTensor(flat[offset:offset + count].reshape(physical), info.shape)
-    if count is not None:              # a reshape or a leading slice: no stride tricks
-        return flat[offset:offset + count].reshape(info.shape)
-    item = base.itemsize
-    return np.lib.stride_tricks.as_strided(flat[offset:], shape=info.shape,
-                                           strides=[s * item for s in strides])
-
 
 class CpuExecutor:
     """Phase one on the CPU: the call bound to its buffers and host values (and, once
@@ -206,33 +135,41 @@ def _same(x, y) -> bool:
     return x is y
 
 
-class CpuBackend:
+@dataclass
+class CpuState:
+    """A function's cells on the CPU backend, stable across calls (as device addresses are)."""
+    args: dict = field(default_factory=dict)        # input index -> CpuBuffer
+    allocs: dict = field(default_factory=dict)      # slot -> CpuBuffer (allocations, constants)
+    scratch: list = field(default_factory=list)     # the allocations: emptied after each call
+
+
+class CpuBackend(Backend):
     """Each kernel call runs the CPU kernel of the mla op it comes from (runtime/kernels):
     through the Function's binds, or its implementation in runtime/cpu_calls.py."""
     name = "cpu"
 
-    def new_state(self, lowered):
-        return {"args": {}, "allocs": {}, "scratch": []}
+    def new_state(self, lowered) -> CpuState:
+        return CpuState()
 
     def argument(self, state, index, value, info):
-        cell = state["args"].get(index)
+        cell = state.args.get(index)
         if cell is None:
-            cell = state["args"][index] = CpuBuffer(info)
+            cell = state.args[index] = CpuBuffer(info)
         cell.value = value
         cell.info = info
         return cell
 
     def alloc(self, state, slot, info):
-        cell = state["allocs"].get(slot)
+        cell = state.allocs.get(slot)
         if cell is None:
-            cell = state["allocs"][slot] = CpuBuffer(info)
-            state["scratch"].append(cell)
+            cell = state.allocs[slot] = CpuBuffer(info)
+            state.scratch.append(cell)
         return cell
 
     def constant(self, state, slot, array, info):
-        cell = state["allocs"].get(slot)
+        cell = state.allocs.get(slot)
         if cell is None:
-            cell = state["allocs"][slot] = CpuBuffer(info)
+            cell = state.allocs[slot] = CpuBuffer(info)
             cell.value = array
         return cell
 
@@ -275,7 +212,7 @@ class CpuBackend:
             written = implementation(CpuCall(fn, values, types, buffers, checked, executor.snapshots,
                                              call.unread, call.variant))
             for name, value in written.items():
-                _store(buffers[name], value)
+                store(buffers[name], value)
             return
         if fn.kernel is None:
             raise NotImplementedError(f"{fn.name}: no CPU implementation")
@@ -295,9 +232,9 @@ class CpuBackend:
     def finish(self, state):
         """After a call: the buffers drop their arrays (results are the caller's now), so the
         next call's kernels reuse the freed memory, as a device reuses its arena."""
-        for cell in state["scratch"]:
+        for cell in state.scratch:
             cell.value = None
-        for cell in state["args"].values():
+        for cell in state.args.values():
             cell.value = None
 
     def host_value(self, buffer):
@@ -306,12 +243,6 @@ class CpuBackend:
     def result(self, buffer, info, caller):
         value = resolve(buffer)
         return caller if caller is not None else value
-
-
-def _store(buffer, value):
-    if not isinstance(buffer, CpuBuffer):
-        raise NotImplementedError("a kernel output written into a view")
-    buffer.value = value
 
 
 def _run_bound_kernel(fn, args, values, types, checked, variant=None, snapshots=None, opdef=None):
@@ -349,7 +280,7 @@ def _run_bound_kernel(fn, args, values, types, checked, variant=None, snapshots=
     results = run_kernel(opdef, operands, attributes, result_types)
     for name, value in zip(opdef.result_names, results):
         if name in outputs:
-            _store(outputs[name], value)
+            store(outputs[name], value)
 
 
 class _Binding:

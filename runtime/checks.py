@@ -20,11 +20,11 @@ from typing import Mapping, Sequence
 
 from mlir import ir
 
-from ..dialect.dialect import opdef_of, symbol_text
+from ..dialect.dialect import is_constant_like, opdef_of, symbol_text
+from ..dialect.errors import VerificationError
 from ..dialect.opdef import VARIADIC, KindError, StructuralError
 from ..dialect.rules import RUNTIME, STATIC, DynamicDim
 from ..dialect.types import TensorInfo, describe_type
-from ..dialect.errors import VerificationError
 from .executor import dense_value, symbol_name
 from .formats import NZTensor, describe_value
 
@@ -51,7 +51,6 @@ class _Unknown:
 
 
 UNKNOWN = _Unknown()
-_CONSTANT_OPS = ("ml_program.global_load_const", "arith.constant")
 
 
 def conforms(declared: TensorInfo, actual: TensorInfo) -> bool:
@@ -155,12 +154,12 @@ class DataChecks:
         self.ops = []
         for op in block.operations:
             op = op.operation
-            if op.name in _CONSTANT_OPS and len(op.results) == 1 and isinstance(op.results[0].type, ir.RankedTensorType):
+            if is_constant_like(op) and len(op.results) == 1 and isinstance(op.results[0].type, ir.RankedTensorType):
                 value = _constant_value(op, constants or {})
                 if value is not None:
                     slot_of[op.results[0]] = len(slot_of)
                     self.constants.append((slot_of[op.results[0]], value))
-                continue
+                    continue
             opdef = opdef_of(op)
             if opdef is not None:
                 check = OpCheck(op, opdef, slot_of)
@@ -193,7 +192,9 @@ class DataChecks:
 
 
 def _constant_value(op, constants):
-    if op.name == "ml_program.global_load_const":
+    """The value of a constant-like op when it is held here (a weight's, an arith.constant's);
+    None otherwise (a causal mask is computed by its kernel)."""
+    if "global" in op.attributes:                   # ml_program.global_load_const
         return constants.get(symbol_text(op.attributes["global"]))
-    attr = op.attributes["value"]
+    attr = op.attributes["value"] if "value" in op.attributes else None
     return dense_value(attr) if isinstance(attr, ir.DenseElementsAttr) else None

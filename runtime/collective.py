@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dialect.collective import AllGather, AllReduce
-from ..lowering.collective import (HCCL_API, HCCL_DTYPE_ENUM, HCCL_REDUCE_ENUM, HCCL_RESULT,
-                                   HCCL_ROOT_INFO_BYTES)
+from ..lowering.collective import HCCL_API, HCCL_DTYPE_ENUM, HCCL_REDUCE_ENUM, HCCL_RESULT, HCCL_ROOT_INFO_BYTES
+from .cpu_buffers import resolve, store
 from .distributed import CollectiveError, check_world, world
-
+from .kernels import run_kernel
 
 # --- CPU --------------------------------------------------------------------------------------
 
@@ -36,7 +36,6 @@ class CpuCommunicator:
 def cpu_collective(function: str, args: list):
     """HcclAllReduce / HcclAllGather on the CPU backend: the op's kernel on the send buffer's
     `count` elements, the result stored in the receive buffer."""
-    from .backend import _store, resolve, run_kernel
     send, recv, count, comm = args[0], args[1], int(args[2]), args[-1]
     x = np.asarray(resolve(send)).reshape(-1)[:count]
     if function == "HcclAllReduce":
@@ -48,7 +47,7 @@ def cpu_collective(function: str, args: list):
                                                                          "dim": 0, "group": comm.group})
     else:
         raise NotImplementedError(f"{function} on the CPU backend")
-    _store(recv, np.asarray(y).reshape(recv.info.shape))
+    store(recv, np.asarray(y).reshape(recv.info.shape))
 
 
 # --- NPU (HCCL through ctypes) --------------------------------------------------------------------
@@ -93,13 +92,13 @@ class NpuCommunicator:
 
 def npu_communicator(backend, group: str, world_size: int) -> NpuCommunicator:
     """The backend's communicator of `group`, made on first use (see the module docstring)."""
-    comms = backend.__dict__.setdefault("_communicators", {})
+    comms = backend.communicators
     if group in comms:
         return comms[group]
     w = check_world("HcclCommInitRootInfo", group, world_size)
-    hccl = backend.__dict__.get("_hccl")
-    if hccl is None:
-        hccl = backend._hccl = Hccl(backend._lookup_hccl)
+    if backend.hccl is None:
+        backend.hccl = Hccl(backend.lookup_hccl)
+    hccl = backend.hccl
     root = ctypes.create_string_buffer(HCCL_ROOT_INFO_BYTES)
     if w.rank == 0:
         hccl.check("HcclGetRootInfo", hccl.fn["HcclGetRootInfo"](ctypes.addressof(root)))
@@ -123,7 +122,7 @@ def npu_communicator(backend, group: str, world_size: int) -> NpuCommunicator:
 def npu_collective(backend, function: str, args: list):
     """HcclAllReduce / HcclAllGather on the backend's stream."""
     from ..dialect.types import numpy_dtype
-    hccl = backend._hccl
+    hccl = backend.hccl
     send, recv, count, dtype, comm = args[0], args[1], int(args[2]), args[3], args[-1]
     if function == "HcclAllGather" and world().alone and comm.world_size != 1:
         raise CollectiveError(f"HcclAllGather over {comm.world_size} ranks in a world of one: the other ranks' "
@@ -141,8 +140,9 @@ def npu_collective(backend, function: str, args: list):
 
 def npu_close(backend):
     """Destroy the backend's communicators (before the device is reset)."""
-    for comm in backend.__dict__.pop("_communicators", {}).values():
-        backend._hccl.check("HcclCommDestroy", backend._hccl.fn["HcclCommDestroy"](comm.handle))
+    for comm in backend.communicators.values():
+        backend.hccl.check("HcclCommDestroy", backend.hccl.fn["HcclCommDestroy"](comm.handle))
+    backend.communicators.clear()
 
 
 # --- the report ---------------------------------------------------------------------------------
@@ -151,7 +151,8 @@ def collectives_of(module, source: str = "") -> list:
     """{"op", "location", "detail"} of each HCCL call of a lowered module, saying what it does in
     this process's world (a world of one: the identity)."""
     from mlir import ir
-    from ..dialect.diagnostics import file_position
+
+    from ..dialect.diagnostics import location_text
     from ..lowering.collective import CALLS
     found = []
     w = world()
@@ -161,14 +162,12 @@ def collectives_of(module, source: str = "") -> list:
         if op.name in CALLS:
             comm = op.operands[-2].owner
             size, group = int(comm.attributes["world_size"].value), comm.attributes["group"].value
-            line, col = file_position(op.location)
-            where = f"{line}:{col}" if line is not None else str(op.location)
             if w.alone:
                 here = "here a world of one: the identity" if op.name.endswith("all_reduce") or size == 1 else \
                     "here a world of one: refused when run (the other ranks' parts do not exist)"
             else:
                 here = f"rank {w.rank} of {w.size} ({w.backend})"
-            found.append({"op": CALLS[op.name], "location": f"{source}:{where}" if source else where,
+            found.append({"op": CALLS[op.name], "location": location_text(op.location, source),
                           "detail": f"over {size} ranks of group {group!r}; {here}"})
         return ir.WalkResult.ADVANCE
 

@@ -14,36 +14,43 @@ buffers it writes, by C name. In-place caches are written where they are.
 """
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 
-from ..dialect.types import TensorInfo, numpy_dtype
-from ..dialect.aclnn_functions import (ABS, CAST, CAT, EMBEDDING, FIA_V4, INPLACE_COPY, INPLACE_ONE, LOGICAL_OR,
-                                       MATMUL, MATMUL_WEIGHT_NZ, MAXIMUM, MINIMUM, QUANT_MATMUL_V4,
-                                       QUANT_MATMUL_WEIGHT_NZ, RMS_NORM, ROTARY_POSITION_EMBEDDING, ROUND,
-                                       SCATTER_PA_KV_CACHE, TRIU)
+from ..dialect.aclnn_functions import (
+    ABS,
+    CAST,
+    CAT,
+    EMBEDDING,
+    FIA_V4,
+    INPLACE_COPY,
+    INPLACE_ONE,
+    LOGICAL_OR,
+    MATMUL,
+    MATMUL_WEIGHT_NZ,
+    MAXIMUM,
+    MINIMUM,
+    QUANT_MATMUL_V4,
+    QUANT_MATMUL_WEIGHT_NZ,
+    RMS_NORM,
+    ROTARY_POSITION_EMBEDDING,
+    ROUND,
+    SCATTER_PA_KV_CACHE,
+    TRIU,
+)
 from ..dialect.fia import FusedInferAttentionScore
-from ..dialect.primitive import (Attention, Gather, HeadMatmul, Matmul, PagedAttention, QuantMatmul, RmsNorm, Rope,
-                                 ScatterCache)
-
-CPU_CALLS: dict[str, Callable] = {}     # aclnn function name -> its CPU implementation
-
-
-def cpu_call(function, variants: tuple = ()):
-    """Register the CPU implementation of the aclnn Function `function` (its declaration in
-    dialect/aclnn_functions.py); `variants`: the keys of the numerics variants (`mla.<key>` on
-    the call) it implements, which it reads from `call.variant`."""
-    if isinstance(function, str):
-        raise TypeError(f"cpu_call({function!r}): register by the Function, not its name")
-
-    def register(fn):
-        if function.name in CPU_CALLS:
-            raise ValueError(f"a CPU implementation of {function.name} is already registered")
-        fn.variants = frozenset(variants)
-        CPU_CALLS[function.name] = fn
-        return fn
-    return register
+from ..dialect.primitive import (
+    Attention,
+    Gather,
+    HeadMatmul,
+    Matmul,
+    PagedAttention,
+    QuantMatmul,
+    RmsNorm,
+    Rope,
+    ScatterCache,
+)
+from ..dialect.types import TensorInfo, numpy_dtype
+from .cpu_call_registry import CPU_CALLS, cpu_call  # noqa: F401 (CPU_CALLS: the complete table, once this module is loaded)
 
 
 def _out(call, name):
@@ -236,5 +243,5 @@ cpu_call(MINIMUM)(_elementwise(np.minimum))
 
 
 
-# The decoder's MoE calls (lowering/decoder.py) are in their own module.
-from . import cpu_calls_decoder  # noqa: E402,F401
+# The CPU calls of other modules (each registers with cpu_call_registry), loaded with this one:
+from . import cpu_calls_decoder  # noqa: E402,F401   the decoder's MoE calls (lowering/decoder.py)

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from ..dialect.aclnn_functions import GROUPED_MATMUL_V4, MOE_GATING_TOP_K
 from ..dialect.decoder import GroupedMatmul, MoeGatingTopK
-from .backend import _store
-from ..dialect.decoder import GroupedMatmul, MoeGatingTopK
-from ..dialect.aclnn_functions import GROUPED_MATMUL_V4, MOE_GATING_TOP_K
-from .cpu_calls import cpu_call
+from .cpu_buffers import store
+from .cpu_call_registry import cpu_call
 
 
 @cpu_call(MOE_GATING_TOP_K)
@@ -46,5 +44,5 @@ def grouped_matmul_v4(call):
     if quantized:
         operands.update(scale=scale[0], per_token_scale=per_token[0])
     (y,) = call.run(GroupedMatmul, operands, {}, {"y": out.info})
-    _store(out, y)
+    store(out, y)
     return {}

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from ..dialect.dialect import opdef_of
-from .backend import run_kernel
+from .kernels import run_kernel
 from .kernels.upstream import prepare
 
 

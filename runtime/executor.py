@@ -23,9 +23,27 @@ from ..dialect import aclnn as A
 from ..dialect.errors import ExecutionError
 from ..dialect.opdef import KindError
 from ..dialect.types import TensorInfo
-from ..lowering.program import (NULL, Alloc, Call, Collective, Communicator, Constant, DecodedFunction, Host, Launch,  # noqa: F401
-                                PhaseOne, ReadIntArray, Synchronize, TensorList, View, Workspace, decode,
-                                dense_value, find_function, symbol_name)
+from ..lowering.program import (  # noqa: F401
+    NULL,
+    Alloc,
+    Call,
+    Collective,
+    Communicator,
+    Constant,
+    DecodedFunction,
+    Host,
+    Launch,
+    PhaseOne,
+    ReadIntArray,
+    Synchronize,
+    TensorList,
+    View,
+    Workspace,
+    decode,
+    dense_value,
+    find_function,
+    symbol_name,
+)
 from .formats import NZTensor, describe_value
 
 
@@ -43,6 +61,18 @@ class Stats:
     reused: list = field(default_factory=list)
 
 
+@dataclass
+class BackendRun:
+    """What a function keeps per backend across calls: the backend's state (its buffers), each
+    call site's phase-one executor, the stats, and after the first call the values that cannot
+    change (`template`: (slot, value)) and the instructions left to run (`program`)."""
+    state: Any
+    sites: list
+    stats: Stats
+    template: Optional[list] = None
+    program: Optional[list] = None
+
+
 class LoweredFunction(DecodedFunction):
     """A decoded lowered function (lowering/program.py) that runs: per-backend state (buffers,
     call sites' executors) across calls."""
@@ -53,11 +83,11 @@ class LoweredFunction(DecodedFunction):
         self._lock = threading.Lock()         # one call at a time (see __call__)
 
     # --- running ---------------------------------------------------------------------------
-    def state(self, backend):
+    def run_state(self, backend) -> BackendRun:
         if backend not in self._states:
-            self._states[backend] = (backend.new_state(self), [SiteState() for _ in self.calls], Stats(
-                [0] * len(self.calls), [0] * len(self.calls)), {})
-        return self._states[backend][:3]
+            self._states[backend] = BackendRun(backend.new_state(self), [SiteState() for _ in self.calls],
+                                               Stats([0] * len(self.calls), [0] * len(self.calls)))
+        return self._states[backend]
 
     # Values that cannot change between calls on one backend state (host values, buffers,
     # constants and views of them) are computed by the first call; later calls start from
@@ -80,14 +110,14 @@ class LoweredFunction(DecodedFunction):
             stats.reused[call.site] += 1
         env[size_slot], env[exec_slot] = site.workspace_size, site.executor
 
-    def _remember(self, cache, env):
+    def _remember(self, run: BackendRun, env):
         fixed = {i for i, inst in enumerate(self.instructions)
                  if isinstance(inst, self._FIXABLE) and inst.slot not in self._varying}
-        cache["template"] = [(self.instructions[i].slot, env[self.instructions[i].slot]) for i in sorted(fixed)]
-        cache["program"] = _fuse_calls([inst for i, inst in enumerate(self.instructions) if i not in fixed])
+        run.template = [(self.instructions[i].slot, env[self.instructions[i].slot]) for i in sorted(fixed)]
+        run.program = _fuse_calls([inst for i, inst in enumerate(self.instructions) if i not in fixed])
 
     def stats(self, backend=None) -> Stats:
-        return self.state(_resolve_backend(backend))[2]
+        return self.run_state(_resolve_backend(backend)).stats
 
     def __call__(self, inputs: Sequence, *, backend=None, checked: bool = True,
                  inputs_checked: bool = False) -> list:
@@ -108,11 +138,11 @@ class LoweredFunction(DecodedFunction):
         backend = _resolve_backend(backend)
         if len(inputs) != len(self.arg_slots):
             raise ExecutionError(f"@{self.name} takes {len(self.arg_slots)} inputs, got {len(inputs)}")
-        state, sites, stats = self.state(backend)
-        cache = self._states[backend][3]
+        run = self.run_state(backend)
+        state, sites, stats = run.state, run.sites, run.stats
         env = [None] * self.slot_count
-        program = cache.get("program", self.instructions)
-        for slot, value in cache.get("template", ()):
+        program = run.program if run.program is not None else self.instructions
+        for slot, value in run.template or ():
             env[slot] = value
         for index, (slot, info, value) in enumerate(zip(self.arg_slots, self.arg_types, inputs)):
             static = inputs_checked and None not in info.shape and not isinstance(value, NZTensor)
@@ -139,8 +169,8 @@ class LoweredFunction(DecodedFunction):
                     backend.synchronize()
                 case _:
                     self._value(inst, env, backend, state)
-        if "program" not in cache:
-            self._remember(cache, env)
+        if run.program is None:
+            self._remember(run, env)
         outputs = []
         for index, (slot, info) in enumerate(zip(self.result_slots, self.result_types)):
             caller = inputs[self.inplace[index]] if index in self.inplace else None
@@ -178,7 +208,8 @@ class LoweredFunction(DecodedFunction):
         backend = _resolve_backend(backend)
         if len(inputs) != len(self.arg_slots):
             raise ExecutionError(f"@{self.name} takes {len(self.arg_slots)} inputs, got {len(inputs)}")
-        state, sites, stats = self.state(backend)
+        run = self.run_state(backend)
+        state, sites, stats = run.state, run.sites, run.stats
         env = [None] * self.slot_count
         for index, (slot, info, value) in enumerate(zip(self.arg_slots, self.arg_types, inputs)):
             env[slot] = backend.argument(state, index, value, _check_input(self.name, index, info, value))

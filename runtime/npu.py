@@ -18,16 +18,20 @@ import os
 import re
 import struct
 import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Optional
 
 import numpy as np
 
-from ..dialect.types import numpy_dtype
-from ..dialect.errors import BackendUnavailable
 from ..dialect import aclnn as A
+from ..dialect.errors import BackendUnavailable
+from ..dialect.layout import nbytes as _nbytes
+from ..dialect.layout import storage_shape as _storage_shape
+from ..dialect.types import numpy_dtype
 from . import npu_api as api
-from ..dialect.layout import nbytes as _nbytes, storage_shape as _storage_shape
 from .formats import NZTensor
+from .interface import Backend
 
 LIBRARIES = ("libascendcl.so", "libopapi.so", "libnnopbase.so")
 
@@ -109,7 +113,17 @@ class NpuExecutor:
         self.tensors, self.lists, self.arrays, self.scalars, self.keep = [], [], [], [], []
 
 
-class NpuBackend:
+@dataclass
+class NpuState:
+    """A function's device memory, allocated at its first call and kept for the next ones."""
+    plan: Any                                        # its memory plan (lowering/memory_plan.py)
+    arena: Optional[int] = None                      # the plan's arena, allocated at first use
+    staging: dict = field(default_factory=dict)      # input index -> (address, bytes)
+    constants: dict = field(default_factory=dict)    # slot -> DeviceBuffer (resident weights)
+    workspace: tuple = (None, 0)                     # (address, bytes) of the largest workspace
+
+
+class NpuBackend(Backend):
     name = "npu"
 
     def __init__(self, paths: dict, device: int = 0):
@@ -121,6 +135,8 @@ class NpuBackend:
                 self.fn[name] = api.bind(self._lookup, name, table)
         self._aclnn = {}
         self._resident = {}
+        self.hccl = None                # libhccl.so, bound at the first collective (runtime/collective.py)
+        self.communicators = {}         # group -> NpuCommunicator
         self._check("aclInit", self.fn["aclInit"](None))
         self._check("aclrtSetDevice", self.fn["aclrtSetDevice"](device))
         self.stream = ctypes.c_void_p()
@@ -177,7 +193,7 @@ class NpuBackend:
 
     # the Backend interface ----------------------------------------------------------------
     def new_state(self, lowered):
-        from .executor import ExecutionError
+        from ..dialect.errors import ExecutionError
         from ..lowering.memory_plan import plan
         for call in lowered.calls:
             if call.variant:
@@ -188,17 +204,15 @@ class NpuBackend:
             memory = plan(lowered)
         except ValueError as e:
             raise ExecutionError(str(e)) from None
-        state = {"plan": memory, "arena": None, "staging": {}, "constants": {},
-                 "workspace": (None, 0)}
+        state = NpuState(memory)
         weakref.finalize(lowered, self._free_state, state)
         return state
 
     def _free_state(self, state):
         if self._closed:
             return
-        for address in [state["arena"], state["workspace"][0],
-                        *(a for a, _ in state["staging"].values()),
-                        *(b.address for b in state["constants"].values())]:
+        for address in [state.arena, state.workspace[0], *(a for a, _ in state.staging.values()),
+                        *(b.address for b in state.constants.values())]:
             self.free(address)
 
     def argument(self, state, index, value, info):
@@ -206,11 +220,11 @@ class NpuBackend:
             return self._resident_buffer(value, info)
         data = value.data if isinstance(value, NZTensor) else value
         nbytes = _nbytes(np.shape(data), info.dtype)
-        address, size = state["staging"].get(index, (None, 0))
+        address, size = state.staging.get(index, (None, 0))
         if size < nbytes:
             self.free(address)
             address = self.malloc(nbytes)
-            state["staging"][index] = (address, nbytes)
+            state.staging[index] = (address, nbytes)
         self.upload(address, np.asarray(data))
         return DeviceBuffer(address, info)
 
@@ -230,31 +244,30 @@ class NpuBackend:
         self.free(address)
 
     def alloc(self, state, slot, info):
-        plan = state["plan"]
-        if state["arena"] is None:
-            state["arena"] = self.malloc(plan.peak_bytes)
-        return DeviceBuffer(state["arena"] + plan.offsets[slot], info)
+        if state.arena is None:
+            state.arena = self.malloc(state.plan.peak_bytes)
+        return DeviceBuffer(state.arena + state.plan.offsets[slot], info)
 
     def constant(self, state, slot, array, info):
         """A constant (a weight, an arith.constant) is uploaded once per function state and
         stays on the device across calls."""
-        if slot not in state["constants"]:
+        if slot not in state.constants:
             data = array.data if isinstance(array, NZTensor) else np.asarray(array)
             address = self.malloc(data.nbytes)
             self.upload(address, data)
-            state["constants"][slot] = DeviceBuffer(address, info)
-        return state["constants"][slot]
+            state.constants[slot] = DeviceBuffer(address, info)
+        return state.constants[slot]
 
     def view(self, base: DeviceBuffer, info, offset, strides):
         storage = _storage_shape(info) if info.format == "FRACTAL_NZ" else base.storage
         return DeviceBuffer(base.address, info, strides, base.offset + offset, storage)
 
     def workspace(self, state, size):
-        address, capacity = state["workspace"]
+        address, capacity = state.workspace
         if size > capacity:
             self.free(address)
             address = self.malloc(size)
-            state["workspace"] = (address, size)
+            state.workspace = (address, size)
         return address if size else None
 
     def tensor_key(self, buffer: DeviceBuffer):
@@ -341,7 +354,7 @@ class NpuBackend:
         self._check(callee, two(workspace, size, executor.handle, self.stream))
 
     # HCCL (runtime/collective.py): loaded when a program first has a collective
-    def _lookup_hccl(self, name):
+    def lookup_hccl(self, name):
         if getattr(self, "_libhccl", None) is None:
             path = next((str(d / "libhccl.so") for d in library_dirs() if (d / "libhccl.so").is_file()), None)
             if path is None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import ctypes
 
 from ..dialect import aclnn as A
-
 from ..dialect.aclnn import DTYPE_ENUM, DTYPE_NAMES, FORMAT_ENUM, FORMAT_NAMES  # noqa: F401 (the ACL enums)
+
 ACL_MEM_MALLOC_HUGE_FIRST = 0
 ACL_MEMCPY_HOST_TO_DEVICE = 1
 ACL_MEMCPY_DEVICE_TO_HOST = 2
@@ -120,7 +120,9 @@ def aclnn_header(function) -> str:
 def write_headers(directory) -> list:
     """Write aclnn/acl_meta.h and every aclnnop/aclnn_<op>.h under `directory`."""
     from pathlib import Path
-    from ..dialect.aclnn import ACLNN, load_functions
+
+    from ..dialect.aclnn import ACLNN
+    from ..dialect.dialect import load_functions
     load_functions()
     root = Path(directory)
     (root / "aclnn").mkdir(parents=True, exist_ok=True)

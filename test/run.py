@@ -1,9 +1,10 @@
-"""Run the whole test suite: the lit IR tests, then the pytest suite (test/python and the
-fuzzers' small budgets, test/fuzz). Fails if any part fails.
+"""Run the whole test suite: the linter (ruff, configured in pyproject.toml), the lit IR tests,
+then the pytest suite (test/python and the fuzzers' small budgets, test/fuzz). Fails if any
+part fails.
 
     python test/run.py [pytest arguments...]      e.g.  python test/run.py -m slow
 
-Use the project's Python (`.venv/bin/python`): lit finds mla-opt and FileCheck beside it.
+Use the project's Python (`.venv/bin/python`): ruff, lit, mla-opt and FileCheck are beside it.
 
 The pytest files run in groups, each group in its own process, one after the other: what one
 group's tests keep alive (models, weights, compiled programs) is gone before the next starts,
@@ -40,6 +41,7 @@ def groups() -> list:
 
 def main() -> int:
     results = []
+    lint = run("ruff check", [str(BIN / "ruff"), "check", str(HERE.parent)], results)
     lit = run("lit test/lit", [str(BIN / "lit"), "-sv", str(HERE / "lit")], results)
     failed = []
     for files in groups():
@@ -53,11 +55,13 @@ def main() -> int:
         print(f"{name[:56]:56} {status:8d} {cpu:8.1f} {peak:8.0f} {wall:8.1f}")
     print(f"{'total (parts run one after the other)':56} {'':8} {sum(r[2] for r in results):8.1f} "
           f"{max(r[3] for r in results):8.0f} {sum(r[4] for r in results):8.1f}")
+    if lint != 0:
+        print("ruff check FAILED (see above; `.venv/bin/ruff check --fix` sorts imports)")
     if lit != 0:
         print("lit IR tests FAILED (see above)")
     for name in failed:
         print(f"FAILED: {name}")
-    return 1 if lit != 0 or failed else 0
+    return 1 if lint != 0 or lit != 0 or failed else 0
 
 
 if __name__ == "__main__":

@@ -4,14 +4,15 @@
     tokens = lm.generate(input_ids, max_new_tokens=16)      # greedy, torch in -> torch out
     logits = lm(input_ids)                                  # one step from the current caches
 
-One compiled module of the whole decoder (deepseek.build(decoder=True)) with two functions,
-compiled once, at the first call: @decode (one token per row) and @prefill (a chunk of C tokens
-per row, C the first input's length rounded up to a power of two, at most PREFILL_CHUNK; 16
-when the first call is one token). Both
-read the same weight globals, so fold-constants packs each weight once for both. A longer input
-runs chunk by chunk; a shorter one is padded: the padded rows write no cache slot (slot -1,
-which the scatter skips) and their logits are dropped, and the attention's causal mask (FIA
-sparse mode 3, anchored at the kv length) keeps the real rows from seeing them. Every per-step
+One compiled module of the whole decoder (deepseek.build(decoder=True)): @decode (one token per
+row) and one @prefill<S> per shape bucket S in use. A prompt of C tokens per row runs in one
+call of the smallest bucket of PREFILL_BUCKETS (4, 8, 16, 24, 32, 48, 64, 96, ...: at most 1.5x C)
+that holds it and fits the caches, whatever came before (one longer than any bucket that fits
+runs bucket by bucket). A bucket not compiled yet re-plans: the module is compiled again with
+it added (every function reads the same weight globals, so fold-constants packs each weight
+once for all of them, and the previous program is dropped). The padded rows write no cache slot (slot -1, which
+the scatter skips) and their logits are dropped, and the attention's causal mask (FIA sparse
+mode 3, anchored at the kv length) keeps the real rows from seeing them. Every per-step
 value (token ids, positions, cache slots, kv lengths) is a run-time input: a decode loop never
 recompiles. The paged caches (one latent and one rope cache per layer) are the model's: one
 set, written in place by both programs; the block table is the identity (row r owns blocks
@@ -26,10 +27,12 @@ import numpy as np
 
 from .. import compile as compile_program
 from ..compiler import CompileError, Report
-from . import deepseek
+from . import blocks
 
-PREFILL_CHUNK = 128          # the prefill function's largest chunk (tokens per row per call)
-FIRST_CHUNK = 16             # its chunk when the first call is a single token
+PREFILL_CHUNK = 128          # room past max_positions for a bucket's padding (the caches' capacity)
+# The prefill programs' shapes (tokens per row): 4, 8, then 16 and 24 times the powers of two, so
+# a prompt of 8 tokens or more pads by at most half; each is compiled at its first use and kept.
+PREFILL_BUCKETS = tuple(sorted({4, 8} | {16 << i for i in range(17)} | {24 << i for i in range(17)}))
 DEFAULT_POSITIONS = 4096     # max_positions when neither the caller nor a smaller config says
 CALIBRATION_TOKENS = 64      # w8a8c8: the default calibration prompt of the latent cache's scale
 
@@ -100,6 +103,11 @@ class CausalLM:
             max_positions = min(config.get("max_position_embeddings") or DEFAULT_POSITIONS, DEFAULT_POSITIONS)
         if not isinstance(max_positions, int) or max_positions < 1:
             raise ValueError(f"max_positions: expected an integer >= 1, got {max_positions!r}")
+        scaling = config.get("rope_scaling") or {}
+        if scaling.get("type") == "longrope" and max_positions > scaling["original_max_position_embeddings"]:
+            raise ValueError(f"max_positions: {max_positions} passes LongRoPE's original context "
+                             f"({scaling['original_max_position_embeddings']}), where transformers switches every "
+                             f"position to the long factors; the compiled rotary tables hold the short ones")
         # Read-only constants: the kernels convert a weight once (gemm.converted) only when
         # nothing can change it; a writeable one would be converted again at every step.
         self.name, self.config, self.weights = name, config, {k: _frozen(v) for k, v in weights.items()}
@@ -112,8 +120,8 @@ class CausalLM:
         # Room for one padded prefill chunk past the last real position (its rows write no slot,
         # but the kv length of the chunk's call counts them).
         self._capacity = block_size * -(-(max_positions + PREFILL_CHUNK) // block_size)
-        self._program = None
-        self._chunk = None
+        self._program = None              # the compiled module, of @decode and @prefill<S> for S in:
+        self._seqs = ()
         decode = self._model(1)           # builds the graph now: a bad config fails here
         self.block_table = np.arange(decode.block_table.size, dtype=np.int32).reshape(decode.block_table.shape)
         self._caches = decode.new_caches()
@@ -128,8 +136,8 @@ class CausalLM:
         shards, refusals) and compile its decode program (the prefill one on first use).
 
         quant="w8a8c8" only: the latent cache's static int8 scale per layer (int8 = round(kv *
-        scale)). `kv_scale`: a number (every layer) or {layer index: number}, e.g. a calibration
-        tool's; None calibrates it here: the w8a8 model runs `calibration` (token ids (rows,
+        scale)). `kv_scale`: a number (every layer) or {layer index: number} (LongCat, two
+        attention blocks per layer: by block, 2i and 2i + 1), e.g. a calibration tool's; None calibrates it here: the w8a8 model runs `calibration` (token ids (rows,
         tokens); default CALIBRATION_TOKENS seeded random ids) and each layer's scale is 127 over
         the largest |latent| it wrote (calibrated_kv_scales). Both are checked before the
         checkpoint is read."""
@@ -168,21 +176,33 @@ class CausalLM:
         return cls(c, weights, batch=batch, max_positions=max_positions, quant=quant, **args)
 
     def _model(self, seq: int):
-        return deepseek.build(self.name, config=self.config, weights=self.weights, seq=seq,
+        return blocks.build(self.name, config=self.config, weights=self.weights, seq=seq,
                               max_positions=self._capacity, decoder=True, **self._build_args)
 
-    def _compile(self, chunk: int):
-        """The module of @decode and @prefill (chunk tokens per row), compiled once."""
-        self._chunk = chunk
-        decode, prefill = self._model(1), self._model(chunk)
-        text = _two_functions(decode.module, prefill.module)
-        self._program = compile_program(text, weights=decode.weights, target=self.target, source_name=self.name)
+    def _compile(self, seq: int):
+        """The module of @decode and of @prefill<S> for every bucket S used so far and `seq`
+        (the previous program is dropped: its packed weights with it)."""
+        seqs = tuple(sorted(set(self._seqs) | {1, seq}))
+        built = [self._model(s) for s in seqs]
+        module = built[0].build(function=_function_name(seqs[0]))
+        for s, b in zip(seqs[1:], built[1:]):
+            b.build(into=module, function=_function_name(s))      # the same weights' globals
+        self._program = compile_program(module, weights=built[0].weights, target=self.target, source_name=self.name)
+        self._seqs = seqs
+
+    def _bucket(self, count: int) -> int:
+        """The prefill shape for `count` tokens per row: the smallest bucket that holds them and
+        fits the caches after every row's position, else the largest that fits (run in turn)."""
+        room = self._capacity - int(self._positions.max())
+        fitting = [b for b in PREFILL_BUCKETS if b <= room] or [PREFILL_BUCKETS[0]]
+        return next((b for b in fitting if b >= count), fitting[-1])
 
     # -- the API --------------------------------------------------------------------------------
     @property
     def programs(self) -> dict:
-        """The compiled programs: {"decoder": the Program of @decode and @prefill} (empty
-        before the first call; `program.memory_plan(function="decode")` etc.)."""
+        """The compiled programs: {"decoder": the Program of @decode and of @prefill<S> for
+        each prefill bucket S used} (empty before the first call;
+        `program.memory_plan(function="decode")` etc.)."""
         return {} if self._program is None else {"decoder": self._program}
 
     def report(self) -> Report:
@@ -284,12 +304,10 @@ class CausalLM:
         if mask is not None:            # each row's real tokens first (the run pads after them)
             order = np.argsort(~mask, axis=1, kind="stable")
             ids = np.take_along_axis(ids, order, axis=1)
-        if self._program is None:         # the chunk: this input's length, or a default for one token
-            self._compile(min(PREFILL_CHUNK, 1 << (count - 1).bit_length()) if count > 1 else FIRST_CHUNK)
         if count == 1:
             logits = self._run(1, ids, real)
         else:
-            chunk, parts = self._chunk, []
+            chunk, parts = self._bucket(count), []
             for start in range(0, count, chunk):
                 n = min(chunk, count - start)
                 padded = np.zeros((batch, chunk), np.int64)
@@ -313,7 +331,9 @@ class CausalLM:
         rows = np.arange(self.batch)[:, None]
         slots = self.block_table[rows, positions // block_size].astype(np.int64) * block_size + positions % block_size
         slots[np.arange(seq)[None, :] >= real[:, None]] = -1          # padding: written nowhere
-        outputs = self._program.run(function="decode" if seq == 1 else "prefill", input_ids=ids,
+        if seq not in self._seqs:
+            self._compile(seq)
+        outputs = self._program.run(function=_function_name(seq), input_ids=ids,
                                     positions=positions, slot_mapping=slots, block_table=self.block_table,
                                     seq_lengths=self._positions + seq, **self._caches)
         self._positions += real
@@ -361,7 +381,7 @@ def calibrated_kv_scales(config: dict, weights: dict, ids: np.ndarray, built, **
     the calibration tokens use the whole int8 range and later ones clip only beyond it (min-max
     calibration). A weights-only bound (checkpoint.kv_cache_scale) must allow for rows it cannot
     foresee and spends about half the range on them."""
-    unquantized = {k: v for k, v in weights.items() if not k.endswith("self_attn.kv_scale")}
+    unquantized = {k: v for k, v in weights.items() if not re.search(r"\.self_attn\.(\d+\.)?kv_scale$", k)}
     lm = CausalLM(config, unquantized, batch=ids.shape[0], max_positions=ids.shape[1], quant="w8a8", **args)
     lm(ids)
     scales = {}
@@ -419,19 +439,8 @@ def _frozen(value):
     return value
 
 
-def _two_functions(decode: str, prefill: str) -> str:
-    """One module of two built modules: their (identical) weight globals once, then
-    @forward of each renamed @decode and @prefill."""
-    def split(text):
-        lines = text.splitlines()
-        start = next(i for i, line in enumerate(lines) if line.startswith("func.func @forward("))
-        return lines[:start], "\n".join(lines[start:])
-    globals_, decode_fn = split(decode)
-    other, prefill_fn = split(prefill)
-    if other != globals_:
-        raise AssertionError("decode and prefill declare different weights")
-    return "\n".join([*globals_, decode_fn.replace("func.func @forward(", "func.func @decode(", 1),
-                      prefill_fn.replace("func.func @forward(", "func.func @prefill(", 1)]) + "\n"
+def _function_name(seq: int) -> str:
+    return "decode" if seq == 1 else f"prefill{seq}"
 
 
 # --- checkpoint names ----------------------------------------------------------------------------

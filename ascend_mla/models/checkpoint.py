@@ -1,18 +1,20 @@
-"""Hugging Face checkpoints of the DeepSeek MLA family as they are shipped (docs/api.md).
+"""Hugging Face checkpoints of the MLA families as they are shipped (docs/api.md).
 
     from ascend_mla.models import checkpoint
     config = checkpoint.read_config(path)              # a frozen ModelConfig
     weights = checkpoint.load_tensors(path, config, names=wanted, quant=None)
 
 `read_config` reads config.json in the formats transformers 4.x (`rope_theta`, `rope_scaling`)
-and 5.x (`rope_parameters`) write, for DeepseekV2/V3 and Kimi-K2, filling what a config leaves
-out with transformers' defaults for its model type. `load_tensors` reads safetensors files (one,
+and 5.x (`rope_parameters`) write, for every MLA family of families.py (DeepseekV2/V3, Kimi-K2,
+MiniCPM3, GLM-4.7-Flash, LongCat-Flash, ...), through the family's description: what a config
+leaves out takes transformers' defaults for its model type. `load_tensors` reads safetensors files (one,
 or shards through model.safetensors.index.json) with our own header reader over a memory map, so
 float8 tensors come in as ml_dtypes.float8_e4m3fn (safetensors' NumPy reader has no float8) and
 only the tensors asked for are touched. Every refusal is a CompileError naming what it refuses
 and a rule ID (CKPT-*, listed in docs/guide.md):
 
-    CKPT-CONFIG   config.json missing, unreadable, or not a DeepSeek MLA model
+    CKPT-CONFIG   config.json missing, unreadable, or not an MLA model family (families.py)
+    CKPT-FAMILY   an MLA family with layers the compiler has no ops for (families.REFUSED)
     CKPT-ROPE     a rope type other than default/yarn, YaRN without factor or
                   original_max_position_embeddings, a partial rotary factor
     CKPT-BIAS     attention_bias / mlp_bias: the compiled graph has no bias
@@ -48,7 +50,7 @@ LATENT_NORM_EPS = 1e-6
 
 
 def _error(message: str, rule: str):
-    from .. import CompileError                  # the package's, wherever it lives
+    from .. import CompileError  # the package's, wherever it lives
     return CompileError(f"{message} [{rule}]")
 
 
@@ -122,6 +124,8 @@ class ModelConfig:
     kv_lora_scale: float | None = None               # LongCat
     query_scale_beta: float | None = None            # Mistral 4 (Llama 4 query scaling)
     attention: str = "mla"                           # the attention block (deepseek.ATTENTIONS)
+    rope_short_factor: tuple | None = None           # LongRoPE (MiniCPM3): per-frequency divisors
+    rope_long_factor: tuple | None = None            # (past the original context; refused there)
 
     # -- derived --
     @property
@@ -154,6 +158,8 @@ class ModelConfig:
         """The rotary frequencies (Dr/2,) float32, YaRN-blended as transformers computes them."""
         dim, base = self.qk_rope_head_dim, self.rope_theta
         pos_freqs = np.float32(base) ** (np.arange(0, dim, 2, dtype=np.float32) / np.float32(dim))
+        if self.rope_type == "longrope":        # the short factors: positions within the original context
+            return (np.float32(1.0) / (np.asarray(self.rope_short_factor, np.float32) * pos_freqs)).astype(np.float32)
         if self.rope_type != "yarn":
             return (1.0 / pos_freqs).astype(np.float32)
         extrapolation = np.float32(1.0) / pos_freqs
@@ -187,6 +193,10 @@ class ModelConfig:
         out["rope_theta"] = self.rope_theta
         out["rope_interleave"] = self.rope_interleave
         out["rope_scaling"] = None if self.rope_type == "default" else {
+            "type": "longrope", "factor": self.rope_factor, "attention_factor": self.rope_attention_factor,
+            "original_max_position_embeddings": self.rope_original_max_position_embeddings,
+            "short_factor": list(self.rope_short_factor), "long_factor": list(self.rope_long_factor),
+        } if self.rope_type == "longrope" else {
             "type": self.rope_type, "factor": self.rope_factor,
             "original_max_position_embeddings": self.rope_original_max_position_embeddings,
             "beta_fast": self.rope_beta_fast, "beta_slow": self.rope_beta_slow, "mscale": self.rope_mscale,
@@ -201,7 +211,7 @@ def _yarn_mscale(scale: float, mscale: float) -> float:
     return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
 
 
-ROPE_TYPES = ("default", "yarn")
+ROPE_TYPES = ("default", "yarn", "longrope")
 FAMILY_FIELDS = ("layer_kind", "mlp_layer_types", "router_weight", "score_bias", "group_score",
                  "zero_experts", "moe_output_norm", "embedding_scale", "residual_scale", "logits_divisor",
                  "q_lora_scale", "kv_lora_scale", "query_scale_beta", "attention")
@@ -346,6 +356,8 @@ def _rope(raw: dict, c: dict, where: str) -> dict:
     out = dict(rope_theta=float(theta), rope_type=kind, rope_factor=None, rope_original_max_position_embeddings=None,
                rope_beta_fast=None, rope_beta_slow=None, rope_mscale=None, rope_mscale_all_dim=None,
                rope_attention_factor=1.0, rope_truncate=True)
+    if kind == "longrope":
+        return _longrope(raw, c, params, key, where, out)
     if kind == "yarn":
         original = raw.get("original_max_position_embeddings", params.get("original_max_position_embeddings"))
         missing = [n for n, v in (("factor", params.get("factor")), ("original_max_position_embeddings", original))
@@ -364,6 +376,32 @@ def _rope(raw: dict, c: dict, where: str) -> dict:
                    rope_mscale=None if mscale is None else float(mscale),
                    rope_mscale_all_dim=None if mscale_all_dim is None else float(mscale_all_dim),
                    rope_attention_factor=float(attention), rope_truncate=bool(params.get("truncate", True)))
+    return out
+
+
+def _longrope(raw, c, params, key, where, out) -> dict:
+    """LongRoPE (MiniCPM3): the rotary frequencies divided by short_factor (long_factor past
+    original_max_position_embeddings), cos/sin times the attention factor, as transformers'
+    _compute_longrope_parameters. transformers switches every position to the long factors once
+    a sequence passes the original context; the compiled tables hold the short ones, so a model
+    built past that length is refused (causal_lm.CausalLM)."""
+    original = params.get("original_max_position_embeddings", raw.get("original_max_position_embeddings"))
+    half = c["qk_rope_head_dim"] // 2
+    for name in ("short_factor", "long_factor"):
+        factors = params.get(name)
+        if not isinstance(factors, (list, tuple)) or len(factors) != half:
+            raise _error(f"{where}: {key}: LongRoPE's {name}: expected {half} numbers (one per rotary frequency), "
+                         f"got {factors!r}", "CKPT-ROPE")
+    if original is None:
+        raise _error(f"{where}: {key}: LongRoPE without original_max_position_embeddings", "CKPT-ROPE")
+    factor = params.get("factor") or c["max_position_embeddings"] / original
+    attention = params.get("attention_factor")
+    if attention is None:
+        attention = 1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(original))
+    out.update(rope_factor=float(factor), rope_original_max_position_embeddings=int(original),
+               rope_attention_factor=float(attention),
+               rope_short_factor=tuple(float(v) for v in params["short_factor"]),
+               rope_long_factor=tuple(float(v) for v in params["long_factor"]))
     return out
 
 

@@ -52,10 +52,26 @@ from ..dialect.collective import AllGather, AllReduce
 from ..dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, MoeInitRouting, SwiGlu
 from ..dialect.primitive import Add, Div, DynamicQuant, Gather, Matmul, Mul, QuantMatmul, RmsNorm, Transpose
 from ..dialect.types import TensorInfo
-from .deepseek import layer_blocks, layer_ids
+from . import families
 from .families import moe_prefix
 
-# The MLP/MoE hyper-parameters of each preset's config.json (the attention's are in deepseek.py).
+
+def layer_ids(c) -> list:
+    """The indices of the layers built: build(layer=i) builds [i], else 0..layers-1."""
+    return c.get("layer_ids") or list(range(c["layers"]))
+
+
+def layer_blocks(c, i) -> list:
+    """Layer i's attention blocks (families.blocks: their tensors' names and caches)."""
+    return families.blocks(c.get("layer_kind") or "pre_norm", i)
+
+
+def attention_ids(c) -> list:
+    """The cache index of every attention block built (one per layer; LongCat: two)."""
+    return families.attention_ids(c.get("layer_kind") or "pre_norm", layer_ids(c))
+
+
+# The MLP/MoE hyper-parameters of each preset's config.json (the attention's are in blocks.py).
 _V3 = dict(vocab_size=129280, intermediate_size=18432, moe_intermediate_size=2048, n_routed_experts=256,
            n_shared_experts=1, num_experts_per_tok=8, n_group=8, topk_group=4, first_k_dense_replace=3,
            routed_scaling_factor=2.5, norm_topk_prob=True, scoring_func="sigmoid", topk_method="noaux_tc",

@@ -72,10 +72,6 @@ _NO_MOE = dict(n_routed_experts=None, n_shared_experts=None, num_experts_per_tok
                n_group=None, topk_group=None, first_k_dense_replace=0)
 
 
-def _layer_types(types):
-    return lambda c: tuple(types(c))
-
-
 def _first_k_dense(c):
     """DeepSeek's rule: MoE from layer first_k_dense_replace on, every moe_layer_freq-th."""
     first, freq = c.get("first_k_dense_replace") or 0, c.get("moe_layer_freq") or 1
@@ -103,7 +99,8 @@ class Family:
                                                  # partial_rotary_factor); default qk_rope_head_dim
     text_config: str | None = None               # a multimodal config: the key of its text model's
     tensor_names: tuple = ()                     # (checkpoint regex, decoder name) renames, in order
-    skipped_tensors: str | None = None           # checkpoint tensors that are not the text model's
+    skipped_tensors: str | None = None           # checkpoint tensors transformers does not load either
+                                                 # (a vision tower, an MTP module)
     optional_tensors: tuple = ()                 # tensor suffixes transformers fills with zeros when absent
     attention: str = "mla"                       # the attention builder (deepseek.py); "dsa": issue 30's
     summary: str = ""
@@ -134,9 +131,9 @@ def _minicpm3(c):
 def _longcat(c):
     he = c["hidden_size"]
     if c.get("router_bias"):
-        from .checkpoint import _error
-        raise _error("config: router_bias: true: LongCat's router classifier with a bias is not built "
-                     "(the compiled router has no bias term)", "CKPT-BIAS")
+        from ..compiler import CompileError
+        raise CompileError("config: router_bias: true: LongCat's router classifier with a bias is not built "
+                           "(the compiled router has no bias term) [CKPT-BIAS]")
     return {"layer_kind": "dual", "mlp_layer_types": ("sparse",) * c["num_hidden_layers"],
             "rope_interleave": True, "scoring_func": "softmax", "topk_method": "noaux_tc", "score_bias": True,
             "router_weight": "router.classifier", "norm_topk_prob": False, "n_group": 1, "topk_group": 1,
@@ -176,7 +173,8 @@ FAMILIES = {f.name: f for f in [
            dict(DEEPSEEK_V3, vocab_size=154880, hidden_size=2048, intermediate_size=10240, moe_intermediate_size=1536,
                 num_hidden_layers=47, num_attention_heads=20, n_routed_experts=64, routed_scaling_factor=1.8,
                 q_lora_rank=768, v_head_dim=256, qk_nope_head_dim=192, n_group=1, topk_group=1,
-                num_experts_per_tok=4, max_position_embeddings=202752, rms_norm_eps=1e-5),
+                num_experts_per_tok=4, max_position_embeddings=202752, rms_norm_eps=1e-5,
+                num_nextn_predict_layers=1),                      # layer 47 of the hub's: MTP, skipped
            derive=lambda c: {"mlp_layer_types": tuple(_mlp_layer_types(
                lambda c: ["dense"] + ["sparse"] * (c["num_hidden_layers"] - 1))(c))},
            summary="GLM-4.7-Flash: DeepSeek-V3's attention and router, its own dims, mlp_layer_types"),
@@ -213,6 +211,7 @@ FAMILIES = {f.name: f for f in [
            renamed={"num_layers": "num_hidden_layers", "ffn_hidden_size": "intermediate_size",
                     "expert_ffn_hidden_size": "moe_intermediate_size", "moe_topk": "num_experts_per_tok"},
            derive=_longcat, rotary_dim=lambda c: c.get("head_dim") or c["qk_rope_head_dim"],
+           skipped_tensors=r"^model\.mtp\.",                   # its multi-token-prediction module, as transformers
            summary="LongCat-Flash: two attention blocks per layer, a shortcut MoE with identity experts"),
     Family("kimi_k25", ("Kimi_K25ForConditionalGeneration",), DEEPSEEK_V3, derive=_deepseek,
            text_config="text_config",
@@ -269,7 +268,7 @@ def read(raw: dict):
     outer = raw
     if family.text_config and isinstance(raw.get(family.text_config), dict):    # else already the text model's
         raw = dict(raw[family.text_config])
-        raw["tie_word_embeddings"] = outer.get("tie_word_embeddings", False)      # the outer model ties
+        raw["tie_word_embeddings"] = outer.get("tie_word_embeddings", True)       # the outer model ties (its default)
     c = dict(family.defaults)
     for key, value in raw.items():
         if value is not None or key == "q_lora_rank":

@@ -1,58 +1,41 @@
-"""GraphWriter: writes a primitive-level mla function as IR text (what model builders emit).
+"""GraphWriter: builds a primitive-level mla function op by op, as model code computes it (what
+the model builders and the PyTorch importer write with).
 
     g = GraphWriter()
     x = g.arg("hidden_states", TensorInfo((2, 1, 7168), "bf16"))
     w = g.weight("model.layers.0.self_attn.q_a_proj.weight", TensorInfo((1536, 7168), "bf16"))
     y = g.op(Matmul, x=x, w=g.op(Transpose, x=w, permutation=[1, 0]))
     g.ret(y)
-    text = g.text()
+    program = ascend_mla.compile(g)            # compiled in the writer's context, no text
 
-Result types come from each op's own result inference (OpDef.infer_results); `result=` overrides
-the element type where the IR chooses it (a float32 RmsNorm, a bf16 quant_matmul). Weights are
-extern `ml_program` globals, loaded once per function. mla ops are printed in MLIR's generic
-form, upstream ops in their own syntax. The text is parsed and verified by whoever compiles it.
+The ops are created in an MLIR context as they are written (dialect/builder.py, over each
+OpDef's `build`): result types come from each op's own result inference
+(OpDef.infer_results); `result=` overrides the element type where the IR chooses it (a float32
+RmsNorm, a bf16 quant_matmul). Weights are extern `ml_program` globals, loaded once per
+function. `g.location` is the location of the ops written next: a name (a model's module path,
+"model.layers.0.self_attn"), a (file, line, column) (the PyTorch line an imported op comes from)
+or None. `g.module` is the module; `g.text()` prints it.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Optional
 
-from ..dialect.opdef import OPTIONAL, SINGLE, OpDef
-from ..dialect.types import FRACTAL_NZ, TensorInfo, reshape_groups
+from mlir import ir
 
-
-def type_text(t: TensorInfo) -> str:
-    dims = "".join(f"{'?' if d is None else d}x" for d in t.shape)
-    encoding = ', #mla.format<"FRACTAL_NZ">' if t.format == FRACTAL_NZ else ""
-    return f"tensor<{dims}{t.dtype}{encoding}>"
+from ..dialect.builder import FunctionBuilder, clone_module
+from ..dialect.opdef import OpDef
+from ..dialect.types import TensorInfo
 
 
-def float_text(v: float) -> str:
-    text = repr(float(v))
-    mantissa, _, exponent = text.partition("e")
-    if "." not in mantissa:
-        mantissa += ".0"
-    return mantissa + (f"e{exponent}" if exponent else "")
-
-
-def attribute_text(kind: str, value) -> str:
-    if kind == "f64":
-        return f"{float_text(value)} : f64"
-    if kind == "i64":
-        return f"{int(value)} : i64"
-    if kind == "i1":
-        return "true" if value else "false"
-    if kind == "str":
-        return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if kind == "i64_array":
-        return "array<i64" + ("" if not value else ": " + ", ".join(str(int(v)) for v in value)) + ">"
-    raise ValueError(kind)
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Value:
+    """A value written so far: `name` (unique in the writer; what the importer keys its
+    bookkeeping by), its type, and the IR value."""
     name: str
     type: TensorInfo
+    ir: ir.Value = field(repr=False)
 
     @property
     def shape(self):
@@ -64,20 +47,62 @@ class Value:
 
 
 class GraphWriter:
-    def __init__(self, function: str = "forward"):
+    def __init__(self, function: str = "forward", context: Optional[ir.Context] = None,
+                 module: Optional[ir.Module] = None):
+        """`context`: the MLIR context to build in (a new one by default); `module`: a module to
+        add the function to (its weights' globals shared), instead of a new one."""
         self.function = function
-        self.args: list[tuple[Value, str, str]] = []
-        self.globals: dict[str, TensorInfo] = {}
-        self.loads: dict[str, Value] = {}
-        self.lines: list[str] = []
+        self._f = FunctionBuilder(function, context, module)
+        self.args: list[tuple[Value, str, dict]] = []   # (value, its mla.name, its other attributes)
         self.results: list[Value] = []
         self._names: set = set()
-        # The source location of the ops written next (`loc(...)` text), e.g. the line of the
-        # PyTorch module an imported op comes from; None: the IR text's own positions.
-        self.location: str | None = None
+        self._location = None
+        self._loads: dict = {}              # weight name -> its Value
 
-    def _emit(self, line: str):
-        self.lines.append(line if self.location is None else f"{line} {self.location}")
+    # --- the module ------------------------------------------------------------------------
+    @property
+    def context(self) -> ir.Context:
+        return self._f.context
+
+    @property
+    def module(self) -> ir.Module:
+        return self._f.module
+
+    def build(self, context: Optional[ir.Context] = None) -> ir.Module:
+        """A copy of the written module, for ascend_mla.compile (a source builds into a context:
+        a writer's IR is in its own, `self.context`), which transforms it: the writer's module
+        stays as written, to compile again."""
+        if context is not None and context is not self.context:
+            raise ValueError("a GraphWriter builds in its own context (GraphWriter(context=...) chooses it)")
+        if not self._f.returned:
+            raise ValueError(f"@{self.function}: no ret() yet (the function's results are not known)")
+        return clone_module(self.module)
+
+    def text(self) -> str:
+        """The module as text (to read or save; compile the writer itself)."""
+        return str(self.module)
+
+    # --- where the next ops come from --------------------------------------------------------
+    @property
+    def location(self):
+        return self._location
+
+    @location.setter
+    def location(self, where):
+        """None, an ir.Location, a name (a NameLoc: the module path of model code), or (file,
+        line, column) of a source file."""
+        self._location = where
+        with self.context:
+            if where is None:
+                loc = ir.Location.unknown()
+            elif isinstance(where, ir.Location):
+                loc = where
+            elif isinstance(where, str):
+                loc = ir.Location.name(where)
+            else:
+                file, line, col = where
+                loc = ir.Location.file(str(file), int(line), int(col))
+        self._f.loc = loc
 
     def _fresh(self, hint: str) -> str:
         base = re.sub(r"[^A-Za-z0-9_]", "_", hint) or "v"
@@ -90,181 +115,99 @@ class GraphWriter:
         return "%" + name
 
     # --- values --------------------------------------------------------------------------
-    def arg(self, name: str, t: TensorInfo, attributes: str = "") -> Value:
-        """A function argument named `name` (mla.name); `attributes`: more of its attribute
-        dictionary as text (`mla.buffer`: the state of the module the program came from)."""
-        v = Value(self._fresh(name), t)
-        self.args.append((v, name, attributes))
-        return v
+    def arg(self, name: str, t: TensorInfo, attributes=()) -> Value:
+        """A function argument named `name` (mla.name); `attributes`: more unit attributes of
+        it, by name (`"mla.buffer"`: the state of the module the program came from), or a dict
+        name -> ir.Attribute."""
+        if isinstance(attributes, str):
+            attributes = [a.strip() for a in attributes.split(",") if a.strip()]
+        with self.context:
+            attrs = dict(attributes) if isinstance(attributes, dict) else \
+                {a: ir.UnitAttr.get() for a in attributes}
+        v = self._f.arg(name, t, attrs)
+        value = Value(self._fresh(name), t, v)
+        self.args.append((value, name, attrs))
+        return value
 
     def weight(self, name: str, t: TensorInfo) -> Value:
-        if name in self.globals and self.globals[name] != t:
-            raise ValueError(f"weight {name} declared as {self.globals[name]} and {t}")
-        self.globals[name] = t
-        if name not in self.loads:
-            v = Value(self._fresh(name.split(".", 2)[-1] if name.startswith("model.") else name), t)
-            self._emit(f'{v.name} = ml_program.global_load_const @"{name}" : {type_text(t)}')
-            self.loads[name] = v
-        return self.loads[name]
+        if name not in self._loads or self._loads[name].type != t:
+            v = self._f.weight(name, t)
+            self._loads[name] = Value(self._fresh(name.split(".", 2)[-1] if name.startswith("model.") else name), t, v)
+        return self._loads[name]
 
     def constant(self, value: float, t: TensorInfo, hint="cst") -> Value:
         """arith.constant dense<value> (a splat)."""
-        v = Value(self._fresh(hint), t)
-        if t.dtype.startswith(("i", "ui")):            # integer elements are written as integers
-            if value != int(value):
-                raise ValueError(f"a constant {value} of integer type {t.dtype}")
-            text = str(int(value)) if t.dtype != "i1" else ("true" if value else "false")
-        else:
-            text = float_text(value)
-        self._emit(f"{v.name} = arith.constant dense<{text}> : {type_text(t)}")
-        return v
+        return Value(self._fresh(hint), t, self._f.builder.splat(value, t))
 
     def integers(self, values, t: TensorInfo, hint="cst") -> Value:
         """arith.constant of an integer array (nested lists of t's shape), e.g. a block table."""
-        v = Value(self._fresh(hint), t)
-        self._emit(f"{v.name} = arith.constant dense<{values}> : {type_text(t)}")
-        return v
+        return Value(self._fresh(hint), t, self._f.builder.dense(values, t))
 
     # --- ops -----------------------------------------------------------------------------
     def op(self, opdef: OpDef, *, name: str = "", result: dict | None = None, **given):
         """An mla op; operands and attributes by their declared names. Returns its result (a
         tuple of them for an op with several)."""
         operands = {o.name: given.pop(o.name, None) for o in opdef.operands}
-        attributes = {k: v for k, v in given.items()}
+        attributes = {k: v for k, v in given.items() if v is not None}
         unknown = set(attributes) - set(opdef.attribute_by_name)
         if unknown:
             raise TypeError(f"{opdef.name}: unknown operands/attributes {sorted(unknown)}")
+        for spec in opdef.operands:
+            v = operands[spec.name]
+            if spec.kind == "single" and (v is None or isinstance(v, list)):
+                raise TypeError(f"{opdef.name}: operand {spec.name} is required")
         infos = {k: ([x.type for x in v] if isinstance(v, list) else v.type)
                  for k, v in operands.items() if v is not None}
-        snapshot = opdef.snapshot_from_parts(infos, attributes)
-        types = opdef.result_infos(snapshot) if opdef.infer_results else {}
+        types = opdef.result_infos(opdef.snapshot_from_parts(infos, attributes)) if opdef.infer_results else {}
         types.update(result or {})
-        results = [Value(self._fresh(f"{name or opdef.op_name}" + (f"_{r}" if len(opdef.result_names) > 1 else "")),
-                         types[r]) for r in opdef.result_names]
-        flat, sizes = [], []
-        for o in opdef.operands:
-            v = operands[o.name]
-            group = [] if v is None else (v if isinstance(v, list) else [v])
-            if o.kind == SINGLE and len(group) != 1:
-                raise TypeError(f"{opdef.name}: operand {o.name} is required")
-            flat += group
-            sizes.append(len(group))
-        attrs = [f"{k} = {attribute_text(opdef.attribute_by_name[k].kind, v)}"
-                 for k, v in attributes.items() if v is not None]
-        if any(o.kind != SINGLE for o in opdef.operands):
-            attrs.append("operandSegmentSizes = array<i32: " + ", ".join(map(str, sizes)) + ">")
-        attr_text = " {" + ", ".join(attrs) + "}" if attrs else ""
-        lhs = ", ".join(r.name for r in results)
-        self._emit(
-            f'{lhs} = "{opdef.name}"({", ".join(v.name for v in flat)}){attr_text} : '
-            f'({", ".join(type_text(v.type) for v in flat)}) -> '
-            f'({", ".join(type_text(r.type) for r in results)})')
+        values = {k: ([x.ir for x in v] if isinstance(v, list) else v.ir) for k, v in operands.items() if v is not None}
+        op = self._f.builder.op(opdef, values, attributes, [types[r] for r in opdef.result_names])
+        several = len(opdef.result_names) > 1
+        results = [Value(self._fresh(f"{name or opdef.op_name}" + (f"_{r}" if several else "")), types[r], v)
+                   for r, v in zip(opdef.result_names, op.results)]
         return results[0] if len(results) == 1 else tuple(results)
 
     def extract_slice(self, v: Value, offsets, sizes, name="slice", strides=None) -> Value:
-        r = Value(self._fresh(name), TensorInfo(tuple(sizes), v.dtype))
-        strides = strides or [1] * len(sizes)
-        self._emit(f"{r.name} = tensor.extract_slice {v.name}[{', '.join(map(str, offsets))}] "
-                   f"[{', '.join(map(str, sizes))}] [{', '.join(map(str, strides))}] : "
-                   f"{type_text(v.type)} to {type_text(r.type)}")
-        return r
+        return Value(self._fresh(name), TensorInfo(tuple(sizes), v.dtype),
+                     self._f.builder.extract_slice(v.ir, offsets, sizes, strides))
 
     def concat(self, values, axis: int, name="concat") -> Value:
         """tensor.concat of `values` along `axis`."""
         shape = list(values[0].shape)
         shape[axis] = sum(v.shape[axis] for v in values)
-        r = Value(self._fresh(name), TensorInfo(tuple(shape), values[0].dtype))
-        self._emit(f"{r.name} = tensor.concat dim({axis}) {', '.join(v.name for v in values)} : "
-                   f"({', '.join(type_text(v.type) for v in values)}) -> {type_text(r.type)}")
-        return r
+        return Value(self._fresh(name), TensorInfo(tuple(shape), values[0].dtype),
+                     self._f.builder.concat([v.ir for v in values], axis))
 
     def reshape(self, v: Value, shape, name="view") -> Value:
-        """tensor.expand_shape or tensor.collapse_shape, whichever the shapes allow (one axis
-        split into several, or several merged, per group)."""
+        """tensor.expand_shape or tensor.collapse_shape, whichever the shapes allow (through the
+        flat vector when neither does: still a view)."""
         shape = tuple(shape)
         if shape == v.shape:
             return v
-        r = Value(self._fresh(name), TensorInfo(shape, v.dtype))
-        groups = reshape_groups(v.shape, shape)
-        if not shape or not v.shape:      # to or from a scalar: one element, no groups
-            groups = []
-        elif groups is None or len(shape) == len(v.shape):
-            # Neither one split nor one merge per group: through the flat vector (still a view).
-            size = 1
-            for d in v.shape:
-                size *= d
-            flat = self.reshape(v, (size,), name + "_flat") if len(v.shape) != 1 else v
-            return self.reshape(flat, shape, name) if shape != (size,) else flat
-        if len(shape) > len(v.shape):
-            self._emit(f"{r.name} = tensor.expand_shape {v.name} {_reassoc(groups)} output_shape "
-                       f"[{', '.join(map(str, shape))}] : {type_text(v.type)} into {type_text(r.type)}")
-        else:
-            self._emit(f"{r.name} = tensor.collapse_shape {v.name} {_reassoc(groups)} : "
-                       f"{type_text(v.type)} into {type_text(r.type)}")
-        return r
+        return Value(self._fresh(name), TensorInfo(shape, v.dtype), self._f.builder.reshape(v.ir, shape))
 
     def cast(self, v: Value, dtype: str, name="cast") -> Value:
-        r = Value(self._fresh(name), TensorInfo(v.shape, dtype))
-        widths = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
-        if widths[dtype] == widths[v.dtype]:
-            raise ValueError(f"no float cast between {v.dtype} and {dtype} of the same width")
-        op = "arith.truncf" if widths[dtype] < widths[v.dtype] else "arith.extf"
-        self._emit(f"{r.name} = {op} {v.name} : {type_text(v.type)} to {type_text(r.type)}")
-        return r
+        """arith.truncf / arith.extf to `dtype`."""
+        return Value(self._fresh(name), TensorInfo(v.shape, dtype), self._f.builder.cast(v.ir, dtype))
 
     def elementwise(self, op_name: str, values, t: TensorInfo, name="v") -> Value:
-        """An upstream elementwise op on tensors (math.absf, arith.maximumf, arith.fptosi...):
-        operands and result of one type are written `op %a, %b : T`, a cast `op %a : T to U`."""
-        r = Value(self._fresh(name), t)
-        operands = ", ".join(v.name for v in values)
-        if all(v.type == t for v in values):
-            self._emit(f"{r.name} = {op_name} {operands} : {type_text(t)}")
-        else:
-            self._emit(f"{r.name} = {op_name} {operands} : {type_text(values[0].type)} to {type_text(t)}")
-        return r
+        """An upstream elementwise op on tensors (math.absf, arith.maximumf, arith.fptosi...)."""
+        return Value(self._fresh(name), t, self._f.builder.elementwise(op_name, [v.ir for v in values], t))
 
     def ret(self, *values: Value):
         self.results = list(values)
+        self._f.ret([v.ir for v in values])
 
-    def drop_unused(self, keep=("mla.scatter_cache",)):
-        """Remove the ops whose results nothing uses (an importer may write a view it then
-        looks through); ops named in `keep` (in-place writes) stay."""
-        uses = {}
-        defined = []
-        for line in self.lines:
-            lhs, _, rhs = line.partition(" = ")
-            names = _VALUE.findall(lhs)
-            defined.append(names)
-            for name in _VALUE.findall(rhs):
-                uses[name] = uses.get(name, 0) + 1
-        for v in self.results:
-            uses[v.name] = uses.get(v.name, 0) + 1
-        alive = [True] * len(self.lines)
-        for i in reversed(range(len(self.lines))):
-            if any(uses.get(n, 0) for n in defined[i]) or any(k in self.lines[i] for k in keep):
-                continue
-            alive[i] = False
-            for name in _VALUE.findall(self.lines[i].partition(" = ")[2]):
-                uses[name] -= 1
-        self.lines = [line for line, keep_line in zip(self.lines, alive) if keep_line]
-        self.loads = {k: v for k, v in self.loads.items() if uses.get(v.name, 0)}
-
-    # --- text ----------------------------------------------------------------------------
-    def text(self) -> str:
-        out = [f'ml_program.global private @"{n}"(#ml_program.extern : {type_text(t)}) : {type_text(t)}'
-               for n, t in self.globals.items()]
-        args = ",\n    ".join(f'{v.name}: {type_text(v.type)} {{mla.name = "{name}"{", " + more if more else ""}}}'
-                               for v, name, more in self.args)
-        results = ", ".join(type_text(v.type) for v in self.results)
-        out.append(f"func.func @{self.function}(\n    {args})\n    -> ({results}) {{")
-        out += ["  " + line for line in self.lines]
-        out.append(f"  return {', '.join(v.name for v in self.results)} : {results}")
-        out.append("}")
-        return "\n".join(out) + "\n"
-
-
-_VALUE = re.compile(r"%[A-Za-z0-9_.$-]+")
-
-
-def _reassoc(groups) -> str:
-    return "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
+    def drop_unused(self):
+        """Erase the ops nothing uses (an importer may write a view it then looks through, a
+        converter that failed half way its first ops): the cleanup's erasure (passes/cleanup.py,
+        by the PURE trait: ops with effects stay)."""
+        from ..dialect.dialect import symbol_text
+        from ..passes.cleanup import erase_unused
+        with self.context:
+            erase_unused(self._f.block)
+            loaded = {symbol_text(op.operation.attributes["global"]) for op in self._f.block.operations
+                      if op.operation.name == "ml_program.global_load_const"}
+        for name in [n for n in self._loads if n not in loaded]:       # (an erased op's handle is not touched)
+            del self._loads[name]
+            self._f.forget_load(name)

@@ -43,7 +43,7 @@ import torch
 from torch import nn
 
 from ..frontend import torch_ops  # noqa: F401   (torch.ops.ascend_mla.paged_attention)
-from . import deepseek
+from . import blocks
 
 
 class RMSNorm(nn.Module):
@@ -152,7 +152,7 @@ class Attention(nn.Module):
         self.heads, self.nope, self.dr, self.dv, self.lora = n, c["qk_nope_head_dim"], c["qk_rope_head_dim"], \
             c["v_head_dim"], lora
         self.rope = rope
-        self.softmax_scale = deepseek.softmax_scale(c)
+        self.softmax_scale = blocks.softmax_scale(c)
         linear = dict(bias=False, dtype=torch.bfloat16)
         self.q_a_proj = nn.Linear(he, c["q_lora_rank"], **linear)
         self.q_a_layernorm = RMSNorm(c["q_lora_rank"], c["rms_norm_eps"])
@@ -257,9 +257,9 @@ def _config(config, tp: int, layers: int, max_positions: int) -> dict:
     """A built model's config, or a preset name of deepseek.CONFIGS with tp, layers and
     max_positions, normalised (heads per tp rank, layers, max_positions)."""
     if isinstance(config, str):
-        if config not in deepseek.CONFIGS:
-            raise ValueError(f"config: unknown model {config!r}; known: {', '.join(deepseek.CONFIGS)}")
-        config = dict(deepseek.CONFIGS[config], tp=tp, layers=layers, max_positions=max_positions)
+        if config not in blocks.CONFIGS:
+            raise ValueError(f"config: unknown model {config!r}; known: {', '.join(blocks.CONFIGS)}")
+        config = dict(blocks.CONFIGS[config], tp=tp, layers=layers, max_positions=max_positions)
         config["heads"] = config["num_attention_heads"] // tp
     c = dict(config)
     c.setdefault("heads", c["num_attention_heads"] // c.get("tp", 1))
@@ -389,3 +389,22 @@ class TorchMLANaive(nn.Module):
     def load_weights(self, weights: dict):
         """Load HF-named weights (NumPy arrays, bf16 as ml_dtypes, or tensors), strictly."""
         return _load_weights(self, weights)
+
+
+# --- TorchMLA's arguments from a built model (deepseek.Model.inputs) -----------------------------
+
+INPUT_NAMES = ("hidden_states", "positions", "slot_mapping", "block_table", "seq_lengths")
+
+
+def torch_inputs(model, step: int, caches: list) -> tuple:
+    """TorchMLA's arguments for decode step `step` of a built model (deepseek.Model.inputs),
+    with `caches` ([kv_cache.0, kr_cache.0, ...] torch tensors) as the caches."""
+    from ..runtime.interop import numpy_to_torch
+    inputs = model.inputs(step, caches={})
+    return tuple(numpy_to_torch(inputs[k]) for k in INPUT_NAMES) + (caches,)
+
+
+def cache_tensors(model) -> list:
+    """Zeroed caches of a built model as torch tensors, in TorchMLA's order."""
+    from ..runtime.interop import numpy_to_torch
+    return [numpy_to_torch(a) for a in model.new_caches().values()]

@@ -355,6 +355,7 @@ class Run:
 
     def roofline(self, model, fused, unfused):
         import ascend_mla
+
         from ..cost import ATLAS_A2, DEVICES
         a, layers = self.args, model.config["layers"]
         inputs = model.inputs(a.steps - 1)          # the last step's kv lengths
@@ -404,7 +405,7 @@ class Run:
         if a.naive and a.quant != "bf16":
             raise Usage("--naive: the naive PyTorch module is bf16 (drop --quant)")
         try:
-            from ..frontend import torch as frontend
+            from .torch_example import deepseek_example
         except ImportError:
             raise Failure("--from-torch needs PyTorch: pip install 'ascend-mla[torch]'") from None
         target, backend = self.resolve_target()
@@ -416,9 +417,8 @@ class Run:
         with self.progress(1):
             self.stage("torch.export, import, compile, run against eager PyTorch")
             try:
-                result = frontend.deepseek_example(a.model, tp=a.tp, layers=a.layers, batch=a.batch,
-                                                   seq=a.seq, steps=a.steps, target=target, quant=a.quant,
-                                                   form=form)
+                result = deepseek_example(a.model, tp=a.tp, layers=a.layers, batch=a.batch, seq=a.seq,
+                                          steps=a.steps, target=target, quant=a.quant, form=form)
             except ValueError as e:
                 if str(e).split(":")[0] in ("tp", "layers", "batch", "seq", "name"):
                     raise Usage(f"--{e}") from None
@@ -462,10 +462,11 @@ def full_heads_prolog(model):
     """The MLA prolog's cost at all heads (tp 1, one layer, the same batch): the model's IR
     lowered without weights (fold-constants leaves unbound weights alone), one call costed."""
     from mlir import ir
-    from ..compiler import parse_and_transform
+
+    from ..compiler import transform
     from ..cost import roofline
-    from ..dialect.dialect import make_context
     from ..dialect.diagnostics import DiagnosticCollector
+    from ..dialect.dialect import make_context
     from ..models import deepseek
     from ..passes.registry import PIPELINES
     c = model.config
@@ -474,7 +475,7 @@ def full_heads_prolog(model):
     pipeline = PIPELINES["default"][:-1] + ",lower-to-aclnn)"
     context = make_context()
     with context, ir.Location.unknown(), DiagnosticCollector(context):
-        module = parse_and_transform(full.module, pipeline)
+        module = transform(full.build(context), pipeline)
         if module is None:
             return None
         prologs = roofline(module).find("aclnnMlaProlog")

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..compiler import runtime_inputs, transform
-from ..dialect.dialect import irdl_module_text, make_context
 from ..dialect.diagnostics import Diagnostic, DiagnosticCollector, parse_module, record_mlir_error
+from ..dialect.dialect import irdl_module_text, make_context
 from ..passes import registry
 from ..runtime.weights import initial_values, write_initial_values
 from .verify_diagnostics import DiagnosticVerifier

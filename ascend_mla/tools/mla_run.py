@@ -16,8 +16,8 @@ import zipfile
 import numpy as np
 
 from ..compiler import CompileError, compile, find_function, state_arguments
-from ..dialect.types import NUMPY_DTYPES, TypeDescriptionError, describe_type, numpy_dtype
 from ..dialect.errors import VerificationError
+from ..dialect.types import NUMPY_DTYPES, TypeDescriptionError, describe_type, numpy_dtype
 from ..runtime.backend import set_backend
 from ..runtime.formats import FRACTAL_NZ, NZTensor, c0_for, format_cast
 from .mla_opt import check_pipeline

@@ -16,8 +16,8 @@ import sys
 
 from mlir import ir
 
-from ..dialect.dialect import make_context, verify_ops
 from ..dialect.diagnostics import DiagnosticCollector, parse_module, record_mlir_error
+from ..dialect.dialect import make_context, verify_ops
 from ..lowering.emit_cpp import EmitError, emit_cpp
 from ..passes.registry import PassFailure
 

@@ -38,13 +38,17 @@ def mentioned_ids(ids, test_dir: Path = TEST_DIR) -> set[str]:
 
 
 def checklist_ids(spec_dir: Path) -> set[str]:
-    """IDs of the numbered checklists: D1/D2 ([MLA-nnn], [NSA-nnn]) and FIA section 6 (FIA-nnn)."""
+    """IDs of the numbered checklists: D1/D2 ([MLA-nnn], [NSA-nnn]), FIA section 6 (FIA-nnn) and
+    the DSA reference's constraint lists (LI-nn, QLI-nn, SFA-nn, KQSFA-nn, PV3-nn)."""
     ids = set()
     prolog = (spec_dir / "mla_prolog_and_nsa.md").read_text(encoding="utf-8")
     ids |= set(re.findall(r"^\d+\. \[((?:MLA|NSA)-\d+)\]", prolog, re.M))
     fia = (spec_dir / "fused_infer_attention_score_v2.md").read_text(encoding="utf-8")
     section6 = fia[fia.index("## 6. Verifier checklist"):fia.index("## 7.")]
     ids |= {f"FIA-{int(n):03d}" for n in re.findall(r"^(\d+)\. \*\*\[", section6, re.M)}
+    dsa = spec_dir / "dsa_ops.md"
+    if dsa.is_file():
+        ids |= set(re.findall(r"^\d+\. ((?:LI|QLI|SFA|KQSFA|PV3)-\d+):", dsa.read_text(encoding="utf-8"), re.M))
     return ids
 
 

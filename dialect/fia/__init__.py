@@ -115,15 +115,30 @@ the FIA-MLAQ rules say which quantization parameters exist.
 """
 from __future__ import annotations
 
-from ..dialect import MLA
 from ..opdef import OpDef, f64, i1, i64, i64_array, operand, optional, string, variadic
+from ..registry import MLA
 from ..rules import RuleSet
+from ..traits import PURE
 from ..types import TensorInfo
-from .common import OPTIONAL_TENSORS, OP_NAME, PT, V2
+from . import (
+    antiquant,
+    kv_list,
+    layout,
+    lengths,
+    limits,
+    mla,
+    operands,
+    padding,
+    paging,
+    prefix,
+    pse_mask,
+    quant,
+    tnd,
+    waivers,  # noqa: F401  (the checklist items that are not checks)
+)
+from .common import OP_NAME, OPTIONAL_TENSORS, PT, V2
 from .layout import expected_lse_shape, expected_out_shape
 from .symbols import SYMBOLS
-from . import antiquant, kv_list, layout, lengths, limits, mla, operands, padding, paging, prefix, pse_mask, quant, tnd
-from . import waivers  # noqa: F401  (the checklist items that are not checks)
 
 # Every FIA rule, in the order they run (dependency order; see the docstring).
 rules = RuleSet([
@@ -175,6 +190,7 @@ def infer_results(op, s):
 
 FusedInferAttentionScore = MLA.add(OpDef(
     OP_NAME,
+    traits=(PURE,),
     operands=[operand("query"), variadic("key"), variadic("value"),
               *[optional(name) for name in OPTIONAL_TENSORS],
               optional("query_rope"), optional("key_rope"), optional("dequant_scale_query")],

@@ -4,8 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import RUNTIME
-from .common import ANTIQUANT_OPERANDS, FLOATS, FiaRules, INT4, SCALE_TYPES, dims, is_int4, paired, partner, present
-
+from .common import ANTIQUANT_OPERANDS, FLOATS, INT4, SCALE_TYPES, FiaRules, dims, is_int4, paired, partner, present
 
 presence_rules = FiaRules()
 combined_rules = FiaRules()

@@ -4,7 +4,6 @@ from __future__ import annotations
 from ..rules import STATIC, RuleSet
 from ..types import TensorInfo
 
-
 OP_NAME = "mla.fused_infer_attention_score"
 
 LAYOUTS = ("BSH", "BSND", "BNSD", "BNSD_BSND", "BNSD_NBSD", "BSND_NBSD", "TND", "TND_NTD",

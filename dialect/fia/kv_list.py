@@ -4,7 +4,6 @@ from __future__ import annotations
 from .common import FiaRules, dims, seq_axis
 from .operands import element
 
-
 rules = FiaRules()
 
 

@@ -1,11 +1,9 @@
 """FIA rules 6.B (layout, heads, key/value and output shapes) and 6.P (softmax_lse)."""
 from __future__ import annotations
 
-from .common import (FiaRules, LAYOUTS, MLA_D, NBSD_LAYOUTS, TND_LAYOUTS, TND_MAX_BATCH, dims,
-                     heads_axis, logical_last)
+from .common import LAYOUTS, MLA_D, NBSD_LAYOUTS, TND_LAYOUTS, TND_MAX_BATCH, FiaRules, dims, heads_axis, logical_last
 from .operands import element
 from .paging import kv_shape_mismatch
-
 
 head_rules = FiaRules()
 kv_shape_rules = FiaRules()

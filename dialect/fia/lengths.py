@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from .common import FiaRules
 
-
 rules = FiaRules()
 
 

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import math
 
+from .common import INT4, S_LIMIT, TIMEOUT_WORK, FiaRules, is_int4
 from .symbols import MAX_BATCH
-from .common import FiaRules, INT4, S_LIMIT, TIMEOUT_WORK, is_int4
-
 
 size_rules = FiaRules()
 scalar_rules = FiaRules()

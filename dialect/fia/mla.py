@@ -2,9 +2,17 @@
 from __future__ import annotations
 
 from ..types import FRACTAL_NZ
-from .common import (ANTIQUANT_OPERANDS, LATENT, FiaRules, MLA_D, MLA_HEADS, MLA_PREFILL_D,
-                     MLA_ROPE_D, QUANT_OPERANDS, dims)
-
+from .common import (
+    ANTIQUANT_OPERANDS,
+    LATENT,
+    MLA_D,
+    MLA_HEADS,
+    MLA_PREFILL_D,
+    MLA_ROPE_D,
+    QUANT_OPERANDS,
+    FiaRules,
+    dims,
+)
 
 operand_rules = FiaRules()
 quant_rules = FiaRules()

@@ -6,8 +6,19 @@ from mlir import ir
 
 from ..primitive import cache_writer
 from ..rules import ARGUMENT, DATAFLOW, RUNTIME
-from .common import FLOATS, FiaRules, KV_TYPES, KV_TYPES_A2, MASK_TYPES, OPTIONAL_TENSORS, OUT_TYPES, PT, QUERY_TYPES, one_of, seq_axis
-
+from .common import (
+    FLOATS,
+    KV_TYPES,
+    KV_TYPES_A2,
+    MASK_TYPES,
+    OPTIONAL_TENSORS,
+    OUT_TYPES,
+    PT,
+    QUERY_TYPES,
+    FiaRules,
+    one_of,
+    seq_axis,
+)
 
 rules = FiaRules()
 

@@ -6,7 +6,6 @@ import numpy as np
 from ..rules import RUNTIME
 from .common import FLOATS, FiaRules, is_int4
 
-
 int4_rules = FiaRules()
 left_rules = FiaRules()
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import RUNTIME
-from .common import FLOATS, LATENT, FiaRules, MLA_BLOCK_SIZES, TND_LAYOUTS, dims, is_int4, logical_last
-
+from .common import FLOATS, LATENT, MLA_BLOCK_SIZES, TND_LAYOUTS, FiaRules, dims, is_int4, logical_last
 
 cache_rules = FiaRules()
 block_id_rules = FiaRules()

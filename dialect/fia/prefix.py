@@ -1,9 +1,8 @@
 """FIA rules 6.O: the shared prefix (key/value_shared_prefix, actual_shared_prefix_len)."""
 from __future__ import annotations
 
-from .common import FiaRules, INT4, S_LIMIT, dims, one_of, paired, seq_axis
+from .common import INT4, S_LIMIT, FiaRules, dims, one_of, paired, seq_axis
 from .kv_list import head_axes
-
 
 rules = FiaRules()
 

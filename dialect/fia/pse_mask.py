@@ -6,7 +6,6 @@ import numpy as np
 from ..rules import RUNTIME
 from .common import COMPRESSED_MASK, FiaRules, one_of
 
-
 pse_rules = FiaRules()
 mask_rules = FiaRules()
 

@@ -1,9 +1,8 @@
 """FIA rules 6.J: INT8 full quant, post-quant and the output dtype."""
 from __future__ import annotations
 
-from .common import FLOATS, FiaRules, QUANT_OPERANDS, is_int4, one_of
+from .common import FLOATS, QUANT_OPERANDS, FiaRules, is_int4, one_of
 from .pse_mask import int8_out, per_channel_int8_out
-
 
 rules = FiaRules()
 

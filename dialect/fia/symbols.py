@@ -4,7 +4,6 @@ from __future__ import annotations
 from ..rules import DynamicDim, dim
 from .common import MLA_D, TND_LAYOUTS, logical_last, seq_axis
 
-
 # --- symbols (bound once per verification) --------------------------------------------------
 
 def _head_dim(op, s, t):

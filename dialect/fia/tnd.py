@@ -2,10 +2,18 @@
 from __future__ import annotations
 
 from ..rules import dim
-from .common import (ANTIQUANT_OPERANDS, FLOATS, LATENT, FiaRules, QUANT_OPERANDS, TND_HEAD_DIMS,
-                     TND_MAX_T, one_of, seq_axis)
+from .common import (
+    ANTIQUANT_OPERANDS,
+    FLOATS,
+    LATENT,
+    QUANT_OPERANDS,
+    TND_HEAD_DIMS,
+    TND_MAX_T,
+    FiaRules,
+    one_of,
+    seq_axis,
+)
 from .layout import cumulative_ends
-
 
 rules = FiaRules()
 

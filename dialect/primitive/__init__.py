@@ -35,6 +35,7 @@ types of a graph are its rounding points (docs/numerics.md, "MLA prolog" 2 and 7
 from __future__ import annotations
 
 # One line per family, in declaration order (the order of the ops in the dialect).
+# isort: off
 from .checks import CACHE_MODES, FLOAT_TYPES, INDEX_TYPES, cache_writer  # noqa: F401
 from .norm import RmsNorm  # noqa: F401
 from .matmul import HeadMatmul, Matmul, QuantMatmul, TransposeBatchMatmul  # noqa: F401
@@ -44,15 +45,9 @@ from .elementwise import Add, Amax, Div, Mean, Mul, Rsqrt  # noqa: F401
 from .cache import KvRmsNormRopeCache, ScatterCache  # noqa: F401
 from .layout import FormatCast, Gather, NzCacheView, Transpose  # noqa: F401
 from .attention import Attention, CausalMask, PagedAttention  # noqa: F401
-
-# Ops without operand reads or writes beyond their results: a dead one may be erased (passes/cleanup.py).
-PURE = ("mla.rms_norm", "mla.mean", "mla.amax", "mla.rsqrt", "mla.matmul", "mla.head_matmul", "mla.quant_matmul",
-        "mla.transpose_batchmatmul", "mla.rope",
-        "mla.dynamic_quant", "mla.quantize", "mla.add", "mla.mul", "mla.div", "mla.gather",
-        "mla.format_cast", "mla.transpose", "mla.paged_attention", "mla.attention",
-        "mla.causal_mask", "mla.nz_cache_view")
+# isort: on
 
 __all__ = ["CACHE_MODES", "FLOAT_TYPES", "INDEX_TYPES", "cache_writer", "RmsNorm", "HeadMatmul", "Matmul",
            "QuantMatmul", "TransposeBatchMatmul", "KvRmsNormRopeCache", "ROPE_MODES", "Rope", "DQ_ROUNDING", "DynamicQuant", "Quantize", "Add", "Amax",
            "Div", "Mean", "Mul", "Rsqrt", "ScatterCache", "FormatCast", "Gather", "NzCacheView",
-           "Transpose", "Attention", "CausalMask", "PagedAttention", "PURE"]
+           "Transpose", "Attention", "CausalMask", "PagedAttention"]

@@ -1,13 +1,24 @@
 """Primitive ops: mla.paged_attention, mla.attention, mla.causal_mask."""
 from __future__ import annotations
 
-from ..dialect import MLA
 from ..opdef import OpDef, f64, i1, operand, optional, string
+from ..registry import MLA
 from ..rules import DATAFLOW, RuleSet, dim, shape_text
+from ..traits import CONSTANT_LIKE, PURE
 from ..types import ND, TensorInfo
-from .checks import (CACHE_MODES, FLOAT_TYPES, INDEX_TYPES, differs, dtype_in, nd_only, pa_nz_blocks,
-                     rank_is, read_in_written_mode, result_is, same_dtype)
-
+from .checks import (
+    CACHE_MODES,
+    FLOAT_TYPES,
+    INDEX_TYPES,
+    differs,
+    dtype_in,
+    nd_only,
+    pa_nz_blocks,
+    rank_is,
+    read_in_written_mode,
+    result_is,
+    same_dtype,
+)
 
 # --- mla.paged_attention -------------------------------------------------------------------------
 # Attention of query (B, S, N, D) over paged caches (BlockNum, BlockSize, Nkv, D): batch b's keys
@@ -156,6 +167,7 @@ def _paged_out(op, s):
 
 PagedAttention = MLA.add(OpDef(
     "mla.paged_attention",
+    traits=(PURE,),
     operands=[operand("query"), operand("key_cache"), operand("value_cache"),
               operand("block_table"), operand("seq_lengths"),
               optional("query_rope"), optional("key_rope_cache"),
@@ -211,6 +223,7 @@ attention_rules.rule("ATT-009", "attention_out")(result_is(
 
 Attention = MLA.add(OpDef(
     "mla.attention",
+    traits=(PURE,),
     operands=[operand("query"), operand("key"), operand("value"), optional("atten_mask")],
     attributes=[f64("scale_value", default=1.0), i1("causal", default=False)],
     results=["attention_out"],
@@ -238,6 +251,7 @@ def causal_mask_type(op, s):
 
 CausalMask = MLA.add(OpDef(
     "mla.causal_mask",
+    traits=(CONSTANT_LIKE,),
     operands=[],
     results=["mask"],
     rules=causal_mask_rules,

@@ -1,13 +1,11 @@
 """Primitive ops: mla.scatter_cache, mla.kv_rmsnorm_rope_cache."""
 from __future__ import annotations
 
-from ..dialect import MLA
 from ..opdef import OpDef, f64, i1, operand, optional, string
+from ..registry import MLA
 from ..rules import RuleSet, dim, shape_text
 from ..types import ND, TensorInfo
-from .checks import (CACHE_MODES, INDEX_TYPES, differs, dtype_in, nd_only, pa_nz_blocks, rank_is,
-                     result_is, same_dtype)
-
+from .checks import CACHE_MODES, INDEX_TYPES, differs, dtype_in, nd_only, pa_nz_blocks, rank_is, result_is, same_dtype
 
 # --- mla.scatter_cache -------------------------------------------------------------------------
 # cache[slot_mapping[i]] = update[i] for a paged cache (BlockNum, BlockSize, Nkv, H), slot
@@ -56,6 +54,7 @@ def scatter_slots_in_range(op, s):
 
 ScatterCache = MLA.add(OpDef(
     "mla.scatter_cache",
+    traits=(),
     operands=[operand("cache"), operand("slot_mapping"), operand("update")],
     attributes=[string("cache_mode", default="PA_BSND")],
     results=["cache_out"],
@@ -223,6 +222,7 @@ kvr_rules.rule("KVR-014", "y_out")(result_is("y_out", lambda op, s: op.kv.shape[
 
 KvRmsNormRopeCache = MLA.add(OpDef(
     "mla.kv_rmsnorm_rope_cache",
+    traits=(),
     operands=[operand("kv"), operand("gamma"), operand("cos"), operand("sin"), operand("index"),
               operand("k_cache"), operand("ckv_cache"), optional("k_rope_scale"),
               optional("c_kv_scale"), optional("k_rope_offset"), optional("c_kv_offset")],

@@ -6,8 +6,9 @@ import itertools
 
 from mlir import ir
 
-from ..types import ND, TensorInfo, numpy_dtype
+from ..registry import MLA
 from ..rules import dim
+from ..types import ND, TensorInfo, numpy_dtype
 
 FLOAT_TYPES = ("bf16", "f16", "f32")
 INDEX_TYPES = ("i32", "i64")
@@ -102,17 +103,21 @@ def pa_nz_blocks(name):
 
 
 def cache_writer(value):
-    """(the op, its cache_mode) when `value` is a paged cache written in place by an mla op
-    (mla.scatter_cache, or the kv/kr cache results of mla.prolog/prolog_v2); else None."""
+    """(the op, its cache_mode) when `value` is a paged cache an mla op wrote in place (a result
+    of its in-place trait, OpDef.inplace) in one of CACHE_MODES (mla.scatter_cache, the kv/kr
+    caches of mla.prolog/prolog_v2...); else None."""
     owner = value.owner if isinstance(value, ir.OpResult) else None
-    if owner is None or not (owner.name == "mla.scatter_cache" or owner.name in (
-            "mla.prolog", "mla.prolog_v2") and value.result_number in (2, 3)):
+    opdef = None if owner is None else MLA.ops.get(owner.operation.name)
+    if opdef is None or opdef.result_names[value.result_number] not in opdef.inplace \
+            or "cache_mode" not in opdef.attribute_by_name:
         return None
     attr = owner.attributes["cache_mode"] if "cache_mode" in owner.attributes else None
     if attr is not None and not isinstance(attr, ir.StringAttr):
         return None         # an attribute of the wrong kind: the writer's own rules report it
     # value_bytes: `.value` cannot convert a string that is not UTF-8 (ARG-006 at the writer)
-    return owner, bytes(attr.value_bytes).decode("utf-8", "replace") if attr is not None else "PA_BSND"
+    mode = bytes(attr.value_bytes).decode("utf-8", "replace") if attr is not None \
+        else opdef.attribute_by_name["cache_mode"].default
+    return (owner, mode) if mode in CACHE_MODES else None
 
 
 def read_in_written_mode(name):

@@ -1,12 +1,12 @@
 """Primitive ops: mla.add, mla.mul, mla.div (elementwise) and mla.mean, mla.amax, mla.rsqrt (the pieces of a written-out RmsNorm and dynamic quant)."""
 from __future__ import annotations
 
-from ..dialect import MLA
 from ..opdef import OpDef, operand
+from ..registry import MLA
 from ..rules import RuleSet, shape_text
+from ..traits import PURE
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, INDEX_TYPES, broadcast, dtype_in, nd_only, rank_at_least, result_is
-
 
 # --- elementwise: mla.add, mla.mul, mla.div ----------------------------------------------------
 # NumPy broadcasting, float32 arithmetic, one rounding to the result type. mla.add and mla.mul
@@ -39,7 +39,7 @@ def _elementwise(name, formula, integers=()):
                 return f"expected {op.x.dtype if op.x.dtype in integers else 'a float type'} (integer arithmetic " \
                        f"stays in its type, float arithmetic in floats), got {op.z.dtype}"
     return MLA.add(OpDef(
-        name, operands=[operand("x"), operand("y")], results=["z"], rules=rules,
+        name, traits=(PURE,), operands=[operand("x"), operand("y")], results=["z"], rules=rules,
         infer_results=lambda op, s: {"z": TensorInfo(broadcast(op.x.shape, op.y.shape), op.x.dtype)},
         summary=f"{formula} with NumPy broadcasting, float32 arithmetic, one rounding"
                 + (" (integers: exact, in their type)" if integers else "")))
@@ -67,7 +67,7 @@ def _last_axis_reduction(name, prefix, summary):
     rules.rule(f"{prefix}-003", "x")(nd_only("x"))
     rules.rule(f"{prefix}-004", "y")(result_is("y", lambda op, s: op.x.shape[:-1] + (1,), FLOAT_TYPES))
     return MLA.add(OpDef(
-        name, operands=[operand("x")], results=["y"], rules=rules,
+        name, traits=(PURE,), operands=[operand("x")], results=["y"], rules=rules,
         infer_results=lambda op, s: {"y": TensorInfo(op.x.shape[:-1] + (1,), op.x.dtype)},
         summary=summary))
 
@@ -83,6 +83,7 @@ rsqrt_rules.rule("RSQ-003", "y")(result_is("y", lambda op, s: op.x.shape, FLOAT_
 
 Rsqrt = MLA.add(OpDef(
     "mla.rsqrt",
+    traits=(PURE,),
     operands=[operand("x")],
     results=["y"],
     rules=rsqrt_rules,

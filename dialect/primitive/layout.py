@@ -1,12 +1,12 @@
 """Primitive ops: mla.gather, mla.format_cast, mla.transpose, mla.nz_cache_view (data movement and views)."""
 from __future__ import annotations
 
-from ..dialect import MLA
 from ..opdef import Attribute, OpDef, operand
+from ..registry import MLA
 from ..rules import RuleSet
+from ..traits import PURE
 from ..types import FRACTAL_NZ, ND, TensorInfo
 from .checks import INDEX_TYPES, differs, dtype_in, nd_only, nz_block_tiles, rank_at_least, result_is
-
 
 # --- mla.gather ----------------------------------------------------------------------------------
 # out[i...] = table[indices[i...]]: rows of a table (the rope cos/sin tables by position).
@@ -31,6 +31,7 @@ def gather_in_range(op, s):
 
 Gather = MLA.add(OpDef(
     "mla.gather",
+    traits=(PURE,),
     operands=[operand("table"), operand("indices")],
     results=["out"],
     rules=gather_rules,
@@ -60,6 +61,7 @@ def format_cast_rank(op, s):
 
 FormatCast = MLA.add(OpDef(
     "mla.format_cast",
+    traits=(PURE,),
     operands=[operand("x")],
     results=["y"],
     rules=format_cast_rules,
@@ -84,6 +86,7 @@ transpose_rules.rule("TR-003", "y")(result_is("y", lambda op, s: tuple(op.x.shap
 
 Transpose = MLA.add(OpDef(
     "mla.transpose",
+    traits=(PURE,),
     operands=[operand("x")],
     attributes=[Attribute("permutation", "i64_array")],   # required
     results=["y"],
@@ -131,6 +134,7 @@ def _nz_view_info(op) -> TensorInfo:
 
 NzCacheView = MLA.add(OpDef(
     "mla.nz_cache_view",
+    traits=(PURE,),
     operands=[operand("cache")],
     results=["view"],
     rules=nz_cache_view_rules,

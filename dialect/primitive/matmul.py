@@ -1,12 +1,12 @@
 """Primitive ops: mla.matmul, mla.head_matmul, mla.quant_matmul, mla.transpose_batchmatmul."""
 from __future__ import annotations
 
-from ..dialect import MLA
 from ..opdef import OpDef, i64, i64_array, operand
+from ..registry import MLA
 from ..rules import RuleSet, dim, shape_text
+from ..traits import PURE
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, differs, dtype_in, nd_only, rank_at_least, rank_is, result_is, same_dtype
-
 
 # --- mla.matmul --------------------------------------------------------------------------------
 # y[..., n] = sum_k x[..., k] w[k, n]: a linear layer with its weight as (in, out) = (K, N), i.e.
@@ -39,6 +39,7 @@ def matmul_result(op, s):
 
 Matmul = MLA.add(OpDef(
     "mla.matmul",
+    traits=(PURE,),
     operands=[operand("x"), operand("w")],
     results=["y"],
     rules=matmul_rules,
@@ -71,6 +72,7 @@ head_matmul_rules.rule("HMM-007", "y")(result_is("y", lambda op, s: op.x.shape[:
 
 HeadMatmul = MLA.add(OpDef(
     "mla.head_matmul",
+    traits=(PURE,),
     operands=[operand("x"), operand("w")],
     results=["y"],
     rules=head_matmul_rules,
@@ -119,6 +121,7 @@ quant_matmul_rules.rule("QMM-009", "y")(result_is("y", lambda op, s: op.x.shape[
 
 QuantMatmul = MLA.add(OpDef(
     "mla.quant_matmul",
+    traits=(PURE,),
     operands=[operand("x"), operand("w"), operand("x_scale"), operand("w_scale")],
     results=["y"],
     rules=quant_matmul_rules,
@@ -207,6 +210,7 @@ tbmm_rules.rule("TBMM-008", "y")(result_is("y", _tbmm_shape, TBMM_TYPES))
 
 TransposeBatchMatmul = MLA.add(OpDef(
     "mla.transpose_batchmatmul",
+    traits=(PURE,),
     operands=[operand("x"), operand("w")],
     attributes=[i64_array("perm_x1", default=(0, 1, 2)), i64_array("perm_x2", default=(0, 1, 2)),
                 i64_array("perm_y", default=(1, 0, 2)), i64("batch_split_factor", default=1)],

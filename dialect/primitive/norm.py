@@ -1,12 +1,12 @@
 """Primitive ops: mla.rms_norm."""
 from __future__ import annotations
 
-from ..dialect import MLA
 from ..opdef import OpDef, f64, operand
+from ..registry import MLA
 from ..rules import RuleSet
+from ..traits import PURE
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, differs, nd_only
-
 
 # --- mla.rms_norm ----------------------------------------------------------------------------
 # y = x / sqrt(mean(x^2, last axis) + epsilon) * gamma, computed in float32 (numerics.md 3).
@@ -59,6 +59,7 @@ def result_type(op, s):
 
 RmsNorm = MLA.add(OpDef(
     "mla.rms_norm",
+    traits=(PURE,),
     operands=[operand("x"), operand("gamma")],
     attributes=[f64("epsilon", default=1e-5)],
     results=["y"],

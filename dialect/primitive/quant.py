@@ -1,12 +1,12 @@
 """Primitive ops: mla.dynamic_quant (and npu_dynamic_quant's torch_npu rules, profile PT), mla.quantize."""
 from __future__ import annotations
 
-from ..dialect import MLA
 from ..opdef import OpDef, operand, optional, string
+from ..registry import MLA
 from ..rules import RuleSet, shape_text
+from ..traits import PURE
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, broadcasts_to, differs, dtype_in, nd_only, rank_at_least, result_is
-
 
 # --- mla.dynamic_quant -------------------------------------------------------------------------
 # Per row over the last axis: z = x * smooth (smooth optional), scale = max|z| / 127,
@@ -61,6 +61,7 @@ def torch_dynamic_quant_smooth(op, s):
 
 DynamicQuant = MLA.add(OpDef(
     "mla.dynamic_quant",
+    traits=(PURE,),
     operands=[operand("x"), optional("smooth_scales")],
     attributes=[string("rounding", default="half_even")],
     results=["y", "scale"],
@@ -92,6 +93,7 @@ quantize_rules.rule("QNT-005", "y")(result_is("y", lambda op, s: op.x.shape, ("i
 
 Quantize = MLA.add(OpDef(
     "mla.quantize",
+    traits=(PURE,),
     operands=[operand("x"), operand("scale")],
     results=["y"],
     rules=quantize_rules,

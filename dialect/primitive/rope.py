@@ -1,12 +1,12 @@
 """Primitive ops: mla.rope (and npu_interleave_rope's torch_npu rules, profile PT)."""
 from __future__ import annotations
 
-from ..dialect import MLA
 from ..opdef import OpDef, operand, string
+from ..registry import MLA
 from ..rules import RuleSet, shape_text
+from ..traits import PURE
 from ..types import TensorInfo
 from .checks import FLOAT_TYPES, broadcasts_to, differs, dtype_in, nd_only, result_is
-
 
 # --- mla.rope ----------------------------------------------------------------------------------
 # mode "interleave" (npu_interleave_rope; DeepSeek): de-interleave x's pairs, then
@@ -81,6 +81,7 @@ def interleave_rope_mode(op, s):
 
 Rope = MLA.add(OpDef(
     "mla.rope",
+    traits=(PURE,),
     operands=[operand("x"), operand("cos"), operand("sin")],
     attributes=[string("mode", default="interleave")],
     results=["y"],

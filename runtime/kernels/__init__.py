@@ -18,7 +18,22 @@ KERNELS: dict[str, Callable] = {}      # op name -> the kernel, OpDef defaults a
 PREPARES: dict[str, Callable] = {}     # op name -> what converts its constant weights (prepares)
 
 # The modules holding kernels: loading them registers every kernel.
-MODULES = ("primitive", "nsa", "fia", "prolog", "decoder", "serving", "collective")
+MODULES = ("primitive", "nsa", "fia", "prolog", "decoder", "serving", "collective", "dsa", "dsa_prolog")
+
+
+def run_kernel(op, operands: dict, attributes: dict, result_types: dict | None = None):
+    """Execute one op's CPU kernel (`op`: its OpDef or name); returns its results as a tuple.
+    Attributes left out take the OpDef's defaults. A kernel that takes `result_types` (name ->
+    TensorInfo) gets the op's result types, for ops whose result element type is a choice of
+    the IR rather than a function of the operands."""
+    fn = get_kernel(op)
+    extra = {"result_types": result_types} if result_types is not None and _wants_result_types(fn) else {}
+    return fn(**operands, **attributes, **extra)
+
+
+@functools.lru_cache(maxsize=None)
+def _wants_result_types(fn) -> bool:
+    return "result_types" in inspect.signature(fn).parameters
 
 
 def kernel(opdef):

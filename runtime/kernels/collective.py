@@ -13,6 +13,7 @@ from ...dialect.collective import AllGather, AllReduce
 from ..distributed import CollectiveError, check_world, failed
 from . import kernel
 
+
 def _torch_of(x: np.ndarray):
     """x widened for the sum (float32, or int64 for integers) as a torch tensor."""
     import torch

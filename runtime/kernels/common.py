@@ -12,12 +12,12 @@ bfloat16 = np.dtype(ml_dtypes.bfloat16)
 
 # --- which library runs the hot products -------------------------------------------------
 
-MATMUL_CHOICES = ("numpy", "torch", "auto")
+MATMUL_CHOICES = ("numpy", "torch", "jit", "auto")
 
 
 def matmul_choice() -> str:
-    """ASCEND_MLA_MATMUL = numpy | torch | auto (default), read on every call so tests can
-    switch it. Each kernel decides what "auto" means for its products."""
+    """ASCEND_MLA_MATMUL = numpy | torch | jit | auto (default), read on every call so tests can
+    switch it. Each kernel decides what "auto" means for its products (gemm.bf16_engine)."""
     choice = os.environ.get("ASCEND_MLA_MATMUL", "auto").lower()
     if choice not in MATMUL_CHOICES:
         raise ValueError(f"ASCEND_MLA_MATMUL: expected one of {MATMUL_CHOICES}, got {choice!r}")
@@ -26,12 +26,38 @@ def matmul_choice() -> str:
 
 @functools.lru_cache(maxsize=None)
 def torch_module():
-    """The torch module, or None when it is not installed (imported once, on first use)."""
+    """The torch module, or None when it is not installed (imported once, on first use). MKL's
+    strict reproducibility mode is asked for right away (mkl_strict)."""
     try:
         import torch
     except ImportError:
         return None
+    mkl_strict(torch)
     return torch
+
+
+# MKL's conditional numerical reproducibility: MKL_CBWR_AUTO | MKL_CBWR_STRICT, in which its
+# float32 GEMM gives the same bits for any thread count (without it, MKL splits K among threads
+# for some shapes: a (1, 8, 576) x transposed (576, 200) batched product differs between 1 and
+# 2 threads). MKL takes the mode only before its first call; measured: no slower.
+_MKL_AUTO_STRICT = 2 | 0x10000
+
+
+@functools.lru_cache(maxsize=None)
+def mkl_strict(torch) -> bool:
+    """Is torch's MKL in the strict reproducibility mode (asked for now if MKL has not run
+    yet)? False where torch has no MKL or it ran before (then FIA's float32 products run in
+    NumPy's BLAS: fia_ops.TorchOps)."""
+    import ctypes
+    try:
+        lib = ctypes.CDLL(os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so"))
+        get, put = lib.mkl_serv_cbwr_get, lib.mkl_serv_cbwr_set
+    except (OSError, AttributeError):
+        return False
+    get.argtypes, get.restype, put.argtypes, put.restype = [ctypes.c_int], ctypes.c_int, [ctypes.c_int], ctypes.c_int
+    if get(-1) != _MKL_AUTO_STRICT:
+        put(_MKL_AUTO_STRICT)
+    return get(-1) == _MKL_AUTO_STRICT
 
 
 # oneDNN's ISA caps (ONEDNN_MAX_CPU_ISA) below its first one with bf16 dot products

@@ -99,16 +99,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...dialect.fia import FusedInferAttentionScore
 from . import kernel
 from .common import bfloat16
 from .fia_kv import gather_kv, kv_source, same_operand, shared_prefix
-from .fia_layouts import (Tnd, compute_dtype_of, finish, output_dtype, to_bnsd, valid_kv_rows,
-                          valid_query_rows)
+from .fia_layouts import Tnd, compute_dtype_of, finish, output_dtype, to_bnsd, valid_kv_rows, valid_query_rows
 from .fia_masks import Masks, pse_for_batch
 from .fia_ops import NUMPY, WORKSPACE, array_ops
 from .fia_quant import FullQuant, KvDequant, MlaFullQuant
-from ...dialect.fia import FusedInferAttentionScore
-
 
 # --------------------------------------------------------------------------------------------
 # the kernel

@@ -82,7 +82,9 @@ class NumpyOps:
 
 class TorchOps(NumpyOps):
     def __init__(self, torch):
+        from .common import mkl_strict
         self.t = torch
+        self.strict = mkl_strict(torch)
         self.dtypes = {np.dtype(np.float16): torch.float16, bfloat16: torch.bfloat16}
 
     def tensor(self, a):
@@ -97,7 +99,16 @@ class TorchOps(NumpyOps):
         return np.float64 if a.dtype == self.t.float64 else np.float32
 
     def bmm(self, a, b, out=None):
-        return self.t.matmul(a, b, out=None if out is None else self.t.from_numpy(out))
+        # torch's float32 matmul (MKL) in its strict reproducibility mode (common.mkl_strict);
+        # else NumPy's BLAS, one 2-D product per pair: without the mode MKL splits K among
+        # threads for some shapes (one pair, a transposed operand), and its bits would change
+        # with the thread count, which the rounding contract rules out
+        if self.strict:
+            return self.t.matmul(a, b, out=None if out is None else self.t.from_numpy(out))
+        a_np, b_np = a.numpy(), b.numpy()
+        if out is None:
+            out = np.empty(a_np.shape[:-1] + b_np.shape[-1:], np.result_type(a_np, b_np))
+        return self.t.from_numpy(NUMPY.bmm(a_np, b_np, out=out))
 
     def swap_last(self, a):
         return a.transpose(1, 2)
@@ -141,6 +152,12 @@ class TorchOps(NumpyOps):
         return s.sub_(m).exp_()
 
     def rowsum(self, e):
+        # torch splits one long row's sum among threads when there are fewer rows than threads,
+        # and its bits would then depend on the thread count (the contract: they may not). So
+        # few rows are summed by NumPy, whatever the thread count (the choice may not depend on
+        # it either); 256 rows or more keep every thread of a 256-thread machine on whole rows.
+        if e.numel() // max(1, e.shape[-1]) < 256:
+            return self.t.from_numpy(e.numpy().sum(axis=-1, keepdims=True))
         return e.sum(dim=-1, keepdim=True)
 
     def div_(self, a, b):

@@ -6,14 +6,19 @@ so their float32 (or torch) forms are converted once: an NZTensor keeps them in 
 `kernel_cache`, a read-only ND array in a cache keyed by its identity while it lives. A
 writeable array is converted on every call (it may change between calls).
 
-Matmul backends (the hot bf16 products; env ASCEND_MLA_MATMUL=numpy|torch|auto, read per call):
+Matmul backends (the hot bf16 products; env ASCEND_MLA_MATMUL=numpy|torch|jit|auto, read per
+call). Each keeps the rounding contract's points (bf16 operands, float32 accumulation, one
+rounding to bf16: docs/numerics.md); they differ in the order inside the float32 sum, which the
+contract leaves open, and only jit and numpy are deterministic for any thread count:
+  jit    (auto's choice) MLIR-compiled bf16 products (jit.py): the weights read as bf16 in
+         16-column panels (an NZ weight as it is), one fixed summation order, threads over the
+         output columns: the same bits for any thread count, on any CPU.
   numpy  float32 BLAS on float32 copies of the weights: bf16 values are exact in float32, the
-         accumulation is float32 and the caller rounds once to bf16 -- the rounding contract.
-  torch  torch bf16 matmul (oneDNN): bf16 inputs, float32 accumulation, one rounding to bf16.
-         Used only where the result is rounded to bf16 anyway. A constant weight is packed once
-         into oneDNN's blocked layout (bf16_matmul). Fast on CPUs with native bf16
-         (AVX512-BF16/AMX, Arm BF16); on an AVX2-only CPU it runs 3-80x slower than sgemm.
-  auto   (default) torch when the CPU has native bf16 and torch imports, numpy otherwise.
+         accumulation is float32 and the caller rounds once to bf16 (auto's choice where MLIR's
+         ExecutionEngine cannot run).
+  torch  torch bf16 matmul (oneDNN), a constant weight packed once into oneDNN's blocked layout:
+         a comparison for the benchmarks, not the default: oneDNN splits K among threads at
+         decode shapes, so its bits change with the thread count (and with the CPU's ISA).
 """
 from __future__ import annotations
 
@@ -23,8 +28,8 @@ import weakref
 
 import numpy as np
 
-from ..formats import NZTensor
 from ...passes.weights import is_frozen
+from ..formats import NZTensor
 from .common import bfloat16, f32, matmul_choice, native_bf16_cpu, torch_module
 
 
@@ -111,9 +116,13 @@ def bf16_matmul(a, weight) -> np.ndarray:
     """a (T, K) holding bf16 values (bfloat16, or float32 that bf16 holds exactly) @ weight
     (K, N): float32 accumulation, rounded once to bf16; a bfloat16 array.
 
-    torch returns the rounded bf16 product itself, which is handed back as it is (not converted
-    to float32 in fresh memory and rounded again)."""
-    if use_torch():
+    jit and torch return the rounded bf16 product itself, which is handed back as it is (not
+    converted to float32 in fresh memory and rounded again)."""
+    engine = bf16_engine()
+    if engine == "jit" and np.dtype(weight.dtype) == bfloat16:
+        from . import jit
+        return jit.product(np.asarray(a)[None], _jit_panels(weight), weight.shape[1])[0]
+    if engine == "torch":
         torch = torch_module()
         x = torch_bf16_input(torch, a)
         packed, w = _torch_linear_weight(torch, weight, rows=len(a))
@@ -149,7 +158,10 @@ def prepare(weight, product: str, *, rounds_to_bf16: bool = True) -> None:
         return                                  # converted on each call anyway
     if np.dtype(weight.dtype) == np.int8 and _torch_int8_weight(weight) is not None:
         return                                  # (made by _torch_int8_weight)
-    if np.dtype(weight.dtype) == bfloat16 and rounds_to_bf16 and use_torch():
+    engine = bf16_engine()
+    if np.dtype(weight.dtype) == bfloat16 and rounds_to_bf16 and engine == "jit":
+        _jit_panels(weight) if product == "matmul" else _jit_head_panels(weight)
+    elif np.dtype(weight.dtype) == bfloat16 and rounds_to_bf16 and engine == "torch":
         torch = torch_module()
         if product == "matmul":
             _torch_linear_weight(torch, weight, rows=1)
@@ -161,8 +173,8 @@ def prepare(weight, product: str, *, rounds_to_bf16: bool = True) -> None:
 
 # A constant weight is reordered once into the blocked layout oneDNN's bf16 GEMM reads, instead
 # of being repacked on every call (what F.linear does with a plain weight): the same oneDNN
-# kernel and summation order, so the same bits (test_kernels_bit_exact compares them on every
-# run), and decode products that read the weight once. Only where F.linear's bf16 product is
+# kernel and summation order, so the same bits (the torch choice only: a comparison for the
+# benchmarks), and decode products that read the weight once. Only where F.linear's bf16 product is
 # itself oneDNN's: a CPU with native bf16.
 
 @functools.lru_cache(maxsize=None)
@@ -210,6 +222,14 @@ def head_matmul(x, weight, *, rounds_to_bf16: bool) -> np.ndarray:
 def head_matmul_bf16(x, weight) -> np.ndarray:
     """head_matmul rounded once to bf16: a contiguous bfloat16 (T, H, N) array; x holds bf16
     values."""
+    if bf16_engine() == "jit" and np.asarray(weight).dtype == bfloat16:
+        from . import jit
+        # x read through its (H, T, K) view, the product written through the (H, T, N) view of
+        # the (T, H, N) result: no transposing copies
+        out = np.empty((x.shape[0], x.shape[1], weight.shape[-1]), bfloat16)
+        jit.product(np.swapaxes(x, 0, 1), _jit_head_panels(weight), weight.shape[-1],
+                    out=np.swapaxes(out, 0, 1))
+        return out
     if not _torch_heads(weight):
         heads = np.ascontiguousarray(np.swapaxes(x, 0, 1))
         out = np.matmul(f32(heads), weight_f32(weight)).astype(bfloat16)
@@ -217,12 +237,12 @@ def head_matmul_bf16(x, weight) -> np.ndarray:
     torch = torch_module()
     # Operands and result as they lie: x read through its (H, T, K) view, the weight strided or
     # not, the product written through the (H, T, N) view of a (T, H, N) array. torch copies
-    # only what its GEMM needs; the bits are those of contiguous operands (test_kernels_bit_exact
-    # checks T = 1..300), and the two transposing NumPy copies this replaces cost more than the
+    # only what its GEMM needs; the bits are those of contiguous operands (checked
+    # for T = 1..300 when the contract was written), and the two transposing NumPy copies this replaces cost more than the
     # product at decode.
     # A constant weight is made contiguous once (W_uv, a transposed slice of kv_b_proj whose
     # head stride torch cannot take, was copied by torch on every call): the same bits, as torch
-    # multiplies the contiguous copy it would make (test_kernels_bit_exact compares them).
+    # multiplies the contiguous copy it would make.
     heads = torch_bf16(torch, x, strided=True) if x.dtype == bfloat16 else torch_bf16_input(torch, x)
     w = _torch_head_weight(torch, weight)
     out = torch.empty((x.shape[0], x.shape[1], weight.shape[-1]), dtype=torch.bfloat16)
@@ -237,18 +257,49 @@ def _torch_head_weight(torch, weight):
 
 
 def _torch_heads(weight) -> bool:
-    return use_torch() and np.asarray(weight).dtype == bfloat16
+    return bf16_engine() in ("torch", "jit") and np.asarray(weight).dtype == bfloat16
 
 
-def use_torch() -> bool:
-    """torch for the bf16 products: when asked, or under "auto" on a CPU with native bf16
-    (elsewhere torch's bf16 GEMM is far slower than float32 BLAS)."""
+def _jit_panels(weight):
+    """A bf16 (K, N) weight as jit.product streams it: (1, N/16, K', 16) panels. An NZ weight's
+    own memory is that form (its fractals are 16 columns wide and K' = K padded to 16 rows)."""
+    from . import jit
+    if isinstance(weight, NZTensor) and weight.ndim == 2 and weight.data.shape[-1] == 16:
+        data = weight.data                           # (N/16, K'/16, 16, 16)
+        return data.view(np.int16).reshape(1, data.shape[0], data.shape[1] * 16, 16)
+    return converted(weight, "gemm/jit_panels", lambda nd: jit.panels(nd[None]))
+
+
+def _jit_head_panels(weight):
+    """A bf16 (H, K, N) per-head weight as (H, N/16, K, 16) panels, made once for a constant."""
+    from . import jit
+    return converted(weight, "gemm/jit_head_panels", lambda nd: jit.panels(nd))
+
+
+def bf16_engine() -> str:
+    """Which library runs the bf16 products: "jit", "torch" or "numpy" (the module doc)."""
     choice = matmul_choice()
     if choice == "torch" and torch_module() is None:
         raise RuntimeError("ASCEND_MLA_MATMUL=torch but torch cannot be imported")
-    if choice == "auto":
-        return native_bf16_cpu() and torch_module() is not None
-    return choice == "torch"
+    if choice in ("auto", "jit"):
+        from . import jit
+        if jit.available():
+            return "jit"
+        if choice == "jit":
+            raise RuntimeError("ASCEND_MLA_MATMUL=jit but MLIR's ExecutionEngine cannot run here")
+        return "numpy"
+    return choice
+
+
+def use_torch() -> bool:
+    """Does torch run the bf16 products (ASCEND_MLA_MATMUL=torch)?"""
+    return bf16_engine() == "torch"
+
+
+def torch_glue() -> bool:
+    """May the kernels' elementwise stages run in torch (on every core)? When torch imports,
+    unless ASCEND_MLA_MATMUL=numpy: they are the same IEEE float32 operations as NumPy's."""
+    return matmul_choice() != "numpy" and torch_module() is not None
 
 
 def _torch_readonly(torch, array):

@@ -65,10 +65,10 @@ import math
 
 import numpy as np
 
-from . import kernel
-from ...dialect.types import numpy_dtype
-from .common import f32, round_to
 from ...dialect.nsa import NsaCompressAttentionInfer
+from ...dialect.types import numpy_dtype
+from . import kernel
+from .common import f32, round_to
 
 MASKED_SCORE = np.float32(-3e38)  # the device writes this score into a masked position
 FORCED_SCORE = np.float32(np.inf)  # the device forces the initial and local blocks with +inf

@@ -7,15 +7,36 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...dialect.primitive import (
+    Add,
+    Amax,
+    Attention,
+    CausalMask,
+    Div,
+    DynamicQuant,
+    FormatCast,
+    Gather,
+    HeadMatmul,
+    Matmul,
+    Mean,
+    Mul,
+    NzCacheView,
+    PagedAttention,
+    Quantize,
+    QuantMatmul,
+    RmsNorm,
+    Rope,
+    Rsqrt,
+    ScatterCache,
+    Transpose,
+)
 from ...dialect.types import numpy_dtype
 from ..formats import FRACTAL_NZ, NZTensor, c0_for, format_cast, nz_cache_view
 from . import kernel, prepares
-from .common import (bfloat16, f32, last_writers, rms_norm as rms_norm_f32, rope_deinterleaved,
-                     round_half_away, saturate_int8, scatter_paged_cache)
-from .gemm import bf16_product, float_matmul, head_matmul as head_matmul_f32, int8_matmul, prepare
-from ...dialect.primitive import (Add, Amax, Attention, CausalMask, Div, DynamicQuant, FormatCast, Gather,
-                                 HeadMatmul, Matmul, Mean, Mul, NzCacheView, PagedAttention, QuantMatmul,
-                                 Quantize, RmsNorm, Rope, Rsqrt, ScatterCache, Transpose)
+from .common import bfloat16, f32, last_writers, rope_deinterleaved, round_half_away, saturate_int8, scatter_paged_cache
+from .common import rms_norm as rms_norm_f32
+from .gemm import bf16_product, float_matmul, int8_matmul, prepare
+from .gemm import head_matmul as head_matmul_f32
 
 
 def _out(result_types, name, fallback):
@@ -184,33 +205,39 @@ def nz_cache_view_kernel(cache):
 def _softmax_pv(scores, v, prob_dtype):
     """softmax(scores) . v with the FIA kernels' order: P = round(exp(s - max)) to prob_dtype
     (the 16-bit type P.V is computed in), P.V accumulated in float32, then divided by the
-    float32 row sum. -inf rows give 0."""
+    float32 row sum. -inf rows give 0. scores (Nkv, R, L), v (Nkv, L, Dv): one BLAS product per
+    kv head."""
     row_max = scores.max(axis=-1, keepdims=True, initial=-np.inf)      # no keys: -inf
-    row_max = np.where(np.isneginf(row_max), 0.0, row_max)
+    row_max = np.where(np.isneginf(row_max), np.float32(0), row_max)
     e = np.exp(scores - row_max)
     row_sum = e.sum(axis=-1, keepdims=True)
     p = e.astype(prob_dtype).astype(np.float32)
-    return np.matmul(p, v) / np.maximum(row_sum, 1e-30)
+    return np.matmul(p, v) / np.maximum(row_sum, np.float32(1e-30))
 
 
 def _attend(q, k, v, scale, masked, prob_dtype, q_rope=None, k_rope=None, q_scale=None):
     """One sequence: q (S, N, D), k (L, Nkv, D), v (L, Nkv, Dv), masked (S, L) or None,
     q_scale (S, N, 1) or None: a factor per query row and head. Returns (S, N, Dv) float32.
-    Query head n reads kv head n // (N / Nkv)."""
+    Query head n reads kv head n // (N / Nkv). The products are BLAS matmuls per kv head (a
+    prompt's attention is S x L x N products: NumPy's einsum loops would take seconds)."""
     s_len, n, _ = q.shape
     nkv = k.shape[1]
-    qg = f32(q).reshape(s_len, nkv, n // nkv, -1)                         # (S, Nkv, G, D)
-    scores = np.einsum("skgd,lkd->kgsl", qg, f32(k))
+    g = n // nkv
+
+    def heads_first(x):                                  # (S, N, D) -> (Nkv, G * S, D)
+        return np.ascontiguousarray(f32(x).reshape(s_len, nkv, g, -1).transpose(1, 2, 0, 3)).reshape(nkv, g * s_len, -1)
+    scores = np.matmul(heads_first(q), f32(k).transpose(1, 2, 0))         # (Nkv, G * S, L)
     if q_rope is not None:
-        qr = f32(q_rope).reshape(s_len, nkv, n // nkv, -1)
-        scores += np.einsum("skgd,lkd->kgsl", qr, f32(k_rope))
+        scores += np.matmul(heads_first(q_rope), f32(k_rope).transpose(1, 2, 0))
+    scores = scores.reshape(nkv, g, s_len, -1)
     if q_scale is not None:
-        scores *= f32(q_scale).reshape(s_len, nkv, n // nkv).transpose(1, 2, 0)[..., None]
+        scores *= f32(q_scale).reshape(s_len, nkv, g).transpose(1, 2, 0)[..., None]
     scores *= np.float32(scale)
     if masked is not None:
-        scores = np.where(masked, -np.inf, scores)
-    out = _softmax_pv(scores, f32(v).transpose(1, 0, 2)[:, None], prob_dtype)  # (Nkv, G, S, Dv)
-    return out.transpose(2, 0, 1, 3).reshape(s_len, n, -1)
+        scores = np.where(masked, np.float32(-np.inf), scores)
+    values = np.ascontiguousarray(f32(v).transpose(1, 0, 2))                # (Nkv, L, Dv)
+    out = _softmax_pv(scores.reshape(nkv, g * s_len, -1), values, prob_dtype)
+    return out.reshape(nkv, g, s_len, -1).transpose(2, 0, 1, 3).reshape(s_len, n, -1)
 
 
 def _causal(s_len, length):

@@ -35,11 +35,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernel, prepares
-from .common import (bf16, bfloat16, f32, last_writers, rms_norm, rope_deinterleaved, rope_halves,
-                     round_half_away, saturate_int8, torch_module, write_paged_caches)
-from .gemm import bf16_matmul, head_matmul_bf16, int8_matmul, numpy_bf16, prepare, torch_bf16, use_torch
 from ...dialect.prolog import Prolog, PrologV2
+from . import kernel, prepares
+from .common import (
+    bf16,
+    bfloat16,
+    f32,
+    last_writers,
+    rms_norm,
+    rope_deinterleaved,
+    rope_halves,
+    round_half_away,
+    saturate_int8,
+    torch_module,
+    write_paged_caches,
+)
+from .gemm import bf16_matmul, head_matmul_bf16, int8_matmul, numpy_bf16, prepare, torch_bf16, torch_glue
 
 HCQ, HCKV, D, DR = 1536, 512, 128, 64
 
@@ -177,9 +188,9 @@ def _up_projection(c_q, weight_uq_qr, w_scale, smooth, sc):
 
 def _query_rope(q_r, cos, sin):
     """RoPE of the query's rope columns (numerics 4), rounded to bf16. The largest elementwise
-    stage (T x N x Dr): in torch, on every core, when torch runs the bf16 products; the same
-    float32 operations as NumPy's, so the same bits (test_kernels_bit_exact)."""
-    if q_r.dtype != bfloat16 or not use_torch():
+    stage (T x N x Dr): in torch, on every core, when torch imports; the same float32 operations
+    as NumPy's, so the same bits."""
+    if q_r.dtype != bfloat16 or not torch_glue():
         return rope_deinterleaved(q_r, cos, sin).astype(bfloat16)
     torch = torch_module()
     x = torch_bf16(torch, q_r, strided=True).float()

@@ -10,9 +10,9 @@ import numpy as np
 from ...dialect.primitive import KvRmsNormRopeCache, TransposeBatchMatmul
 from ...dialect.types import numpy_dtype
 from . import kernel, prepares
-from .common import f32, last_writers, rms_norm, rope_deinterleaved, saturate_int8, write_paged_caches
-from .gemm import bf16_product, head_matmul as head_matmul_f32, prepare
-from .common import bfloat16
+from .common import bfloat16, f32, last_writers, rms_norm, rope_deinterleaved, saturate_int8, write_paged_caches
+from .gemm import bf16_product, prepare
+from .gemm import head_matmul as head_matmul_f32
 
 KV_RMS = 512
 

@@ -117,7 +117,7 @@ def constant(op, globals_):
     if attr.is_splat:
         value = np.full(t.shape, attr.get_splat_value().value, numpy_dtype(t.dtype))
     else:                 # a table (fold-constants makes it a global for the lowered program)
-        from ...lowering.program import dense_value      # bf16 too (the bindings' buffers have no bf16)
+        from ...lowering.program import dense_value  # bf16 too (the bindings' buffers have no bf16)
         value = dense_value(attr)
     value.flags.writeable = False
     return lambda: (value,)

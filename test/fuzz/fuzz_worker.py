@@ -14,8 +14,9 @@ answers = os.fdopen(os.dup(1), "w")
 os.dup2(2, 1)                       # prints of the cases (and of MLIR) go to stderr
 sys.stdout = sys.stderr
 
-import ascend_mla  # noqa: E402,F401  (the imports before "ready": the parent times cases only)
 import fuzzing  # noqa: E402,F401
+
+import ascend_mla  # noqa: E402,F401  (the imports before "ready": the parent times cases only)
 
 # a slow start, for the harness's own test (test_fuzz_harness.py)
 time.sleep(float(os.environ.get("ASCEND_MLA_FUZZ_WORKER_DELAY", "0")))

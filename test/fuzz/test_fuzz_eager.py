@@ -16,15 +16,15 @@ from collections import Counter
 import ml_dtypes
 import numpy as np
 import pytest
+from fuzzing import SEED, TIME_LIMIT, budgets, time_limit
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
+from valid_calls import CALLS
 
 import ascend_mla
 from ascend_mla import VerificationError
 from ascend_mla.dialect.dialect import MLA
 from ascend_mla.runtime.interop import numpy_to_torch
-from fuzzing import SEED, TIME_LIMIT, budgets, time_limit
-from valid_calls import CALLS
 
 try:
     import torch
@@ -37,7 +37,7 @@ DTYPES = [ml_dtypes.bfloat16, np.float16, np.float32, np.float64, np.int8, np.ui
 TORCH_VIEWABLE = {np.dtype(d) for d in (ml_dtypes.bfloat16, np.float16, np.float32, np.float64, np.int8,
                                          np.uint8, np.int16, np.int32, np.int64, np.bool_)}
 # `op <parameter>: <reason> [<ID>]`; the v2 front end adds the mapped name: `op a (b): ...`
-MESSAGE = re.compile(r"^'mla\.\w+' op ([\w\[\]]+)(?: \(\w+\))?: .+ \[[A-Z]+(-[A-Z]+)?-[A-Z0-9]+\]$")
+MESSAGE = re.compile(r"^'mla\.\w+' op ([\w\[\]]+)(?: \(\w+\))?: .+ \[[A-Z][A-Z0-9]*(-[A-Z]+)?-[A-Z0-9]+\]$")
 CALL_ERROR = re.compile(r"got both \w+ and its alias|unexpected keyword|multiple values")
 _BASES = {}      # op -> a valid call (built once: the prolog's weights take a while)
 

@@ -3,7 +3,6 @@ with an error diagnostic; never a traceback, a signal or a hang."""
 import random
 
 import pytest
-
 from fuzzing import SEED, isolated_budgets, lit_chunks, mutate, run_cases, to_bytes, tool_verdict
 
 FLAGS = [[], ["--verify-diagnostics"], ["--split-input-file"], ["--mlir-print-op-generic"],

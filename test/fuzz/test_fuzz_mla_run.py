@@ -6,9 +6,9 @@ import random
 
 import numpy as np
 import pytest
+from fuzzing import SEED, isolated_budgets, lit_chunks, mutate, run_cases, to_bytes, tool_verdict
 
 from ascend_mla.tools import mla_run
-from fuzzing import SEED, isolated_budgets, lit_chunks, mutate, run_cases, to_bytes, tool_verdict
 
 MAX_ELEMENTS = 1 << 21       # keep the programs small: their random inputs are generated per case
 _PROGRAMS = []

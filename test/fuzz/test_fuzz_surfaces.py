@@ -7,7 +7,6 @@ run them in child processes (fuzzing.Worker). Oracles: docs/errors.md.
 import random
 
 import pytest
-
 from fuzzing import SEED, isolated_budgets, lit_chunks, mutate, run_cases, to_bytes, tool_verdict
 
 _CHUNKS, _PROGRAMS, _LOWERED = [], [], []
@@ -161,6 +160,7 @@ def frontend_case(ops, dtype, shape):
     documented error."""
     import torch
     from surface_cases import _verdict
+
     import ascend_mla.frontend.torch as frontend
 
     class Module(torch.nn.Module):

@@ -7,9 +7,9 @@ import re
 import subprocess
 
 import pytest
+from fuzzing import SEED, budgets, run_tool
 
 from ascend_mla.tools import mla_opt
-from fuzzing import SEED, budgets, run_tool
 
 PIECES = ["a", "b", "o", "p", "0", "1", " ", "'", "(", ")", "[", "]", "|", "*", "+", "?", ".",
           "^", "$", "{", "}", ",", "-", ":", "\\", "2", "{1,2}", "{0}", "{2,}", "[[:digit:]]",

@@ -15,7 +15,8 @@ import zipfile
 from pathlib import Path
 
 from ascend_mla.dialect import aclnn as A
-from ascend_mla.dialect.aclnn import ACLNN, load_functions
+from ascend_mla.dialect.aclnn import ACLNN
+from ascend_mla.dialect.dialect import load_functions
 from ascend_mla.lowering.collective import hccl_header
 from ascend_mla.runtime.npu_api import write_headers
 

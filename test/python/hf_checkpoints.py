@@ -17,7 +17,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples"))
-from write_checkpoint import SMALL, YARN, write_checkpoint as write_transformers_checkpoint   # noqa: E402,F401
+from write_checkpoint import SMALL, YARN  # noqa: E402,F401
+from write_checkpoint import write_checkpoint as write_transformers_checkpoint  # noqa: E402,F401
 
 
 def _tensors(path) -> dict:

@@ -5,10 +5,10 @@ import re
 import ml_dtypes
 import numpy as np
 import pytest
+from valid_calls import fia_case, nsa_case, prolog_case
 
 import ascend_mla
 from ascend_mla import VerificationError
-from valid_calls import fia_case, nsa_case, prolog_case
 
 BF16 = ml_dtypes.bfloat16
 try:

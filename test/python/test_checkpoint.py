@@ -15,9 +15,10 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-import ascend_mla                                       # noqa: E402
-import hf_checkpoints as hf                             # noqa: E402
-from ascend_mla.models import checkpoint, deepseek      # noqa: E402
+import hf_checkpoints as hf  # noqa: E402
+
+import ascend_mla  # noqa: E402
+from ascend_mla.models import checkpoint, deepseek  # noqa: E402
 
 BF16 = ml_dtypes.bfloat16
 

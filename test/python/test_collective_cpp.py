@@ -89,8 +89,10 @@ func.func @f(%x: tensor<2x3xf32> {mla.name = "x"}) -> tensor<2x6xf32> {
 def test_a_failing_hccl_call_is_one_clear_error(toolchain, tmp_path, monkeypatch):
     """HCCL_E_TIMEOUT (9) from HcclAllReduce: the Python NPU backend raises HcclError naming the
     function and the status; the C++ program prints the same and exits 1."""
-    from test_emit_cpp import data_files
     import os
+
+    from test_emit_cpp import data_files
+
     from ascend_mla.runtime import npu
     from ascend_mla.runtime.collective import HcclError
     monkeypatch.delenv("RANK", raising=False)

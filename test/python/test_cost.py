@@ -9,8 +9,8 @@ from mlir import ir
 import ascend_mla
 from ascend_mla.compiler import parse_and_transform
 from ascend_mla.cost import ATLAS_A2, ATLAS_A3, roofline
-from ascend_mla.dialect.dialect import make_context
 from ascend_mla.dialect.diagnostics import DiagnosticCollector
+from ascend_mla.dialect.dialect import make_context
 from ascend_mla.models import deepseek
 from ascend_mla.passes.registry import PIPELINES
 

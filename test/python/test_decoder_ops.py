@@ -129,7 +129,7 @@ def test_swiglu_is_silu_of_the_front_half_times_the_back_half():
     x = np.random.default_rng(4).standard_normal((3, 5, 2 * 24)).astype(BF16)
     g = GraphWriter()
     g.ret(g.op(SwiGlu, x=g.arg("x", TensorInfo(x.shape, "bf16"))))
-    (y,) = ascend_mla.compile(g.text(), target="cpu")(x)
+    (y,) = ascend_mla.compile(g, target="cpu")(x)
     a, b = torch.from_numpy(x.astype(np.float32)).chunk(2, dim=-1)
     ref = (torch.nn.functional.silu(a) * b).numpy()
     # one rounding to bf16 of float32 values that may differ in the last float32 bits: within
@@ -183,7 +183,7 @@ def test_the_grouped_matmul_refuses_counts_past_its_rows():
     w = g.arg("w", TensorInfo((2, 8, 3), "f32"))
     counts = g.arg("counts", TensorInfo((2,), "i64"))
     g.ret(g.op(GroupedMatmul, x=x, w=w, group_list=counts))
-    program = ascend_mla.compile(g.text(), target="cpu")
+    program = ascend_mla.compile(g, target="cpu")
     xs, ws = np.ones((4, 8), np.float32), np.ones((2, 8, 3), np.float32)
     (y,) = program(xs, ws, np.array([1, 2], np.int64))
     assert np.array_equal(y[:3], np.full((3, 3), 8, np.float32)) and not y[3].any()   # rows past the groups: 0
@@ -197,7 +197,7 @@ def test_the_finalize_refuses_a_row_index_out_of_range():
     idx = g.arg("idx", TensorInfo((4,), "i32"))
     scales = g.arg("scales", TensorInfo((2, 2), "f32"))
     g.ret(g.op(MoeFinalizeRouting, expanded_x=rows, expanded_row_idx=idx, scales=scales))
-    program = ascend_mla.compile(g.text(), target="cpu")
+    program = ascend_mla.compile(g, target="cpu")
     r = np.arange(32, dtype=np.float32).reshape(4, 8)
     (out,) = program(r, np.array([3, 2, 1, 0], np.int32), np.array([[1, 2], [3, 4]], np.float32))
     np.testing.assert_array_equal(out, np.stack([r[3] + 2 * r[2], 3 * r[1] + 4 * r[0]]))

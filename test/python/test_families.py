@@ -11,7 +11,9 @@ AutoCausalLM.from_pretrained and compared with transformers itself:
 - the fused ops and the refusals' rule IDs are those of docs/guide.md's family table (read
   from the doc), and `ascend-mla generate DIR` prints the same tokens.
 
-The test checkpoints keep what the fusion rules read: hidden 7168 where the fused prolog can
+The table itself is checked at each family's real sizes too (transformers' config defaults),
+by running the passes on the graph's types alone (no weights, no run). The test checkpoints
+keep what the fusion rules read: hidden 7168 where the fused prolog can
 take the family (A.X-K1, Kimi-K2.5; elsewhere hidden 256, refused by the same rules as the real
 size), the real head count where it decides FIA (GLM-4.7-Flash's 20 heads), a power of two
 where the real count is one."""
@@ -68,19 +70,6 @@ def expected(cell: str) -> tuple:
     return cell.startswith("fused"), tuple(re.findall(r"\b(?:MLA|FIA)-[A-Z0-9-]*\d", cell))
 
 
-@pytest.fixture(scope="module")
-def written(tmp_path_factory):
-    """family -> (directory, transformers' bf16 model), each written once."""
-    made = {}
-
-    def get(name):
-        if name not in made:
-            path = tmp_path_factory.mktemp(name) / "ckpt"
-            made[name] = write_checkpoint.write_family_checkpoint(name, path, **OVERRIDES.get(name, {}))
-        return made[name]
-    return get
-
-
 def greedy_reference(model, prompt, new):
     """transformers' float32 greedy tokens of `prompt` and how many of their steps are clear
     (top-2 margin of its float32 logits >= MARGIN)."""
@@ -97,8 +86,8 @@ def greedy_reference(model, prompt, new):
 
 
 @pytest.mark.parametrize("name", TESTED)
-def test_family_gives_transformers_tokens_and_logits(name, written, capsys):
-    path, model = written(name)
+def test_family_gives_transformers_tokens_and_logits(name, tmp_path, capsys):
+    path, model = write_checkpoint.write_family_checkpoint(name, tmp_path / "ckpt", **OVERRIDES.get(name, {}))
     new = NEW.get(name, 8)
     for seed in range(8):           # a prompt whose first steps are clear (a random model has near-ties)
         prompt = np.random.default_rng([seed, 31]).integers(2, 512, 8).tolist()
@@ -128,7 +117,11 @@ def test_family_gives_transformers_tokens_and_logits(name, written, capsys):
     prolog, fia = (expected(cell) for cell in guide_table()[name])
     report = lm.report()
     fused = [f["op"] for f in report["fused"]]
-    blocks = 2 * 2 * (2 if name == "longcat_flash" else 1)           # functions x layers x attention blocks
+    # functions (@decode and a @prefill<S> per prompt bucket used: all <= 16 tokens here, where
+    # FIA's MLA mode fuses) x layers x attention blocks
+    functions = lm.programs["decoder"].stages["input"].count("func.func @")
+    assert functions >= 2, functions
+    blocks = functions * 2 * (2 if name == "longcat_flash" else 1)
     assert fused.count("mla.prolog_v2") == (blocks if prolog[0] else 0), (name, fused)
     assert fused.count("mla.fused_infer_attention_score") == (blocks if fia[0] else 0), (name, fused)
     refused = {(r["pattern"], r["rule"]) for r in report["refused"]}
@@ -153,6 +146,61 @@ def test_family_gives_transformers_tokens_and_logits(name, written, capsys):
 # float32 is of the same size as transformers' own, not below it: measured per family in the
 # notes, at most BF16_SLACK times it.
 BF16_SLACK = 1.5
+
+
+def fusion(name, tp=1, **config):
+    """(fused op counts, {(pattern, rule)}) of the default pipeline (no weights: what fuses
+    depends on the types only) on one layer of the family's real model as transformers'
+    defaults describe it (its MoE layer where it has one), vocabulary, MLPs and experts small."""
+    from collections import Counter
+
+    from mlir import ir
+
+    from ascend_mla.compiler import parse_and_transform, runtime_inputs
+    from ascend_mla.dialect.diagnostics import DiagnosticCollector
+    from ascend_mla.dialect.dialect import make_context
+    from ascend_mla.models import deepseek
+    from ascend_mla.passes.report import FusionLog
+    cls = getattr(transformers, write_checkpoint.FAMILIES["deepseek_v3" if name == "kimi_k2" else name][0])
+    small = dict(vocab_size=512, intermediate_size=256, moe_intermediate_size=64, n_routed_experts=8,
+                 num_experts_per_tok=2, n_group=1, topk_group=1, ffn_hidden_size=256, expert_ffn_hidden_size=64,
+                 zero_expert_num=2, moe_topk=2)
+    small.update(config)
+    raw = dict(cls().to_dict(), **small, model_type=name)
+    if name == "kimi_k25":
+        raw["text_config"] = dict(raw["text_config"], **small)
+    c = checkpoint.read_config(raw)
+    layer = next((i for i in range(c.num_hidden_layers) if c.is_moe_layer(i)), 0)
+    model = deepseek.build(name, config=c.build_config(), layer=layer, decoder=True, tp=tp, max_positions=256)
+    log, context = FusionLog(name), make_context()
+    with context, ir.Location.unknown(), DiagnosticCollector(context) as diags:
+        assert parse_and_transform(model.module, "default", inputs=runtime_inputs(None, log)) is not None, \
+            [d.format(name) for d in diags.diagnostics]
+    return Counter(f["op"] for f in log.fused), {(r["pattern"], r["rule"]) for r in log.refused}
+
+
+@pytest.mark.parametrize("name", sorted(families.FAMILIES))
+def test_the_table_is_what_the_compiler_does_with_the_real_models_dims(name):
+    """docs/guide.md's family table at each family's own sizes (transformers' defaults for its
+    config: hidden size, heads, q_lora, kv_lora, nope, rope, v)."""
+    fused, refused = fusion(name)
+    blocks = 2 if name == "longcat_flash" else 1
+    for op, (fuses, rules) in zip(("mla.prolog_v2", "mla.fused_infer_attention_score"),
+                                  (expected(cell) for cell in guide_table()[name])):
+        found = {rule for pattern, rule in refused if ("prolog" in pattern) == (op == "mla.prolog_v2")}
+        assert fused[op] == (blocks if fuses else 0) and bool(found) != fuses and found <= set(rules), \
+            (name, op, fused, refused)
+
+
+def test_tensor_parallel_slices_of_families_build_and_glm_flash_fuses_with_a_power_of_two_heads_per_rank():
+    assert fusion("glm4_moe_lite")[0]["mla.fused_infer_attention_score"] == 0         # 20 heads: FIA-MLA-8
+    for tp in (5, 10, 20):                                            # sizes tp divides
+        fused = fusion("glm4_moe_lite", tp=tp, vocab_size=640, intermediate_size=320, moe_intermediate_size=80)[0]
+        assert fused["mla.fused_infer_attention_score"] == 1, tp
+    # LongCat's two blocks per layer, its dense MLPs (mlps.{0,1}) and its identity experts under tp
+    # (the identity part added after the ranks' sum)
+    fused, refused = fusion("longcat_flash", tp=2)
+    assert fused["mla.fused_infer_attention_score"] == 2 and refused == {("mla.prolog_v2 NQ", "MLA-090")}
 
 
 def test_every_family_of_the_table_is_known_and_every_known_family_is_in_the_table():
@@ -220,3 +268,48 @@ def test_family_configs_read_as_transformers_means_them():
     assert (legacy.n_routed_experts, legacy.n_shared_experts, legacy.rope_type) == (16, 2, "yarn")
     for config in (cpm, cat, m4, glm, ax, yt, sv, legacy):            # build_config reads back as itself
         assert checkpoint.read_config(config.build_config()) == config
+
+
+def test_minicpm3_longrope_tables_are_transformers_and_its_long_context_is_refused(tmp_path):
+    """MiniCPM3's hub checkpoints use LongRoPE: its rotary tables (short factors, attention
+    factor) equal transformers' own rotary embedding; a model built past the original context,
+    where transformers switches every position to the long factors, is refused."""
+    half = 16
+    rope = dict(rope_type="longrope", rope_theta=10000.0, short_factor=list(np.linspace(1, 3, half)),
+                long_factor=list(np.linspace(2, 9, half)), original_max_position_embeddings=32, factor=4.0)
+    config = transformers.MiniCPM3Config(vocab_size=64, hidden_size=64, num_attention_heads=2, num_key_value_heads=2,
+                                         q_lora_rank=32, kv_lora_rank=32, qk_nope_head_dim=16, qk_rope_head_dim=32,
+                                         v_head_dim=16, intermediate_size=32, num_hidden_layers=1,
+                                         max_position_embeddings=64, rope_parameters=rope)
+    model = transformers.MiniCPM3ForCausalLM(config)
+    cos, sin = model.model.rotary_emb(torch.zeros(1, 1, 8), torch.arange(32)[None])
+    ours = checkpoint.read_config(dict(config.to_dict(), model_type="minicpm3"))
+    assert ours.rope_type == "longrope" and ours.rope_attention_factor == pytest.approx(np.sqrt(1 + np.log(4) / np.log(32)))
+    for mine, theirs in zip(ours.rope_tables(32, np.float32), (cos, sin)):
+        np.testing.assert_allclose(mine, theirs[0].numpy(), rtol=0, atol=2e-7)
+    assert checkpoint.read_config(ours.build_config()) == ours
+    model.save_pretrained(tmp_path)
+    with pytest.raises(ValueError, match=r"max_positions: 64 passes LongRoPE's original context \(32\)"):
+        AutoCausalLM.from_pretrained(tmp_path, max_positions=64, target="cpu")
+    with pytest.raises(ascend_mla.CompileError, match=r"LongRoPE's short_factor: expected 16 numbers .*\[CKPT-ROPE\]"):
+        checkpoint.read_config(dict(config.to_dict(), model_type="minicpm3", rope_parameters=dict(rope, short_factor=[1.0])))
+
+
+def test_checkpoint_tensors_transformers_skips_are_skipped_and_others_refused(tmp_path):
+    """A LongCat checkpoint as the hub ships it: its MTP module (model.mtp.*, which transformers
+    does not load) and its identity experts' unused projections are skipped; any other tensor
+    nothing reads is still refused [CKPT-UNUSED]."""
+    from safetensors.torch import load_file, save_file
+    small = dict(vocab_size=64, hidden_size=64, num_attention_heads=2, num_key_value_heads=2, q_lora_rank=32,
+                 kv_lora_rank=32, qk_nope_head_dim=16, qk_rope_head_dim=8, head_dim=8, v_head_dim=16, num_layers=1,
+                 ffn_hidden_size=32, expert_ffn_hidden_size=16, n_routed_experts=4, zero_expert_num=2, moe_topk=2)
+    transformers.LongcatFlashForCausalLM(transformers.LongcatFlashConfig(**small)).save_pretrained(tmp_path)
+    file = os.path.join(tmp_path, "model.safetensors")
+    tensors = load_file(file)
+    assert "model.layers.0.mlp.experts.5.gate_proj.weight" in tensors          # an identity expert's
+    save_file(dict(tensors, **{"model.mtp.layers.0.eh_proj.weight": torch.zeros(4, 4)}), file, metadata={"format": "pt"})
+    lm = AutoCausalLM.from_pretrained(tmp_path, max_positions=16, target="cpu")
+    assert lm.config["layer_kind"] == "dual" and lm.config["zero_experts"] == 2
+    save_file(dict(tensors, **{"model.layers.0.mlp.stray.weight": torch.zeros(4, 4)}), file, metadata={"format": "pt"})
+    with pytest.raises(ascend_mla.CompileError, match=r"model\.layers\.0\.mlp\.stray\.weight would be ignored.*\[CKPT-UNUSED\]"):
+        AutoCausalLM.from_pretrained(tmp_path, max_positions=16, target="cpu")

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_prolog_eager import REQUIRED, cache_copies, make_args, run, weights  # noqa: F401 (fixture)
 
 import ascend_mla
 from ascend_mla import VerificationError
 from ascend_mla.runtime.kernels import common
 from ascend_mla.runtime.kernels import prolog as prolog_kernel
-from test_prolog_eager import REQUIRED, cache_copies, make_args, run, weights  # noqa: F401 (fixture)
 
 # The stages of runtime/kernels/prolog.py's mla_prolog_v2, in the order it runs them, and the
 # write itself (common._paged_rows indexes each cache just before it is written).

@@ -1,7 +1,6 @@
 """The fusion and layout passes on small graphs: the fused program computes what the primitive
 graph computes, weights are packed once at compile time, and the pattern matcher's contract
 (any order, any names, no half-fused graph)."""
-import textwrap
 
 import ml_dtypes
 import numpy as np
@@ -137,6 +136,7 @@ def test_programs_take_named_inputs_and_reject_wrong_ones():
 def test_compile_takes_an_ir_module_and_torch_tensors_updating_caches_in_place():
     torch = pytest.importorskip("torch")
     from mlir import ir
+
     from ascend_mla.dialect.dialect import make_context
     from ascend_mla.models import deepseek
     model = deepseek.build("deepseek-v3", tp=16, layers=1, batch=2, block_size=16)
@@ -162,7 +162,7 @@ def test_a_weight_two_ops_use_is_packed_once():
     a = g.op(Matmul, x=x, w=g.op(Transpose, x=w, permutation=[1, 0]))
     b = g.op(Matmul, x=x, w=g.op(Transpose, x=w, permutation=[1, 0]))
     g.ret(a, b)
-    program = ascend_mla.compile(g.text(), weights={"shared.weight": np.ones((32, 64), BF16)})
+    program = ascend_mla.compile(g, weights={"shared.weight": np.ones((32, 64), BF16)})
     assert sorted(program.weights) == ["shared.weight.T.cast"]
     assert program.ir.count("global_load_const @shared.weight.T.cast") == 2
 

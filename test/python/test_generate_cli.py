@@ -12,7 +12,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from ascend_mla.tools import ascend_mla_cli     # noqa: E402
+from ascend_mla.tools import ascend_mla_cli  # noqa: E402
+
 
 def generate(capsys, *argv):
     code = ascend_mla_cli.main(["generate", *map(str, argv)])

@@ -1,7 +1,10 @@
 """The stages import in one direction only: dialect < passes < lowering < runtime < API
-(ascend_mla/: compile, eager, models, tools) and frontend. Every import of every module of the
-package -- at module level and inside functions -- is read with `ast`; one that names a higher
-layer fails the test, naming the file, the line and the module."""
+(ascend_mla/: compile, eager, models, tools) and frontend, and no modules of the package import
+each other in a circle. Every import of every module of the package -- at module level and
+inside functions -- is read with `ast`; one that names a higher layer fails the test, naming the
+file, the line and the module, and so does each import cycle, naming its modules and the lines
+that tie them. (Importing a module runs its packages' __init__ first: an import of a.b.c depends
+on a.b too, except where a.b is the importer's own package -- a child may read its package.)"""
 from __future__ import annotations
 
 import ast
@@ -81,6 +84,102 @@ def test_no_import_goes_to_a_higher_layer():
     assert upward_imports() == []
 
 
+# --- import cycles --------------------------------------------------------------------------------
+
+def import_graph(modules: dict) -> dict:
+    """{module: {imported module: [where, ...]}} among `modules` ({absolute name: (source text,
+    the package its relative imports start from, where-prefix)}): `from x import y` is an edge to
+    x.y when that is one of the modules, else to x; each import is an edge to the packages
+    above its target too (their __init__ runs first), except the importer's own packages."""
+    graph = {}
+    for name, (text, package, where) in modules.items():
+        own = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
+        edges = graph.setdefault(name, {})
+        for line, target in imported_modules(ast.parse(text), package):
+            while target not in modules and "." in target:   # a name imported from a module
+                target = target.rsplit(".", 1)[0]
+            if target not in modules:
+                continue
+            chain = [target] + [".".join(target.split(".")[:i]) for i in range(1, target.count(".") + 1)]
+            for t in chain:
+                places = edges.setdefault(t, []) if t in modules and t != name and t not in own else None
+                if places is not None and f"{where}:{line}" not in places:
+                    places.append(f"{where}:{line}")
+    return graph
+
+
+def cycles(graph: dict) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index, low, stack, on_stack, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, {}):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def describe(graph: dict, component: list) -> str:
+    inside = set(component)
+    ties = [f"  {a} -> {b} ({', '.join(where)})" for a in component for b, where in sorted(graph[a].items())
+            if b in inside]
+    return f"{len(component)} modules import each other:\n" + "\n".join(ties)
+
+
+def package_modules() -> dict:
+    out = {}
+    for path in sources():
+        name, package = module_name(path)
+        out[name] = (path.read_text(), package, str(path.relative_to(ROOT)))
+    return out
+
+
+def test_no_import_cycle():
+    graph = import_graph(package_modules())
+    assert [describe(graph, c) for c in cycles(graph)] == []
+
+
+PLANTED = {  # name: (source, package)
+    "p": ("from . import a", "p"),
+    "p.a": ("from . import b\nfrom . import helper", "p"),
+    "p.b": ("def late():\n    from .a import thing", "p"),          # inside a function: still a cycle
+    "p.helper": ("import p  # the child reads its own package: not an edge", "p"),
+    "p.c": ("import p.d", "p"),
+    "p.d": ("x = 1", "p"),
+}
+
+
+def test_the_scan_finds_a_planted_cycle_and_nothing_else():
+    graph = import_graph({n: (text, pkg, n) for n, (text, pkg) in PLANTED.items()})
+    assert cycles(graph) == [["p.a", "p.b"]]
+    assert "p.b -> p.a (p.b:2)" in describe(graph, cycles(graph)[0])
+    # without the late import, no cycle: a child reading its package, a package importing its
+    # children, a plain chain
+    acyclic = dict(PLANTED, **{"p.b": ("def late():\n    pass", "p")})
+    assert cycles(import_graph({n: (t, pkg, n) for n, (t, pkg) in acyclic.items()})) == []
+
+
 @pytest.mark.parametrize("source, package, expected", [
     ("from ..runtime.backend import run_kernel", "ascend_mla.passes", "ascend_mla.runtime.backend"),
     ("def f():\n    from ..lowering import lower_to_aclnn", "ascend_mla.passes", "ascend_mla.lowering.lower_to_aclnn"),
@@ -99,3 +198,39 @@ def test_every_layer_is_scanned():
     scanned = {module_name(p)[0].split(".")[1] if "." in module_name(p)[0] else "ascend_mla"
                for p in sources()}
     assert {"dialect", "passes", "lowering", "runtime", "frontend", "tools", "models"} <= scanned
+
+
+# --- IR is made one way --------------------------------------------------------------------------
+# Text is an input format: it is parsed where a user hands text in (compile(), the tools) and the
+# dialects' IRDL is loaded from its text; everything else builds IR with dialect/builder.py.
+PARSERS = {"dialect/diagnostics.py": "parse_module itself", "dialect/registry.py": "a dialect's IRDL",
+           "dialect/aclnn.py": "the aclnn dialect's IRDL", "ascend_mla/compiler.py": "compile(text)",
+           "ascend_mla/tools/mla_opt.py": "mla-opt's input", "ascend_mla/tools/mla_translate.py": "mla-translate's input",
+           "runtime/kernels/jit.py": "a CPU kernel's own MLIR source, compiled by the execution engine"}
+
+
+def parse_calls(tree: ast.AST) -> list[int]:
+    """Lines of the calls that parse IR text: ir.Module.parse(...), parse_module(...),
+    parse_and_transform(...)."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            owner = f.value.attr if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) else \
+                getattr(getattr(f, "value", None), "id", "")
+            if name in ("parse_module", "parse_and_transform") or (name == "parse" and owner == "Module"):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_ir_text_is_parsed_only_where_a_user_hands_it_in():
+    found = [f"{path.relative_to(ROOT)}:{line}" for path in sources()
+             for line in parse_calls(ast.parse(path.read_text())) if str(path.relative_to(ROOT)) not in PARSERS]
+    assert found == []
+
+
+def test_the_parse_scan_sees_a_planted_round_trip():
+    planted = "def f(module):\n    from mlir import ir\n    return ir.Module.parse(str(module))\n"
+    assert parse_calls(ast.parse(planted)) == [3]
+    assert parse_calls(ast.parse("x = parse_and_transform(text, 'verify')")) == [1]

@@ -7,11 +7,10 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+from kernel_walk import run_ops
 
 import ascend_mla
 from ascend_mla.models import deepseek
-
-from kernel_walk import run_ops
 
 BF16 = ml_dtypes.bfloat16
 UNFUSED = "builtin.module(verify)"
@@ -259,6 +258,7 @@ def test_an_unknown_numerics_value_is_refused_by_name():
     other value is named, not run as the documented full-quant call over the primitive's ND
     caches (a NumPy error deep in the FIA kernel before)."""
     from mlir import ir
+
     from ascend_mla.dialect.types import numpy_dtype
     text = (Path(__file__).parents[1] / "lit" / "lowering" / "attention-primitives.mlir").read_text()
     int8 = next(s for s in text.split("// -----") if "@paged_mla_int8" in s)

@@ -5,17 +5,16 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+from kernel_walk import run_ops
 from mlir import ir
+from test_mla_chain import BLOCK_TABLE, BLOCKS, BS, B, N, nz_blocks
 
 import ascend_mla
-from ascend_mla.dialect.dialect import make_context
 from ascend_mla.dialect.diagnostics import DiagnosticCollector
+from ascend_mla.dialect.dialect import make_context
 from ascend_mla.lowering.lower_to_aclnn import lower_module
-from ascend_mla.runtime import executor
 from ascend_mla.lowering.memory_plan import plan
-
-from kernel_walk import run_ops
-from test_mla_chain import BLOCK_TABLE, B, BLOCKS, BS, N, nz_blocks
+from ascend_mla.runtime import executor
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 CHAIN = (Path(__file__).parents[1] / "lit" / "dialect" / "mla-chain.mlir").read_text().split("// -----")

@@ -9,18 +9,14 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-from mlir import ir
 
 sys.path.insert(0, str(Path(__file__).parent))
 import acl_double  # noqa: E402
 from test_lowering import lowered  # noqa: E402
 
 import ascend_mla  # noqa: E402
-from ascend_mla.dialect.dialect import make_context  # noqa: E402
-from ascend_mla.dialect.diagnostics import DiagnosticCollector  # noqa: E402
 from ascend_mla.dialect.types import numpy_dtype  # noqa: E402
-from ascend_mla.lowering.lower_to_aclnn import lower_module  # noqa: E402
-from ascend_mla.runtime import executor, npu  # noqa: E402
+from ascend_mla.runtime import npu  # noqa: E402
 from ascend_mla.runtime.formats import NZTensor, nz_physical_shape  # noqa: E402
 
 LIT = Path(__file__).resolve().parents[1] / "lit"

@@ -3,11 +3,25 @@ import pytest
 from mlir import ir
 from mlir.dialects import func
 
-from ascend_mla.dialect import (Dialect, OpDef, RuleSet, TensorInfo, f64, i1, i64, i64_array,
-                                make_context, operand, optional, string, tensor_type, variadic,
-                                verify_ops)
-from ascend_mla.dialect.dialect import register_dialect
+from ascend_mla.dialect import (
+    Dialect,
+    OpDef,
+    RuleSet,
+    TensorInfo,
+    f64,
+    i1,
+    i64,
+    i64_array,
+    make_context,
+    operand,
+    optional,
+    string,
+    tensor_type,
+    variadic,
+    verify_ops,
+)
 from ascend_mla.dialect.diagnostics import DiagnosticCollector
+from ascend_mla.dialect.dialect import register_dialect
 
 # A test dialect exercising every declaration feature the real ops use.
 rules = RuleSet()

@@ -20,10 +20,25 @@ import numpy as np
 import pytest
 
 import ascend_mla
-from ascend_mla.dialect.primitive import (Add, Amax, Attention, CausalMask, Div, DynamicQuant,
-                                          FormatCast, Gather, HeadMatmul, Matmul, Mul,
-                                          PagedAttention, QuantMatmul, Quantize, Rope,
-                                          ScatterCache, Transpose)
+from ascend_mla.dialect.primitive import (
+    Add,
+    Amax,
+    Attention,
+    CausalMask,
+    Div,
+    DynamicQuant,
+    FormatCast,
+    Gather,
+    HeadMatmul,
+    Matmul,
+    Mul,
+    PagedAttention,
+    Quantize,
+    QuantMatmul,
+    Rope,
+    ScatterCache,
+    Transpose,
+)
 from ascend_mla.dialect.types import TensorInfo
 from ascend_mla.models.graph import GraphWriter
 from ascend_mla.runtime.formats import NZTensor, describe_value
@@ -40,7 +55,7 @@ def run(opdef, operands: dict, result: dict | None = None, **attributes):
             if value is not None}
     out = g.op(opdef, result=result, **args, **attributes)
     g.ret(*(out if isinstance(out, tuple) else (out,)))
-    program = ascend_mla.compile(g.text(), pipeline="builtin.module(verify)")
+    program = ascend_mla.compile(g, pipeline="builtin.module(verify)")
     return program(*[v for v in operands.values() if v is not None])
 
 

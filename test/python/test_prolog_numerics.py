@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 import ascend_mla
-from ascend_mla.runtime.formats import NZTensor, format_cast, nd_to_nz
-from ascend_mla.dialect.prolog import Prolog, PrologV2
 from ascend_mla import eager
+from ascend_mla.dialect.prolog import Prolog, PrologV2
+from ascend_mla.runtime.formats import NZTensor, format_cast, nd_to_nz
 from ascend_mla.runtime.kernels import get_kernel
 
 BF16 = np.dtype(ml_dtypes.bfloat16)

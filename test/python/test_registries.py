@@ -1,18 +1,21 @@
 """The registries are complete: what an op is, is in one place per stage, and no stage misses
 an op. Each registry is loaded by its one list of modules (dialect.dialect's op modules,
 lowering FAMILIES, runtime kernels MODULES, runtime/cpu_calls.py); the tests read what they
-hold after loading."""
+hold after loading. An op's properties (pure, constant-like, reshape, in-place results) are its
+traits (dialect/traits.py), declared with it and consistent with the rest of its declaration."""
 from __future__ import annotations
 
 import inspect
 
 import pytest
 
-from ascend_mla.dialect.aclnn import ACLNN, load_functions
-from ascend_mla.dialect.dialect import MLA, load_op_definitions
+from ascend_mla.dialect.aclnn import ACLNN
+from ascend_mla.dialect.dialect import MLA, load_functions, load_op_definitions
+from ascend_mla.dialect.traits import CONSTANT_LIKE, PURE, RESHAPE, upstream_traits
 from ascend_mla.lowering.lower_to_aclnn import LOWERINGS, load_lowerings
 from ascend_mla.runtime.cpu_calls import CPU_CALLS, cpu_call
 from ascend_mla.runtime.kernels import KERNELS, kernel, load_kernels
+from ascend_mla.runtime.kernels.upstream import PREPARERS
 
 load_op_definitions()
 load_functions()
@@ -30,6 +33,41 @@ FUNCTIONS = sorted(ACLNN.functions)
 @pytest.mark.parametrize("name", OPS)
 def test_every_op_has_a_verifier(name):
     assert len(MLA.ops[name].rules) > 0, f"{name} declares no rule"
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_every_op_declares_its_traits(name):
+    """`traits=` is given (`()` for an op with effects): whether the cleanup may erase an op, or
+    fold-constants evaluate it, is decided where the op is declared, not by a list elsewhere."""
+    opdef = MLA.ops[name]
+    assert opdef.traits_declared, f"{name}: declare traits=(PURE,) or traits=() (dialect/traits.py)"
+    if opdef.inplace:                       # a buffer written in place is an effect
+        assert PURE not in opdef.traits
+    if CONSTANT_LIKE in opdef.traits:
+        assert not opdef.operands and PURE in opdef.traits
+    if RESHAPE in opdef.traits:
+        assert PURE in opdef.traits
+
+
+def test_contradicting_traits_are_refused():
+    from ascend_mla.dialect.opdef import OpDef, operand
+    with pytest.raises(ValueError, match="PURE, but writes"):
+        OpDef("mlatest.w", operands=[operand("c")], results=["c_out"], inplace={"c_out": "c"}, traits=(PURE,))
+    with pytest.raises(ValueError, match="CONSTANT_LIKE, but has operands"):
+        OpDef("mlatest.k", operands=[operand("x")], results=["y"], traits=(CONSTANT_LIKE,))
+    with pytest.raises(TypeError, match="traits"):
+        OpDef("mlatest.s", operands=[operand("x")], results=["y"], traits=("pure",))
+
+
+def test_every_upstream_op_a_program_may_hold_declares_its_traits():
+    """The upstream ops with a conversion or a CPU step are declared in dialect/traits.py, so a
+    pass reads their traits as it reads an mla op's."""
+    upstream = sorted({n for n in LOWERINGS if not n.startswith("mla.")} | set(PREPARERS))
+    assert upstream and [n for n in upstream if upstream_traits(n) is None] == []
+    for name in ("ml_program.global_load_const", "arith.constant"):
+        assert CONSTANT_LIKE in upstream_traits(name)
+    for name in ("tensor.expand_shape", "tensor.collapse_shape"):
+        assert RESHAPE in upstream_traits(name)
 
 
 @pytest.mark.parametrize("name", OPS)

@@ -14,13 +14,12 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+from test_serving_ops import _nz_rows, f64, rand, rope_tables
+from torch_npu_standin import install_standin  # noqa: F401  (a fixture)
 
 import ascend_mla
 from ascend_mla import VerificationError, ops
 from ascend_mla.runtime.formats import nd_to_nz
-
-from torch_npu_standin import install_standin   # noqa: F401  (a fixture)
-from test_serving_ops import _nz_rows, f64, rand, rope_tables
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 B, N, BLOCK, BLOCKS = 16, 8, 128, 40

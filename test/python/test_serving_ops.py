@@ -12,15 +12,14 @@ and float64 quotients fall on either side of a .5 tie.
 """
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
+from torch_npu_standin import install_standin  # noqa: F401  (a fixture)
 
 import ascend_mla
 from ascend_mla import VerificationError, ops
 from ascend_mla.runtime.formats import nd_to_nz
-
-import ml_dtypes
-from torch_npu_standin import install_standin   # noqa: F401  (a fixture)
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 

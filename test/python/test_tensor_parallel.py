@@ -118,6 +118,22 @@ def test_two_ranks_give_the_whole_decoders_logits(tmp_path):
     assert np.array_equal(tp2.argmax(-1)[clear], tp1.argmax(-1)[clear])
 
 
+@pytest.mark.slow         # 15 s of CPU; the families' tp slices are built and fused in test_families.py
+def test_two_ranks_give_longcat_flashs_logits(tmp_path):
+    """LongCat-Flash's layout (families.py) over two ranks: both attention blocks of a layer by
+    heads, both dense MLPs and the routed experts by intermediate slices, the identity experts
+    whole on every rank (added after the ranks' sum): tp 2's logits against tp 1's, within the
+    bound of the test above."""
+    results = launch(tmp_path, "decoder_longcat")
+    assert [r for r, _ in results] == [0, 0], results
+    got = np.load(tmp_path / "rank0.npz")
+    # the embedding, then per layer two o_proj, two MLPs and the MoE; lm_head gathered
+    assert str(got["report"]).count("HcclAllReduce") == 1 + 2 * 5 and str(got["report"]).count("HcclAllGather") == 1
+    _, tp1 = tp_worker.run_decoder(decoder=tp_worker.longcat_decoder())
+    error, scale = np.abs(got["logits"] - tp1).max(), np.abs(tp1).max()
+    assert error <= 2.0 ** -5 * scale, (error, scale)
+
+
 @pytest.mark.slow
 def test_two_ranks_of_a_w8a8_decoder(tmp_path):
     """w8a8 (int8 attention, MLPs and experts) over 2 ranks against tp 1. Each rank slices the

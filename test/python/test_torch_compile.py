@@ -19,8 +19,8 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from ascend_mla.frontend.torch import AscendBackend, compile_module, mask_lengths  # noqa: E402
 from ascend_mla.frontend.dynamo import FusionWarning  # noqa: E402
+from ascend_mla.frontend.torch import AscendBackend, compile_module, mask_lengths  # noqa: E402
 
 PROMPT = [3, 17, 22, 7, 29]
 NEW = 4

@@ -10,10 +10,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import ascend_mla                                          # noqa: E402
-from ascend_mla.frontend import torch as frontend          # noqa: E402
-from ascend_mla.models import deepseek                     # noqa: E402
-from test_deepseek_models import op_counts as counts       # noqa: E402
+from test_deepseek_models import op_counts as counts  # noqa: E402
+
+import ascend_mla  # noqa: E402
+from ascend_mla.frontend import torch as frontend  # noqa: E402
+from ascend_mla.models import deepseek  # noqa: E402
+from ascend_mla.models.torch_mla import cache_tensors, torch_inputs  # noqa: E402
 
 # Output tolerance, relative to max |eager - input| (the attention block's contribution). The
 # compiled program rounds differently from the module in three places, each by bf16 rounding
@@ -38,14 +40,14 @@ def reference(name="deepseek-v3", *, layers=1, seq=1, rope="interleave", tp=16):
 
 
 def zero_caches(model):
-    return frontend.cache_tensors(model)
+    return cache_tensors(model)
 
 
 @pytest.fixture(scope="module")
 def decode():
     """DeepSeek-V3 tp=16 (N = 8), one layer, batch 2, decode: the module and its program."""
     model, module = reference()
-    return model, module, frontend.compile_module(module, frontend.torch_inputs(model, 0, zero_caches(model)))
+    return model, module, frontend.compile_module(module, torch_inputs(model, 0, zero_caches(model)))
 
 
 def run_both(model, module, program, steps):
@@ -53,9 +55,9 @@ def run_both(model, module, program, steps):
     eager_caches, compiled_caches = zero_caches(model), zero_caches(model)
     for step in range(steps):
         with torch.no_grad():
-            expected = module(*frontend.torch_inputs(model, step, eager_caches))
-        got = program(*frontend.torch_inputs(model, step, compiled_caches))
-        hidden = frontend.torch_inputs(model, step, [])[0].float()
+            expected = module(*torch_inputs(model, step, eager_caches))
+        got = program(*torch_inputs(model, step, compiled_caches))
+        hidden = torch_inputs(model, step, [])[0].float()
         scale = (expected.float() - hidden).abs().max().item()
         error = (got.float() - expected.float()).abs().max().item() / scale
         assert got.dtype == torch.bfloat16 and got.shape == expected.shape
@@ -70,7 +72,7 @@ def run_both(model, module, program, steps):
 
 def test_reference_module_fuses_to_one_prolog_and_one_attention_per_layer():
     model, module = reference(layers=2)
-    program = frontend.compile_module(module, frontend.torch_inputs(model, 0, zero_caches(model)))
+    program = frontend.compile_module(module, torch_inputs(model, 0, zero_caches(model)))
     assert isinstance(program, ascend_mla.Program)
     # What is left besides the fused ops: per layer the input RmsNorm, W_uv, o_proj and the
     # residual, and the two rope-table lookups of each layer (the module looks them up per layer).
@@ -97,7 +99,7 @@ def test_compiled_equals_eager_over_decode_steps(decode):
 def test_compiled_equals_eager_over_multi_token_steps():
     """Four new tokens per step: causal attention within the step (FIA sparse_mode 3)."""
     model, module = reference(seq=4)
-    program = frontend.compile_module(module, frontend.torch_inputs(model, 0, zero_caches(model)))
+    program = frontend.compile_module(module, torch_inputs(model, 0, zero_caches(model)))
     assert "sparse_mode = 3" in program.ir
     run_both(model, module, program, 2)
 
@@ -105,7 +107,7 @@ def test_compiled_equals_eager_over_multi_token_steps():
 def test_unfused_import_equals_eager():
     """Without the passes the program is the module's own arithmetic, op for op."""
     model, module = reference()
-    program = frontend.compile_module(module, frontend.torch_inputs(model, 0, zero_caches(model)),
+    program = frontend.compile_module(module, torch_inputs(model, 0, zero_caches(model)),
                                       pipeline="builtin.module(verify)")
     assert program.report()["fused"] == []
     run_both(model, module, program, 2)
@@ -116,7 +118,7 @@ def test_complex_rope_form():
     interleaved where the fused prolog writes them apart, so the prolog stays unfused (the
     caches must hold what the module writes) and says why; the attention fuses."""
     model, module = reference(rope="complex")
-    program = frontend.compile_module(module, frontend.torch_inputs(model, 0, zero_caches(model)))
+    program = frontend.compile_module(module, torch_inputs(model, 0, zero_caches(model)))
     assert counts(program.stages["raise-rope"])["rope"] == 2
     assert [f["op"] for f in program.report()["fused"]] == ["mla.fused_infer_attention_score"]
     assert "[MLA-009]" in program.report()["refused"][0]["reason"]
@@ -129,7 +131,7 @@ def test_compiled_torch_module_equals_the_built_model(decode):
     model, module, program = decode
     built = ascend_mla.compile(model)
     caches = zero_caches(model)
-    got = program(*frontend.torch_inputs(model, 0, caches))
+    got = program(*torch_inputs(model, 0, caches))
     inputs = model.inputs(0, caches=model.new_caches())
     expected = built(**inputs)
     assert np.array_equal(got.view(torch.int16).numpy(), expected[0].view(np.int16))
@@ -160,7 +162,7 @@ def test_a_shape_the_fused_ops_refuse_is_reported_with_its_rule():
     """DeepSeek-V2 (He = 5120): the prolog refuses (MLA-090); the program still compiles, runs
     unfused where refused, and the refusal names the rule and the module's line."""
     model, module = reference("deepseek-v2")
-    program = frontend.compile_module(module, frontend.torch_inputs(model, 0, zero_caches(model)))
+    program = frontend.compile_module(module, torch_inputs(model, 0, zero_caches(model)))
     refused = program.report()["refused"]
     assert len(refused) == 1 and "[MLA-090]" in refused[0]["reason"] and "got 5120" in refused[0]["reason"]
     line = int(refused[0]["location"].rsplit(":", 2)[-2])      # FILE:LINE:COL
@@ -173,13 +175,13 @@ def test_a_shape_the_fused_ops_refuse_is_reported_with_its_rule():
 def test_dynamic_shapes_are_refused_naming_the_parameter():
     model, module = reference()
     with pytest.raises(ValueError, match="dynamic: dynamic shapes are not supported"):
-        frontend.compile_module(module, frontend.torch_inputs(model, 0, zero_caches(model)), dynamic=True)
+        frontend.compile_module(module, torch_inputs(model, 0, zero_caches(model)), dynamic=True)
 
 
 def test_program_checks_the_call_structure(decode):
     model, module, program = decode
     with pytest.raises(TypeError, match="inputs: expected the structure"):
-        program(*frontend.torch_inputs(model, 0, zero_caches(model))[:-1])
+        program(*torch_inputs(model, 0, zero_caches(model))[:-1])
 
 
 def test_module_owned_cache_buffers_are_program_state():
@@ -204,7 +206,8 @@ def test_module_owned_cache_buffers_are_program_state():
 
 
 def test_deepseek_example_runs_end_to_end():
-    result = frontend.deepseek_example(steps=1)
+    from ascend_mla.tools.torch_example import deepseek_example
+    result = deepseek_example(steps=1)
     assert [f["op"] for f in result["report"]["fused"]] == ["mla.prolog_v2", "mla.fused_infer_attention_score"]
     assert all(s["max_error"] / result["scale"] < TOLERANCE for s in result["steps"])
 
@@ -231,7 +234,7 @@ def test_rotate_half_rope_form():
     mode "half", interleave-rope reorders the rope columns of q_b_proj and kv_a_proj_with_mqa
     so the fused prolog's interleaved RoPE computes it, and both ops fuse."""
     model, module = reference(rope="half")
-    program = frontend.compile_module(module, frontend.torch_inputs(model, 0, zero_caches(model)))
+    program = frontend.compile_module(module, torch_inputs(model, 0, zero_caches(model)))
     assert program.stages["raise-rope"].count('mode = "half"') == 2
     assert 'mode = "half"' not in program.stages["interleave-rope"]
     assert [f["op"] for f in program.report()["fused"]] == ["mla.prolog_v2", "mla.fused_infer_attention_score"]

@@ -7,9 +7,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from ascend_mla.frontend import torch as frontend          # noqa: E402
-from ascend_mla.models import deepseek                     # noqa: E402
-from test_deepseek_models import op_counts as counts       # noqa: E402
+from test_deepseek_models import op_counts as counts  # noqa: E402
+
+from ascend_mla.frontend import torch as frontend  # noqa: E402
+from ascend_mla.models import deepseek  # noqa: E402
+from ascend_mla.models.torch_mla import cache_tensors, torch_inputs  # noqa: E402
 
 # Output tolerance, relative to max |eager - input| (the attention's contribution), as for
 # TorchMLA (test_torch_frontend.py): bf16 rounding at other points, through a dozen bf16 stages.
@@ -62,10 +64,10 @@ def test_naive_module_equals_the_absorbed_module_eagerly(decode):
     model, eager, _, _ = decode
     eager.reset()
     absorbed = deepseek.TorchMLA(model.config).load_weights(model.weights)
-    caches = frontend.cache_tensors(model)
+    caches = cache_tensors(model)
     for step in range(3):
         with torch.no_grad():
-            a = absorbed(*frontend.torch_inputs(model, step, caches))
+            a = absorbed(*torch_inputs(model, step, caches))
             inputs = eager.inputs(model, step)
             b = eager(*inputs)
         scale = (a.float() - inputs[0].float()).abs().max().item()

@@ -9,12 +9,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import ascend_mla                                          # noqa: E402
-from ascend_mla.frontend import torch as frontend          # noqa: E402
-from ascend_mla.models import deepseek                     # noqa: E402
-from ascend_mla.models.torch_mla import QuantLinear, dynamic_quant  # noqa: E402
-from test_deepseek_models import op_counts as counts       # noqa: E402
-from test_torch_frontend import run_both, zero_caches      # noqa: E402
+from test_deepseek_models import op_counts as counts  # noqa: E402
+from test_torch_frontend import run_both, zero_caches  # noqa: E402
+
+import ascend_mla  # noqa: E402
+from ascend_mla.frontend import torch as frontend  # noqa: E402
+from ascend_mla.models import deepseek  # noqa: E402
+from ascend_mla.models.torch_mla import QuantLinear, dynamic_quant, torch_inputs  # noqa: E402
 
 UNFUSED = "builtin.module(verify)"
 RAISE_QUANT_ONLY = "builtin.module(verify,raise-quant)"
@@ -26,7 +27,7 @@ def w8a8():
     model = deepseek.build("deepseek-v3", tp=16, batch=2, block_size=16, quant="w8a8")
     module = deepseek.TorchMLA(model.config).load_weights(model.weights)
     assert isinstance(module.model.layers[0].self_attn.q_a_proj, QuantLinear)
-    return model, module, frontend.compile_module(module, frontend.torch_inputs(model, 0, zero_caches(model)))
+    return model, module, frontend.compile_module(module, torch_inputs(model, 0, zero_caches(model)))
 
 
 def test_w8a8_module_fuses_as_the_built_w8a8_graph(w8a8):
@@ -43,7 +44,7 @@ def test_w8a8_module_fuses_as_the_built_w8a8_graph(w8a8):
     assert counts(program.ir) == counts(built.ir) - Counter({"all_reduce": 1})
     # the same ops on the same weights: the same bits as the hand-built graph's program
     caches = zero_caches(model)
-    got = program(*frontend.torch_inputs(model, 0, caches))
+    got = program(*torch_inputs(model, 0, caches))
     inputs = model.inputs(0, caches=model.new_caches())
     expected = built(**inputs)
     assert np.array_equal(got.view(torch.int16).numpy(), expected[0].view(np.int16))
@@ -71,15 +72,15 @@ def test_unfused_and_raised_quant_change_no_bit(w8a8, pipeline):
     step, where attention over one key is exact; later steps differ only in the attention's
     summation order (bounded in run_both)."""
     model, module, _ = w8a8
-    program = frontend.compile_module(module, frontend.torch_inputs(model, 0, zero_caches(model)),
+    program = frontend.compile_module(module, torch_inputs(model, 0, zero_caches(model)),
                                       pipeline=pipeline)
     assert counts(program.ir).get("quant_matmul", 0) == (4 if pipeline == RAISE_QUANT_ONLY else 0)
     assert program.report()["fused"] == []
     eager_caches, compiled_caches = zero_caches(model), zero_caches(model)
     for step in range(2):
         with torch.no_grad():
-            expected = module(*frontend.torch_inputs(model, step, eager_caches))
-        got = program(*frontend.torch_inputs(model, step, compiled_caches))
+            expected = module(*torch_inputs(model, step, eager_caches))
+        got = program(*torch_inputs(model, step, compiled_caches))
         if step == 0:
             assert torch.equal(got, expected)
         for name, a, b in zip(model.cache_names, eager_caches, compiled_caches):
@@ -189,7 +190,7 @@ def test_w8a8_with_the_rotate_half_rope_fuses_too():
     int8 weight and per-channel scale are reordered, and the prolog fuses (FQ-KVNQ)."""
     model = deepseek.build("deepseek-v3", tp=16, batch=1, block_size=16, quant="w8a8", rope="half")
     module = deepseek.TorchMLA(model.config, rope="half").load_weights(model.weights)
-    program = frontend.compile_module(module, frontend.torch_inputs(model, 0, zero_caches(model)))
+    program = frontend.compile_module(module, torch_inputs(model, 0, zero_caches(model)))
     assert [(f["op"], f["detail"]) for f in program.report()["fused"]] == [
         ("mla.prolog_v2", "FQ-KVNQ"), ("mla.fused_infer_attention_score", "MLA mode")]
 

@@ -48,7 +48,7 @@ CASES = {
     "missing": RET + "  // expected-error @+1 {{not this}}\n" + BAD,
     "unexpected": RET + BAD,
     "remark-and-note-missing": "// expected-remark {{r}}\n// expected-note {{n}}\nfunc.func @g() { return }\n",
-    "non-ascii-before": RET + f"  return // é expected-error {{{{x}}}}\n}}\n",
+    "non-ascii-before": RET + "  return // é expected-error {{x}}\n}\n",
     # notes, unknown and foreign locations
     "note": "// expected-note @+1 {{see existing symbol definition here}}\nfunc.func @t() { return }\n"
             "// expected-error @+1 {{redefinition of symbol named 't'}}\nfunc.func @t() { return }\n",
@@ -60,7 +60,7 @@ CASES = {
     "foreign-file-same-line": RET + f"  return loc(\"other.mlir\":2:3) // expected-error {{{{{MSG}}}}}\n}}\n",
     "parse-error": "// expected-error @+1 {{custom op 'nope' is unknown}}\nnope\n",
     # LLVM regexes
-    "re-literal-without-islands": RET + f"  return // expected-error-re {{{{has (0 operands}}}}\n}}\n",
+    "re-literal-without-islands": RET + "  return // expected-error-re {{has (0 operands}}\n}\n",
     "re-digit-class": RET + "  return // expected-error-re {{has {{[[:digit:]]+}} operands}}\n}\n",
     "re-backslash-d-is-d": RET + "  return // expected-error-re {{has {{\\d}} operands}}\n}\n",
     "re-alternation": RET + "  return // expected-error-re {{has {{(0|1)}} operands}}\n}\n",

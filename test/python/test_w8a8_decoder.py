@@ -26,7 +26,8 @@ from ascend_mla.models import checkpoint, deepseek
 from ascend_mla.models.graph import GraphWriter
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_lowering_npu import double, names   # noqa: E402,F401  (the ACL recording double's fixture)
+from test_lowering_npu import double, names  # noqa: E402,F401  (the ACL recording double's fixture)
+
 BF16 = ml_dtypes.bfloat16
 
 
@@ -115,7 +116,9 @@ def test_the_int8_arguments_are_torch_npus_and_in_the_prototypes_order():
     lists, in the order of aclnnGroupedMatmulV4's scaleOptional and perTokenScaleOptional among
     the quantization lists (bias, scale, offset, antiquant scale and offset, per-token scale)."""
     import zipfile
+
     import acl_double
+
     from ascend_mla.dialect.aclnn_functions import GROUPED_MATMUL_V4
     include, why = acl_double.headers()             # fetches the wheel once
     if include is None:
@@ -425,7 +428,7 @@ def test_int8_experts_compute_the_w8a8_formula_token_by_token():
     g.ret(g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights), weights, chosen)
     rng = np.random.default_rng(7)
     xs = rng.standard_normal((tokens, he)).astype(BF16)
-    program = ascend_mla.compile(g.text(), target="cpu")
+    program = ascend_mla.compile(g, target="cpu")
     out, w, idx = program(**{short: m.weights[key] for key, short in keys.items()}, x=xs,
                           logits=rng.standard_normal((tokens, experts)).astype(np.float32))
     assert sorted(set(idx.reshape(-1).tolist())) != [int(idx[0, 0])]          # several experts in use
@@ -463,6 +466,7 @@ def test_the_npu_backend_passes_both_scale_lists(double):
     one gets one-tensor lists for x (INT8), weight (INT8), scale (BFLOAT16 (E, N)) and the
     per-token scale (FLOAT (M,)), bias/offset/antiquant nullptr, a BFLOAT16 out list."""
     from test_lowering import lowered
+
     from ascend_mla.dialect.aclnn_functions import GROUPED_MATMUL_V4
     fn = lowered(int8_gmm_graph(16, 32, 8, 2))
     a = int8_gmm_inputs(16, 32, 8, 2, [7, 9])

@@ -73,6 +73,7 @@ def test_an_empty_constant_weight_is_prepared_and_multiplied(shape, monkeypatch)
     at the first call before and in compile() once compile() prepared it): an empty one goes
     to the plain product, which gives the zeros of the empty sum."""
     import ml_dtypes
+
     from ascend_mla.runtime.kernels import get_kernel
     bf16 = np.dtype(ml_dtypes.bfloat16)
     w = np.zeros(shape, bf16)

@@ -41,18 +41,32 @@ DECODER = dict(name="tiny", layers=2, batch=2, block_size=16, seed=5, decoder=Tr
                            first_k_dense_replace=1))
 
 
-def run_decoder(tp=1, rank=0, steps=STEPS, quant="bf16"):
+def longcat_decoder():
+    """LongCat-Flash's layout, small: per layer two attention blocks (4 heads) and two dense
+    MLPs, the shortcut MoE (4 routed + 2 identity experts, 2 per token, softmax router with
+    correction bias), its LoRA scales (families.py: a config read as transformers means it)."""
+    from ascend_mla.models import checkpoint
+    config = checkpoint.read_config(dict(
+        model_type="longcat_flash", vocab_size=256, hidden_size=256, num_layers=2, num_attention_heads=4,
+        q_lora_rank=64, kv_lora_rank=64, qk_nope_head_dim=16, qk_rope_head_dim=16, head_dim=16, v_head_dim=16,
+        ffn_hidden_size=128, expert_ffn_hidden_size=64, n_routed_experts=4, zero_expert_num=2, moe_topk=2))
+    return dict(DECODER, name="longcat", config=config.build_config())
+
+
+def run_decoder(tp=1, rank=0, steps=STEPS, quant="bf16", decoder=None):
     """The whole decoder's logits for `steps` decode steps (the same token ids on every rank)."""
-    weights = deepseek.build(**DECODER, quant=quant).weights
-    model = deepseek.build(**DECODER, tp=tp, rank=rank, weights=weights, quant=quant)
+    decoder = decoder or DECODER
+    weights = deepseek.build(**decoder, quant=quant).weights
+    model = deepseek.build(**decoder, tp=tp, rank=rank, weights=weights, quant=quant)
     program = ascend_mla.compile(model)
     return program, np.stack([np.asarray(program(**model.inputs(step))[0]) for step in range(steps)])
 
 
 def main(out_dir, mode):
     world = init_from_environment(timeout_s=float(os.environ.get("TP_TIMEOUT", "60")))
-    if mode in ("decoder", "decoder_w8a8"):
-        program, logits = run_decoder(world.size, world.rank, quant="w8a8" if mode == "decoder_w8a8" else "bf16")
+    if mode in ("decoder", "decoder_w8a8", "decoder_longcat"):
+        program, logits = run_decoder(world.size, world.rank, quant="w8a8" if mode == "decoder_w8a8" else "bf16",
+                                      decoder=longcat_decoder() if mode == "decoder_longcat" else None)
         if world.rank == 0:
             np.savez(os.path.join(out_dir, "rank0.npz"), logits=logits, report=str(program.report()))
         return

@@ -56,6 +56,52 @@ def fia_v2_case(rng):
     return {renamed.get(k, k): v for k, v in case.items()}
 
 
+def lightning_indexer_case(rng):
+    """vLLM-Ascend's form: TND query (2 + 1 tokens), PA_BSND key of 2 blocks of 128."""
+    return dict(query=rng.standard_normal((3, 64, 128)).astype(BF16),
+                key=rng.standard_normal((2, 128, 1, 128)).astype(BF16),
+                weights=rng.standard_normal((3, 64)).astype(BF16),
+                actual_seq_lengths_query=np.int32([2, 3]), actual_seq_lengths_key=np.int32([50, 9]),
+                block_table=np.int32([[1], [0]]), layout_query="TND", layout_key="PA_BSND",
+                sparse_count=64, sparse_mode=3)
+
+
+def sparse_flash_attention_case(rng):
+    kv = rng.standard_normal((2, 128, 1, 512)).astype(BF16)
+    idx = np.full((3, 1, 64), -1, np.int32)
+    idx[:, 0, :8] = np.arange(8)
+    return dict(query=rng.standard_normal((3, 8, 512)).astype(BF16), key=kv, value=kv, sparse_indices=idx,
+                scale_value=0.07, block_table=np.int32([[1], [0]]), actual_seq_lengths_query=np.int32([2, 3]),
+                actual_seq_lengths_kv=np.int32([50, 9]), query_rope=rng.standard_normal((3, 8, 64)).astype(BF16),
+                key_rope=rng.standard_normal((2, 128, 1, 64)).astype(BF16), layout_query="TND",
+                layout_kv="PA_BSND", sparse_mode=3, attention_mode=2)
+
+
+def quant_lightning_indexer_case(rng):
+    case = lightning_indexer_case(rng)
+    return dict(case, query=rng.integers(-127, 128, (3, 64, 128)).astype(np.int8),
+                key=rng.integers(-127, 128, (2, 128, 1, 128)).astype(np.int8),
+                weights=rng.standard_normal((3, 64)).astype(np.float16),
+                query_dequant_scale=np.full((3, 64), 0.01, np.float16),
+                key_dequant_scale=np.full((2, 128, 1), 0.01, np.float16), query_quant_mode=0, key_quant_mode=0)
+
+
+def kv_quant_sparse_flash_attention_case(rng):
+    case = sparse_flash_attention_case(rng)
+    rows = rng.integers(-127, 128, (2, 128, 1, 656)).astype(np.int8)
+    rows[..., 512:640] = rng.standard_normal((2, 128, 1, 64)).astype(BF16).view(np.int8)
+    rows[..., 640:] = np.full((2, 128, 1, 4), 0.01, np.float32).view(np.int8)
+    for name in ("query_rope", "key_rope"):
+        del case[name]
+    return dict(case, query=rng.standard_normal((3, 8, 576)).astype(BF16), key=rows, value=rows,
+                key_quant_mode=2, value_quant_mode=2)
+
+
+def prolog_v3_case(rng):
+    case = prolog_case(rng)
+    return dict(case, query_norm_flag=True)
+
+
 # op name -> (builder, the operands it updates in place)
 CALLS = {
     "rms_norm": (rms_norm_case, ()),
@@ -64,4 +110,9 @@ CALLS = {
     "npu_fused_infer_attention_score": (fia_case, ()),
     "npu_fused_infer_attention_score_v2": (fia_v2_case, ()),
     "npu_nsa_compress_attention_infer": (nsa_case, ()),
+    "npu_lightning_indexer": (lightning_indexer_case, ()),
+    "npu_quant_lightning_indexer": (quant_lightning_indexer_case, ()),
+    "npu_sparse_flash_attention": (sparse_flash_attention_case, ()),
+    "npu_kv_quant_sparse_flash_attention": (kv_quant_sparse_flash_attention_case, ()),
+    "npu_mla_prolog_v3": (prolog_v3_case, ("kv_cache", "kr_cache")),
 }

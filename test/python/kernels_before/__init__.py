@@ -1,8 +1,13 @@
 """The CPU kernels as they were before the speed work of issue 24 (runtime/kernels at commit
-470df83), frozen: the oracle the bit-exactness test (test_kernels_bit_exact.py) compares
-today's kernels with, on the same machine and libraries, so that a faster kernel is known to
-compute the same bits. Only the imports from outside runtime/kernels and the kernel_cache keys
-(prefixed "before/") differ from that commit. Do not edit the numerics here.
+470df83), frozen. Two uses:
+- the reference of the rounding contract (test_kernel_contract.py, docs/numerics.md "The CPU
+  backend's rounding contract"): with common.EXACT_SUMS set, every float product is summed
+  exactly (float64) and rounded once to float32, and the rest of each formula runs as written,
+  with the device's rounding points;
+- the "before" column of the benchmarks (bench/), and the error today's kernels had when the
+  contract was written (measured against that reference in the same test).
+Only the imports from outside runtime/kernels, the kernel_cache keys (prefixed "before/") and the
+EXACT_SUMS switch (common.mm, common.einsum) differ from that commit. Do not edit the numerics.
 
 Below, the original docstring: one registered function per `mla` op.
 
@@ -40,7 +45,9 @@ def get_kernel(op_name: str) -> Callable:
 
 def _load_all():
     # Importing the modules registers their kernels.
-    from . import primitive  # noqa: F401
-    from . import nsa  # noqa: F401
-    from . import fia  # noqa: F401
-    from . import prolog  # noqa: F401
+    from . import (
+        fia,  # noqa: F401
+        nsa,  # noqa: F401
+        primitive,  # noqa: F401
+        prolog,  # noqa: F401
+    )

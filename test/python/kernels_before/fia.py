@@ -97,10 +97,11 @@ import threading
 
 import numpy as np
 
-from . import kernel
-from .common import bfloat16, matmul_choice, torch_module
-from .fia_quant import FullQuant, KvDequant, MlaFullQuant, dequantize, post_quantize, unpack_int4
 from ascend_mla.runtime.formats import NZTensor, c0_for
+
+from . import kernel
+from .common import bfloat16, matmul_choice, mm, torch_module
+from .fia_quant import FullQuant, KvDequant, MlaFullQuant, dequantize, post_quantize, unpack_int4
 
 _BIG = 1 << 40  # pre/next_tokens beyond any sequence length (avoids int64 overflow)
 
@@ -296,7 +297,7 @@ class _NumpyOps:
 
     def bmm(self, a, b):
         # one 2-D BLAS call per kv head: NumPy's stacked matmul is much slower than BLAS
-        return np.stack([x @ y for x, y in zip(a, b)])
+        return np.stack([mm(x, y) for x, y in zip(a, b)])
 
     def swap_last(self, a):
         return a.transpose(0, 2, 1)

@@ -22,7 +22,8 @@ import weakref
 import numpy as np
 
 from ascend_mla.runtime.formats import NZTensor
-from .common import bfloat16, f32, matmul_choice, native_bf16_cpu, torch_module
+
+from .common import bfloat16, f32, matmul_choice, mm, native_bf16_cpu, torch_module
 
 
 def converted(weight, key: str, build):
@@ -65,7 +66,7 @@ def float_matmul(a, weight, *, rounds_to_bf16: bool) -> np.ndarray:
         w = converted(weight, "before/gemm/torch_bf16_nk", lambda nd: torch_bf16(torch, np.ascontiguousarray(nd.T)))
         x = torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32)).to(torch.bfloat16)
         return torch.nn.functional.linear(x, w).float().numpy()
-    return f32(a) @ weight_f32(weight)
+    return mm(f32(a), weight_f32(weight))
 
 
 def head_matmul(x, weight, *, rounds_to_bf16: bool) -> np.ndarray:
@@ -78,7 +79,7 @@ def head_matmul(x, weight, *, rounds_to_bf16: bool) -> np.ndarray:
         q = torch.from_numpy(heads.astype(np.float32)).to(torch.bfloat16)
         out = torch.matmul(q, w).float().numpy()
     else:
-        out = np.matmul(f32(heads), weight_f32(weight))
+        out = mm(f32(heads), weight_f32(weight))
     return np.swapaxes(out, 0, 1)
 
 

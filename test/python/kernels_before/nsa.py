@@ -65,9 +65,10 @@ import math
 
 import numpy as np
 
-from . import kernel
 from ascend_mla.dialect.types import numpy_dtype
-from .common import f32, round_to
+
+from . import kernel
+from .common import f32, mm, round_to
 
 MASKED_SCORE = np.float32(-3e38)  # the device writes this score into a masked position
 FORCED_SCORE = np.float32(np.inf)  # the device forces the initial and local blocks with +inf
@@ -156,7 +157,7 @@ def _attention_probs(q, keys, scale_value, masked) -> np.ndarray:
     n2, length, _ = keys.shape
     group = n1 // n2
     q_by_kv_head = q.reshape(tokens, n2, group, d1).transpose(1, 0, 2, 3).reshape(n2, -1, d1)
-    scores = q_by_kv_head @ keys.transpose(0, 2, 1)
+    scores = mm(q_by_kv_head, keys.transpose(0, 2, 1))
     scores = scores.reshape(n2, tokens, group, length) * np.float32(scale_value)
     scores[:, masked, :, length - 1] = MASKED_SCORE
     return _softmax(scores)
@@ -171,7 +172,7 @@ def _probs_times_values(probs, values, io_dtype) -> np.ndarray:
     """P . V with P rounded to the input dtype first: (N2, tokens, G, L) x (N2, L, D2)."""
     n2, tokens, group, length = probs.shape
     p = round_to(probs, io_dtype).reshape(n2, tokens * group, length)
-    return (p @ values).reshape(n2, tokens, group, -1)
+    return mm(p, values).reshape(n2, tokens, group, -1)
 
 
 def _merge_heads(per_kv_head) -> np.ndarray:

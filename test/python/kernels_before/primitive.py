@@ -9,10 +9,22 @@ import numpy as np
 
 from ascend_mla.dialect.types import numpy_dtype
 from ascend_mla.runtime.formats import FRACTAL_NZ, NZTensor, c0_for, format_cast, nz_cache_view
+
 from . import kernel
-from .common import (bfloat16, f32, last_writers, rms_norm as rms_norm_f32, rope_deinterleaved,
-                     round_half_away, saturate_int8, scatter_paged_cache)
-from .gemm import float_matmul, head_matmul as head_matmul_f32, int8_matmul
+from .common import (
+    bfloat16,
+    einsum,
+    f32,
+    last_writers,
+    mm,
+    rope_deinterleaved,
+    round_half_away,
+    saturate_int8,
+    scatter_paged_cache,
+)
+from .common import rms_norm as rms_norm_f32
+from .gemm import float_matmul, int8_matmul
+from .gemm import head_matmul as head_matmul_f32
 
 
 def _out(result_types, name, fallback):
@@ -161,7 +173,7 @@ def _softmax_pv(scores, v, prob_dtype):
     e = np.exp(scores - row_max)
     row_sum = e.sum(axis=-1, keepdims=True)
     p = e.astype(prob_dtype).astype(np.float32)
-    return np.matmul(p, v) / np.maximum(row_sum, 1e-30)
+    return mm(p, v) / np.maximum(row_sum, 1e-30)
 
 
 def _attend(q, k, v, scale, masked, prob_dtype, q_rope=None, k_rope=None, q_scale=None):
@@ -171,10 +183,10 @@ def _attend(q, k, v, scale, masked, prob_dtype, q_rope=None, k_rope=None, q_scal
     s_len, n, _ = q.shape
     nkv = k.shape[1]
     qg = f32(q).reshape(s_len, nkv, n // nkv, -1)                         # (S, Nkv, G, D)
-    scores = np.einsum("skgd,lkd->kgsl", qg, f32(k))
+    scores = einsum("skgd,lkd->kgsl", qg, f32(k))
     if q_rope is not None:
         qr = f32(q_rope).reshape(s_len, nkv, n // nkv, -1)
-        scores += np.einsum("skgd,lkd->kgsl", qr, f32(k_rope))
+        scores += einsum("skgd,lkd->kgsl", qr, f32(k_rope))
     if q_scale is not None:
         scores *= f32(q_scale).reshape(s_len, nkv, n // nkv).transpose(1, 2, 0)[..., None]
     scores *= np.float32(scale)

@@ -36,8 +36,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernel
-from .common import (bf16, bfloat16, f32, last_writers, rms_norm, rope_deinterleaved,
-                     round_half_away, saturate_int8, write_paged_caches)
+from .common import (
+    bf16,
+    bfloat16,
+    f32,
+    last_writers,
+    rms_norm,
+    rope_deinterleaved,
+    round_half_away,
+    saturate_int8,
+    write_paged_caches,
+)
 from .gemm import float_matmul, head_matmul, int8_matmul
 
 HCQ, HCKV, D, DR = 1536, 512, 128, 64
