@@ -163,6 +163,35 @@ def _symbolic_positions(gm):
     return ints, tensors
 
 
+def _scalar_inputs(gm) -> list:
+    """Positions of the Python numbers Dynamo passes as 0-d tensors and reads with `.item()`
+    (with dynamic=True it does not specialize floats: an RmsNorm's eps, the attention's scale,
+    the RoPE's attention_scaling). A specialization takes their values at the call as constants
+    (and is keyed by them): a symbolic eps or scale is no fused op's attribute."""
+    found = []
+    for i, node in enumerate(n for n in gm.graph.nodes if n.op == "placeholder"):
+        arg = node.meta.get("grapharg")
+        if getattr(arg, "pass_arg_as_tensor", False) and not getattr(arg, "is_tensor", True) and node.users \
+                and all(u.op == "call_method" and u.target == "item" for u in node.users):
+            found.append(i)
+    return found
+
+
+def _with_values(gm, args, scalars):
+    """A copy of `gm` whose `.item()` of each input in `scalars` is that input's value in `args`."""
+    graph = torch.fx.Graph()
+    graph.output(graph.graph_copy(gm.graph, {}))
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    for i in scalars:
+        for item in list(placeholders[i].users):
+            value = args[i].item()
+            for user in list(item.users):
+                user.args = torch.fx.node.map_arg(user.args, lambda n, item=item, value=value: value if n is item else n)
+                user.kwargs = torch.fx.node.map_arg(user.kwargs, lambda n, item=item, value=value: value if n is item else n)
+            graph.erase_node(item)
+    return torch.fx.GraphModule(gm, graph)
+
+
 def _hint(x):
     """A SymInt's value at this compilation (Dynamo's hint), anything else as it is."""
     if isinstance(x, torch.SymInt):
@@ -408,9 +437,10 @@ class DynamoGraph:
     def entry(self):
         gm, backend = self.gm, self.backend
         ints, tensors = _symbolic_positions(gm)
-        if (ints or tensors) and not _needs_autograd(self.example_inputs) and not _growing_caches(gm) \
+        scalars = _scalar_inputs(gm)
+        if (ints or tensors or scalars) and not _needs_autograd(self.example_inputs) and not _growing_caches(gm) \
                 and _candidates(gm):
-            return self.per_shape(ints, tensors)
+            return self.per_shape(ints, tensors, scalars)
         start = time.perf_counter()
         report = self.report()
         attention = _site(gm)
@@ -442,10 +472,12 @@ class DynamoGraph:
         report["compile_seconds"] = time.perf_counter() - start
         return compiled
 
-    def per_shape(self, ints, tensors):
-        """A callable that specializes the graph for the sizes of each call (cached)."""
+    def per_shape(self, ints, tensors, scalars=()):
+        """A callable that specializes the graph for the sizes (and Python numbers, `scalars`)
+        of each call (cached)."""
         def run(*args):
-            key = tuple(args[i] for i in ints) + tuple(tuple(args[i].shape) for i in tensors)
+            key = tuple(args[i] for i in ints) + tuple(tuple(args[i].shape) for i in tensors) + \
+                tuple(args[i].item() for i in scalars)
             compiled = self._shapes.get(key)
             if compiled is None:
                 if self._generic is not None:
@@ -462,16 +494,17 @@ class DynamoGraph:
                     compiled = self.generic()
                 else:
                     sizes = ", ".join(f"{_placeholder_name(self.gm, i)}={args[i]}" for i in ints)
-                    compiled = self.specialize(list(args), f" [{sizes}]" if sizes else f" [{key}]")
+                    compiled = self.specialize(list(args), f" [{sizes}]" if sizes else f" [{key}]", scalars)
                 self._shapes[key] = compiled
             return compiled(*args)
         return run
 
-    def specialize(self, args, label):
+    def specialize(self, args, label, scalars=()):
         start = time.perf_counter()
         report = self.report(label)
         try:
-            compiled = Specialized(self.backend, self.gm, args, report).compiled
+            gm = _with_values(self.gm, args, scalars) if scalars else self.gm
+            compiled = Specialized(self.backend, gm, args, report).compiled
         except Exception as error:      # noqa: BLE001 -- the graph still runs, as PyTorch
             LOG.debug("%s not captured", self.name, exc_info=True)
             self.whole(report, f"not captured ({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''})")
