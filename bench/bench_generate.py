@@ -4,6 +4,7 @@ runs of the two interleaved.
 
     python bench/bench_generate.py [--quick] [--checkpoint DIR] [--families F,..] [--batch 1,8]
                                    [--prompt 16,128,1024] [--new N]
+    python bench/bench_generate.py --family minicpm3          # any MLA family's small checkpoint
 
 Without --checkpoint it writes, per family, a small checkpoint with transformers (timing.FAMILIES:
 DeepSeek-V3's dims are the tests' SMALL: hidden 7168, q_lora 1536, 8 heads; DeepSeek-V2's hidden
@@ -96,7 +97,7 @@ def measure(path, batch, prompt_len, new, repeat):
     lm = AutoCausalLM.from_pretrained(path, batch=batch, target="cpu", max_positions=128 * -(-(prompt_len + new) // 128))
     model = transformers_model(path, checkpoint.read_config(path).model_type)
     rng = np.random.default_rng(0)
-    prompt = rng.integers(2, model.config.vocab_size, (batch, prompt_len)).astype(np.int64)
+    prompt = rng.integers(2, model.config.get_text_config().vocab_size, (batch, prompt_len)).astype(np.int64)
     start = time.perf_counter()
     ours(lm, prompt, 2)                          # compiles what is not compiled yet
     compile_s = time.perf_counter() - start
@@ -114,7 +115,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="prompts 16 and 128, batch 1 and 8, 4 new tokens, 2 repeats")
     p.add_argument("--checkpoint", help="a Hugging Face DeepSeek checkpoint directory (default: each family's small one)")
-    p.add_argument("--families", default=",".join(FAMILIES), help=f"comma-separated, of {', '.join(FAMILIES)} "
+    p.add_argument("--families", "--family", default=",".join(FAMILIES), help=f"comma-separated, of {', '.join(FAMILIES)} "
                    "or examples/write_checkpoint.FAMILIES' names (deepseek_v3, minicpm3, ...)")
     p.add_argument("--batch", default="1,8", help="batch sizes, comma-separated (default 1,8)")
     p.add_argument("--prompt", help="prompt tokens per row, comma-separated (default 16,128,1024)")
