@@ -34,6 +34,7 @@ from .lowering.program import (
     NULL,
     Alloc,
     Collective,
+    CommQuery,
     Communicator,
     Constant,
     DecodedFunction,
@@ -202,7 +203,7 @@ class _Walk:
                     self.read_from[slot] = source
                 case PhaseOne(_, _, call):
                     self.calls.append(self.cost(len(self.calls), call))
-                case Workspace() | Launch() | Communicator() | Collective() | Synchronize():
+                case Workspace() | Launch() | Communicator() | CommQuery() | Collective() | Synchronize():
                     pass                # the launch of a phase one counted above; HCCL: not modelled
                 case _:
                     raise TypeError(f"roofline: no cost for {inst}")

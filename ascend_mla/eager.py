@@ -113,7 +113,7 @@ def _checked_call(opdef, operands, attributes, profile):
     except KindError as e:
         raise _error(opdef, [e.finding()]) from None
     snapshot = opdef.snapshot_from_parts(infos, attrs)
-    verdict = opdef.check_arguments(snapshot, profile=profile)
+    verdict = opdef.check_arguments(snapshot.with_values(arrays), profile=profile)   # (a strided array: PV3-17)
     if not verdict.ok:
         _raise(opdef, verdict.errors)
 

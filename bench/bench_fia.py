@@ -4,14 +4,16 @@
 
 B = 8, N = 128 query heads, Q_S = 1, one latent kv head (D = 512 + rope 64), block size 128,
 PA_BSND caches with a shuffled block table, kv lengths 1k and 8k. The CPU kernel (through the
-kernel registry, torch matmuls by default) is timed against, in the same run:
+kernel registry, as a program runs it: ASCEND_MLA_MATMUL=auto, the MLIR-compiled MLA attention)
+is timed against, in the same run:
   - torch eager, absorbed form on a contiguous bf16 kv (B, L, 576): upcast to float32 (CPU bf16
     GEMMs are several times slower than float32 ones), scores = one bmm (B, N, 576) x
     (B, 576, L), softmax, (B, N, L) x (B, L, 512), output bf16;
   - the same with the kv already float32 (conversion not timed): a lower bound;
   - NumPy dense: the same absorbed form with NumPy matmuls (one per batch row), kv converted
     from bf16 per call;
-  - before: the kernel before the speed work (test/python/kernels_before).
+  - before: the kernel before the speed work (test/python/kernels_before; torch's MKL products);
+  - kernel/np: the kernel with ASCEND_MLA_MATMUL=numpy (its NumPy path, BLAS products).
 Times are medians of interleaved runs after a warm-up (the machine may be shared; the spread
 column says how noisy it was). Not a test.
 """
@@ -124,7 +126,7 @@ def main():
 
         # torch-backed and NumPy-BLAS-backed runs are timed in separate groups: the idle
         # worker threads of one library spin for a while and would slow the other down
-        torch_group = {"kernel": with_backend("torch", lambda: run_kernel(p, scale))}
+        torch_group = {"kernel": with_backend("auto", lambda: run_kernel(p, scale))}
         if get_before is not None:
             torch_group["before"] = with_backend("torch", lambda: run_kernel(p, scale, get_before))
         torch_group.update({"torch": lambda: torch_absorbed(torch, q_t, kv_t, scale),

@@ -61,24 +61,28 @@ print(json.dumps([times, kernel_times] if os.environ.get("BENCH_SPLIT") else tim
 """
 
 
-def step_times(python: str, pipeline: str, steps: int, batch: int, cpu_time: bool = False) -> list:
+def step_times(python: str, pipeline: str, steps: int, batch: int, cpu_time: bool = False,
+               split: bool = False) -> list:
+    """One process's decode steps (its first step untimed): their times, and with `split` the
+    time inside kernel calls too. `cpu_time`: one thread per library, process CPU time."""
     # cwd: not a checkout (python -c puts the working directory first on sys.path)
     env = dict(os.environ)
     if cpu_time:
-        env.update(BENCH_CPU_TIME="1", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        from timing import ONE_THREAD
+        env.update(ONE_THREAD, BENCH_CPU_TIME="1")
+    if split:
+        env.update(BENCH_SPLIT="1")
     done = subprocess.run([python, "-c", STEP, pipeline, str(steps), str(batch)], capture_output=True,
                           text=True, check=True, cwd=tempfile.gettempdir(), env=env)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def dispatch_split(steps: int, batch: int):
+def dispatch_split(steps: int, batch: int, cpu_time: bool):
     """The fused and unfused decode steps split into kernel time (each kernel call timed) and
-    the rest (executor, argument handling, checks: Python dispatch), medians over the steps."""
+    the rest (executor, argument handling, checks: Python dispatch), medians over the steps,
+    on the clock the steps were timed by (--cpu-time: one thread, process CPU time)."""
     for name, pipeline in (("fused", "default"), ("unfused", "builtin.module(verify)")):
-        env = dict(os.environ, BENCH_SPLIT="1")
-        done = subprocess.run([sys.executable, "-c", STEP, pipeline, str(steps), str(batch)], capture_output=True,
-                              text=True, check=True, cwd=tempfile.gettempdir(), env=env)
-        times, kernel_times = json.loads(done.stdout.strip().splitlines()[-1])
+        times, kernel_times = step_times(sys.executable, pipeline, steps, batch, cpu_time, split=True)
         step, inside = statistics.median(times), statistics.median(kernel_times)
         print(f"  {name:8s} step {step * 1e3:7.2f} ms: kernels {inside * 1e3:7.2f} ms ({inside / step:.0%}), "
               f"dispatch and the rest {(step - inside) * 1e3:6.2f} ms ({1 - inside / step:.0%})")
@@ -109,8 +113,9 @@ def decode_steps(args):
     if args.baseline_python:
         line += f" | baseline: {statistics.median(base['fused']) / statistics.median(base['unfused']):.2f}"
     print(line)
-    print("where a step's time goes (one more process each, kernel calls timed):")
-    dispatch_split(steps, args.batch)
+    print(f"where a step's time goes (one more process each, kernel calls timed, "
+          f"{'process CPU time, one thread' if args.cpu_time else 'wall clock'}):")
+    dispatch_split(steps, args.batch, args.cpu_time)
 
 
 def calls_and_plans():

@@ -11,10 +11,11 @@ import time
 # --cpu-time: one thread in every library (set before NumPy or torch is imported) and the
 # process's CPU time as the clock. On a loaded machine the wall clock of a call mostly measures
 # waiting for a core; the CPU time it consumed does not, for one thread.
+ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                                     "ASCEND_MLA_NUM_THREADS")}
 CPU_TIME = "--cpu-time" in sys.argv
 if CPU_TIME:
-    for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[_name] = "1"
+    os.environ.update(ONE_THREAD)
 clock = time.process_time if CPU_TIME else time.perf_counter
 CPU_TIME_HELP = ("one thread per library, timed by the process's CPU time (robust on a loaded "
                  "machine; the default is the wall clock with every library's default threads)")

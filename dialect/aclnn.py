@@ -260,6 +260,10 @@ _GENERIC_OPS = {
                          "op: @reduce_op", "comm: @hccl_comm", "stream: @stream"], ["callee: string"], []),
     "hccl_all_gather": (["send_buf: tensor", "recv_buf: tensor", "send_count: integer",
                          "data_type: @data_type", "comm: @hccl_comm", "stream: @stream"], ["callee: string"], []),
+    # what a call reads of a communicator at run time (the MoE-distribute calls' groupEp and
+    # epRankId): its name (HcclGetCommName) and this process's rank in it (HcclGetRankId)
+    "hccl_comm_name": (["comm: @hccl_comm"], [], ["name: @cstring"]),
+    "hccl_comm_rank": (["comm: @hccl_comm"], [], ["rank: integer"]),
 }
 _IRDL_BASES = {"tensor": '"!builtin.tensor"', "integer": '"!builtin.integer"',
                "integer_attr": '"#builtin.integer"',
@@ -291,6 +295,14 @@ class AclnnDialect:
         return function
 
     def irdl(self) -> str:
+        """The dialect's IRDL text (made once per set of functions: every new context loads it)."""
+        cached = getattr(self, "_irdl_text", None)
+        if cached is not None and cached[0] == len(self.functions):
+            return cached[1]
+        self._irdl_text = (len(self.functions), self._make_irdl())
+        return self._irdl_text[1]
+
+    def _make_irdl(self) -> str:
         lines = [f"irdl.dialect @{self.name} {{"]
         lines += [f"  irdl.type @{t} {{}}" for t in _TYPES]
         for name, (operands, attributes, results) in _GENERIC_OPS.items():

@@ -34,6 +34,7 @@ from .aclnn import (
 from .decoder import MoeFinalizeRouting, MoeInitRouting, SwiGlu
 from .dsa import KvQuantSparseFlashAttention, LightningIndexer, PrologV3, QuantLightningIndexer, SparseFlashAttention
 from .fia import FusedInferAttentionScore
+from .moe_distribute import MoeDistributeCombine, MoeDistributeDispatch
 from .nsa import NsaCompressAttentionInfer
 from .primitive import (
     Add,
@@ -50,6 +51,7 @@ from .primitive import (
     Transpose,
     TransposeBatchMatmul,
 )
+from .primitive.indexer import BatchMatmul, LayerNorm, Relu, TopK
 from .prolog import Prolog, PrologV2
 
 # --- cost formulas (the roofline, ascend_mla/cost.py) ------------------------------------------
@@ -473,6 +475,48 @@ LOGICAL_OR = ACLNN.add(Function(
     (tensor("self"), tensor("other"), out("out", ctype=_OUT)),
     source="NON-SEED: public CANN aclnnLogicalOr", strided=True))
 
+# --- DSA's indexer primitives (dialect/primitive/indexer.py; lowering/dsa.py) ------------------
+
+LAYER_NORM = ACLNN.add(Function(
+    "aclnnLayerNorm",
+    (tensor("input", "x"), int_array("normalizedShape"), opt_tensor("weightOptional", "gamma"),
+     opt_tensor("biasOptional", "beta"), f64("eps", "epsilon"), out("out", "y", _OUT),
+     opt_out("meanOutOptional", ctype=_OUT), opt_out("rstdOutOptional", ctype=_OUT)),
+    kernel=LayerNorm, source="NON-SEED: public CANN aclnnLayerNorm"))
+
+RELU = ACLNN.add(Function(
+    "aclnnRelu", (tensor("self", "x"), out("out", "y", _OUT)),
+    kernel=Relu, source="NON-SEED: public CANN aclnnRelu", strided=True))
+
+BATCH_MATMUL = ACLNN.add(Function(
+    "aclnnBatchMatMul",
+    (tensor("self", "x"), tensor("mat2", "y"), out("out", "z", _OUT), i8("cubeMathType")),
+    kernel=BatchMatmul, source="NON-SEED: public CANN aclnnBatchMatMul", strided=True))
+
+INDEX_SELECT = ACLNN.add(Function(
+    "aclnnIndexSelect",
+    (tensor("self"), i64("dim"), tensor("index"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnIndexSelect"))
+
+GT_TENSOR = ACLNN.add(Function(
+    "aclnnGtTensor", (tensor("self"), tensor("other"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnGtTensor", strided=True))
+
+INPLACE_MASKED_FILL_SCALAR = ACLNN.add(Function(
+    "aclnnInplaceMaskedFillScalar", (ref("selfRef", ctype=_OUT), tensor("mask"), scalar("value")),
+    source="NON-SEED: public CANN aclnnInplaceMaskedFillScalar"))
+
+TOPK = ACLNN.add(Function(
+    "aclnnTopk",
+    (tensor("self", "x"), i64("k", "k"), i64("dim"), boolean("largest"), boolean("sorted"),
+     out("valuesOut", "values", _OUT), out("indicesOut", "indices", _OUT)),
+    kernel=TopK, source="NON-SEED: public CANN aclnnTopk"))
+
+SCATTER_VALUE = ACLNN.add(Function(
+    "aclnnScatterValue",
+    (tensor("self"), i64("dim"), tensor("index"), scalar("value"), i64("reduction"), out("out", ctype=_OUT)),
+    source="NON-SEED: public CANN aclnnScatterValue"))
+
 MEAN = ACLNN.add(Function(
     "aclnnMean",
     (tensor("self", "x"), int_array("dim", ctype="const aclIntArray *"), boolean("keepDim"),
@@ -579,3 +623,42 @@ TRANSPOSE_BATCH_MATMUL = ACLNN.add(Function(
     kernel=TransposeBatchMatmul,
     source="NON-SEED: ops-transformer TransposeBatchMatMul docs/aclnnTransposeBatchMatMul.md",
     strided=True))
+
+# --- expert parallelism (dialect/moe_distribute.py; torch_npu's npu_moe_distribute_dispatch_v2 /
+# npu_moe_distribute_combine_v2 make these calls, op-plugin MoeDistributeDispatchV2KernelOpApi.cpp) --
+# groupEp is the EP communicator's name (HcclGetCommName) and epRankId its rank (HcclGetRankId),
+# both read from the communicator at run time: the program text is the same on every rank.
+
+MOE_DISTRIBUTE_DISPATCH_V2 = ACLNN.add(Function(
+    "aclnnMoeDistributeDispatchV2",
+    (tensor("x", "x"), tensor("expertIds", "expert_ids"), opt_tensor("scalesOptional", "scales"),
+     opt_tensor("xActiveMaskOptional", "x_active_mask"), opt_tensor("expertScalesOptional", "expert_scales"),
+     string("groupEp", "group", "const char *"), i64("epWorldSize", "ep_world_size"), i64("epRankId"),
+     i64("moeExpertNum", "moe_expert_num"), string("groupTp", None, "const char *"),
+     i64("tpWorldSize", "tp_world_size"), i64("tpRankId"), i64("expertShardType", "expert_shard_type"),
+     i64("sharedExpertNum", "shared_expert_num"), i64("sharedExpertRankNum", "shared_expert_rank_num"),
+     i64("quantMode", "quant_mode"), i64("globalBs", "global_bs"),
+     i64("expertTokenNumsType", "expert_token_nums_type"), string("commAlg", "comm_alg", "const char *"),
+     out("expandXOut", "expand_x", _OUT), out("dynamicScalesOut", "dynamic_scales", _OUT),
+     out("assistInfoForCombineOut", "assist_info_for_combine", _OUT),
+     out("expertTokenNumsOut", "expert_token_nums", _OUT), out("epRecvCountsOut", "ep_recv_counts", _OUT),
+     out("tpRecvCountsOut", None, _OUT), out("expandScalesOut", "expand_scales", _OUT)),
+    kernel=MoeDistributeDispatch, strided=True,
+    source="NON-SEED: hicann ops-transformer mc2/moe_distribute_dispatch_v2/docs/aclnnMoeDistributeDispatchV2.md"))
+
+MOE_DISTRIBUTE_COMBINE_V2 = ACLNN.add(Function(
+    "aclnnMoeDistributeCombineV2",
+    (tensor("expandX", "expand_x"), tensor("expertIds", "expert_ids"),
+     tensor("assistInfoForCombine", "assist_info_for_combine"), tensor("epSendCounts", "ep_send_counts"),
+     tensor("expertScales", "expert_scales"), opt_tensor("tpSendCountsOptional"),
+     opt_tensor("xActiveMaskOptional", "x_active_mask"), opt_tensor("activationScaleOptional"),
+     opt_tensor("weightScaleOptional"), opt_tensor("groupListOptional"),
+     opt_tensor("expandScalesOptional", "expand_scales"), opt_tensor("sharedExpertXOptional", "shared_expert_x"),
+     string("groupEp", "group", "const char *"), i64("epWorldSize", "ep_world_size"), i64("epRankId"),
+     i64("moeExpertNum", "moe_expert_num"), string("groupTp", None, "const char *"),
+     i64("tpWorldSize", "tp_world_size"), i64("tpRankId"), i64("expertShardType", "expert_shard_type"),
+     i64("sharedExpertNum", "shared_expert_num"), i64("sharedExpertRankNum", "shared_expert_rank_num"),
+     i64("globalBs", "global_bs"), i64("outDtype"), i64("commQuantMode", "comm_quant_mode"),
+     i64("groupListType"), string("commAlg", "comm_alg", "const char *"), out("xOut", "x", _OUT)),
+    kernel=MoeDistributeCombine, strided=True,
+    source="NON-SEED: hicann ops-transformer mc2/moe_distribute_combine_v2/docs/aclnnMoeDistributeCombineV2.md"))

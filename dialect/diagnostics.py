@@ -188,7 +188,9 @@ class RefusedInput(ir.MLIRError):
 #   - a reshape's reassociation index that is negative or huge (`tensor.expand_shape %x [[-1],
 #     ...]`, custom or generic form, on the op's line): an assertion in AffineMap::get;
 #   - an arith cast op (extf, truncf, sitofp...) with an unranked tensor on the op's line
-#     (directly or through a type alias): an assertion in llvm::cast<RankedTensorType>.
+#     (directly or through a type alias): an assertion in llvm::cast<RankedTensorType>;
+#   - a dense array of `index` (`array<index: 1>`, directly or through a type alias): the
+#     parser asks the bit width of its element type, an assertion in Type::getIntOrFloatBitWidth.
 MAX_NESTING = 512
 _COMMENT_OR_STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"|//[^\n]*')
 _GENERIC_OP = re.compile(rb'(?:^|[=({;])[ \t]*"((?:[^"\\\n]|\\.)*)"[ \t]*\(', re.M)
@@ -201,6 +203,8 @@ _ARITH_CAST = re.compile(rb"arith\.(?:extf|truncf|extsi|extui|trunci|sitofp|uito
                          rb"index_cast|bitcast|scaling_extf|scaling_truncf)\b")
 _UNRANKED_ALIAS = re.compile(rb"^[ \t]*(![\w.$-]+)[ \t]*=[ \t]*tensor<[ \t]*\*", re.M)
 _ESCAPE_STR = re.compile(r"\\([89a-fA-F][0-9a-fA-F]|.)")
+_DENSE_ARRAY = re.compile(rb"array\s*<\s*(index\b|![\w.$-]+)")
+_TYPE_ALIAS = re.compile(rb"^[ \t]*(![\w.$-]+)[ \t]*=[ \t]*(index\b|![\w.$-]+)", re.M)
 
 
 def unescape(name: bytes) -> bytes:
@@ -251,6 +255,16 @@ def refuse_aborting_input(source) -> Diagnostic | None:
                 line, col = _line_col(data, m.start())
                 return Diagnostic("error", f"'{m.group().decode()}' on an unranked tensor (MLIR would "
                                   "abort on it)", line, col)
+    if b"array" in data and b"index" in data:
+        code = _COMMENT_OR_STRING.sub(lambda m: b" " * len(m.group()), data)
+        indexes, aliases = {b"index"}, dict(_TYPE_ALIAS.findall(code))
+        for _ in range(len(aliases)):                   # aliases of aliases of index
+            indexes |= {a for a, target in aliases.items() if target.rstrip() in indexes}
+        for m in _DENSE_ARRAY.finditer(code):
+            if m.group(1) in indexes:
+                line, col = _line_col(data, m.start())
+                return Diagnostic("error", "a dense array of index elements (array<index: ...>): its elements "
+                                  "need a bit width; use array<i64: ...> (MLIR would abort on it)", line, col)
     if data.count(b"(") + data.count(b"[") + data.count(b"{") > MAX_NESTING:
         blank = np.frombuffer(_COMMENT_OR_STRING.sub(lambda m: b" " * len(m.group()), data), np.uint8)
         step = np.zeros(256, np.int8)

@@ -38,10 +38,10 @@ def _load_op_modules():
     if _loaded:
         return
     # isort: off
-    from . import primitive, prolog, nsa, fia, collective, decoder, dsa
+    from . import primitive, prolog, nsa, fia, collective, decoder, dsa, moe_distribute
     from . import aclnn_functions  # noqa: F401
     # isort: on
-    MLA.order([m.__name__ for m in (primitive, prolog, nsa, fia, collective, decoder, dsa)])
+    MLA.order([m.__name__ for m in (primitive, prolog, nsa, fia, collective, decoder, dsa, moe_distribute)])
     _loaded = True
 
 

@@ -204,6 +204,31 @@ class Attribute:
                 "i64_array": "an array<i64: ...> attribute"}[self.kind]
 
 
+class _Unreadable:
+    """An attribute the Python bindings cannot hand over (`array<ui64: ...>`, `array<si8: ...>`,
+    `array<bf16: ...>`: nanobind's "Can't cast unknown element type"); its text, for the
+    verifier's kind error."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __str__(self):
+        return self.text
+
+
+def _attribute(op: ir.Operation, name: str):
+    """op.attributes[name], or an _Unreadable with its text when the bindings cannot cast it."""
+    try:
+        return op.attributes[name]
+    except TypeError:
+        for i in range(len(op.attributes)):
+            text = str(op.attributes[i])                 # NamedAttribute(name=value)
+            head = f"NamedAttribute({name}="
+            if text.startswith(head):
+                return _Unreadable(text[len(head):-1])
+        return _Unreadable("an attribute the bindings cannot read")
+
+
 def _short_repr(value, limit: int = 80) -> str:
     """The value for a one-line message: an array by its type, shape and element type."""
     if hasattr(value, "shape") and hasattr(value, "dtype"):
@@ -423,7 +448,7 @@ class OpDef:
             infos = [_describe(spec.name, v.type) for v in values]
             operands[spec.name] = infos if spec.kind == VARIADIC else (infos[0] if infos else None)
         attributes, given = self._attribute_values(
-            {name: op.attributes[name] for name in self.attribute_by_name if name in op.attributes})
+            {name: _attribute(op, name) for name in self.attribute_by_name if name in op.attributes})
         for operand, attribute in self.host_operands.items():
             tensor = operands[operand]
             if tensor is None:

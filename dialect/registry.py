@@ -36,9 +36,15 @@ class Dialect:
         self.ops = dict(sorted(self.ops.items(), key=lambda item: rank(item[1])))
 
     def irdl(self) -> str:
+        """The dialect's IRDL text (made once per set and order of ops: every new context loads it)."""
+        names = tuple(self.ops)
+        cached = getattr(self, "_irdl_text", None)
+        if cached is not None and cached[0] == names:
+            return cached[1]
         body = [self._attribute_irdl] if self._attribute_irdl else []
         body += [op.irdl() for op in self.ops.values()]
-        return f"irdl.dialect @{self.name} {{\n" + "\n".join(body) + "\n}\n"
+        self._irdl_text = (names, f"irdl.dialect @{self.name} {{\n" + "\n".join(body) + "\n}\n")
+        return self._irdl_text[1]
 
     def load(self, context: ir.Context):
         """Load this dialect's IRDL into `context`, once."""

@@ -74,6 +74,13 @@ FAMILIES = {
     "sarvam_mla": ("SarvamMLAConfig", "DeepseekV3ForCausalLM",
                    dict(_SMALL, **_MOE, **dict(_V3_ATTENTION, q_lora_rank=None), first_k_dense_replace=1,
                         initializer_range=0.02)),
+    # DSA: the indexer's real sizes (64 or 32 heads of 128) and a top-6 that is sparse from the 7th token on
+    "deepseek_v32": ("DeepseekV32Config", "DeepseekV32ForCausalLM",
+                     dict({k: v for k, v in SMALL.items() if k != "rope_interleave"}, index_n_heads=64,
+                          index_head_dim=128, index_topk=6)),
+    "glm_moe_dsa": ("GlmMoeDsaConfig", "GlmMoeDsaForCausalLM",
+                    dict(_SMALL, **_MOE, q_lora_rank=2048, kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64,
+                         v_head_dim=256, first_k_dense_replace=1, index_n_heads=32, index_head_dim=128, index_topk=6)),
     "kimi_k25": ("Kimi_K25Config", "Kimi_K25ForConditionalGeneration",
                  dict(text_config=dict(_SMALL, **_MOE, **_V3_ATTENTION, model_type="deepseek_v3", first_k_dense_replace=1),
                       vision_config=dict(num_attention_heads=2, num_hidden_layers=1, hidden_size=32, intermediate_size=32,
@@ -110,7 +117,9 @@ def _written(model, seed, lm_head_scale, path):
     generator = torch.Generator().manual_seed(seed + 1)
     with torch.no_grad():
         for name, p in model.named_parameters():
-            if "norm" in name and p.dim() == 1:      # gammas of ones would hide a wrong norm
+            if "norm" in name and p.dim() == 1 and name.endswith("bias"):     # a LayerNorm's (the DSA indexer's)
+                p.copy_(torch.empty_like(p).uniform_(-0.1, 0.1, generator=generator))
+            elif "norm" in name and p.dim() == 1:      # gammas of ones would hide a wrong norm
                 p.copy_(torch.empty_like(p).uniform_(0.7, 1.3, generator=generator))
         for name, b in model.named_buffers():
             if name.endswith("e_score_correction_bias"):

@@ -148,6 +148,9 @@ def compile_module(module: torch.nn.Module, example_inputs, *, dynamic=None, **c
         module = WithCache(module, example_inputs[position], position)
         example_inputs = example_inputs[:position] + example_inputs[position + 1:]
     imported = import_module(module, example_inputs, dynamic=dynamic)
+    if all(kind == "constant" for kind, _ in imported.outputs):
+        raise CompileError(f"{type(module).__name__}.forward returns no tensor (None, a Python constant or "
+                           f"nothing) and mutates no input: there is nothing to compile")
     compile_kwargs.setdefault("source_name", imported.source_name)
     program = TorchProgram(compile_ir(imported.graph, weights=imported.weights, **compile_kwargs), imported, module)
     program.cache_position = position

@@ -2,12 +2,15 @@
 the attention primitives (mla.paged_attention, mla.attention) to FusedInferAttentionScoreV4."""
 from __future__ import annotations
 
+import numpy as np
+from mlir import ir
+
 from ..dialect import aclnn as A
-from ..dialect.aclnn_functions import FIA_V2, FIA_V3, FIA_V4, NSA
+from ..dialect.aclnn_functions import FIA_V2, FIA_V3, FIA_V4, LOGICAL_OR, NSA
 from ..dialect.fia import FusedInferAttentionScore
 from ..dialect.nsa import NsaCompressAttentionInfer
-from ..dialect.primitive import Attention, PagedAttention
-from ..dialect.types import FRACTAL_NZ, TensorInfo
+from ..dialect.primitive import Attention, MaskedPagedAttention, PagedAttention
+from ..dialect.types import FRACTAL_NZ, TensorInfo, tensor_type
 from .lower_to_aclnn import LoweringError, info, lowers
 
 
@@ -88,6 +91,7 @@ def _causal_template(b):
     return b.once("causal template", build)
 
 
+@lowers(MaskedPagedAttention)
 @lowers(PagedAttention)
 def paged_attention(op, b):
     """mla.paged_attention -> V4 over the paged caches: BSND query, key/value lists of one
@@ -119,12 +123,38 @@ def paged_attention(op, b):
     key = cache(a.key_cache)
     value = key if a.value_cache == a.key_cache else cache(a.value_cache)
     out = b.alloc(op.results[0].type)
+    sparse, mask = (3, _causal_template(b)) if s_len > 1 else (0, None)
+    if getattr(a, "atten_mask", None) is not None:     # mla.masked_paged_attention
+        # the keys not selected (DSA) and the causal rows as one (B, S, T) mask, sparse_mode 0
+        t = info(a.atten_mask)
+        causal = length_mask_value(b, a.seq_lengths, batch, s_len, t.shape[2])
+        mask, sparse = b.alloc(t), 0
+        b.call(LOGICAL_OR, {"self": a.atten_mask, "other": causal, "out": mask})
     _v4(b, a.query, key, value, out, num_heads=heads, num_kv_heads=kv_heads, scale=a.scale_value,
-        sparse_mode=3 if s_len > 1 else 0, mask=_causal_template(b) if s_len > 1 else None,
+        sparse_mode=sparse, mask=mask,
         block_table=a.block_table, kv_lengths=b.read_int_array(a.seq_lengths), block_size=block_size,
         query_rope=a.query_rope, key_rope=cache(a.key_rope_cache) if mla else None,
         query_scale=a.dequant_scale_query, kv_scale=a.key_dequant_scale)
     return {"attention_out": out}
+
+
+def length_mask_value(b, seq_lengths, batch: int, s: int, t: int):
+    """(B, S, T) i1, True where key j comes after query row i's position seq_lengths[b] - S + i,
+    i.e. j - i + S > seq_lengths[b]: aclnnGtTensor of a constant (1, S, T) grid of j - i + S
+    (one per function and shape) against the lengths viewed (B, 1, 1)."""
+    from mlir.dialects import arith
+
+    from ..dialect.aclnn_functions import GT_TENSOR
+
+    def grid(b):
+        values = (np.arange(t)[None, None, :] - np.arange(s)[None, :, None] + s).astype(np.int64)
+        ty = tensor_type((1, s, t), "i64")
+        return arith.ConstantOp(ty, ir.DenseElementsAttr.get(values, type=ty), loc=b.op.location,
+                                ip=ir.InsertionPoint(b.op)).result
+    constant = b.once(("length grid", s, t), grid)
+    mask = b.alloc(TensorInfo((batch, s, t), "i1"))
+    b.call(GT_TENSOR, {"self": constant, "other": b.reshape(seq_lengths, (batch, 1, 1)), "out": mask})
+    return mask
 
 
 @lowers(Attention)
@@ -133,7 +163,7 @@ def attention(op, b):
     sparse_mode 0 with the (S, Skv) mask; causal alone: sparse_mode 3 with the template; both:
     one mask, atten_mask OR the bottom-right causal mask triu(ones(S, Skv), Skv - S + 1)
     (aclnnInplaceOne, aclnnTriu, aclnnLogicalOr), sparse_mode 0."""
-    from ..dialect.aclnn_functions import INPLACE_ONE, LOGICAL_OR, TRIU
+    from ..dialect.aclnn_functions import INPLACE_ONE, TRIU
     a = b.adaptor
     q, k = info(a.query), info(a.key)
     mask, sparse = a.atten_mask, 0

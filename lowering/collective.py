@@ -43,7 +43,11 @@ HCCL_API = {
                                      ("HcclDataType", "dataType"), ("HcclComm", "comm"),
                                      ("aclrtStream", "stream")]),
     "HcclCommDestroy": ("HcclResult", [("HcclComm", "comm")]),
+    # what the MoE-distribute calls read of the EP communicator (their groupEp and epRankId)
+    "HcclGetCommName": ("HcclResult", [("HcclComm", "comm"), ("char *", "commName")]),
+    "HcclGetRankId": ("HcclResult", [("HcclComm", "comm"), ("uint32_t *", "rank")]),
 }
+HCCL_COMM_NAME_BYTES = 128      # groupEp's documented length: [1, 128) characters
 # the collective call ops and the function each calls
 CALLS = {"aclnn.hccl_all_reduce": "HcclAllReduce", "aclnn.hccl_all_gather": "HcclAllGather"}
 
@@ -67,7 +71,7 @@ def _c_declaration(name: str) -> str:
 
 
 def hccl_header() -> str:
-    """hccl/hccl.h as far as this compiler uses it: the types and the five functions, written
+    """hccl/hccl.h as far as this compiler uses it: the types and the functions, written
     from the HCCL API reference (for the tests and the recording double; a user builds the
     emitted C++ against CANN's own header)."""
     enums = "\n".join([
@@ -87,16 +91,31 @@ def hccl_header() -> str:
 
 
 def declarations() -> str:
-    """Just the five prototypes (checked against CANN's hccl.h by redeclaring them after it)."""
+    """Just the prototypes (checked against CANN's hccl.h by redeclaring them after it)."""
     return "\n".join(_c_declaration(n) for n in HCCL_API) + "\n"
 
 
 # --- the conversions ------------------------------------------------------------------------
 
-def _communicator(b, a) -> ir.Value:
+def communicator(b, group: str, world_size: int) -> ir.Value:
+    """The communicator of `group` (`world_size` ranks): an `aclnn.hccl_communicator`."""
     i64 = ir.IntegerType.get_signless(64)
     return b.create("aclnn.hccl_communicator", [ir.Type.parse("!aclnn.hccl_comm")], attributes={
-        "group": ir.StringAttr.get(a.group), "world_size": ir.IntegerAttr.get(i64, int(a.world_size))}).result
+        "group": ir.StringAttr.get(group), "world_size": ir.IntegerAttr.get(i64, int(world_size))}).result
+
+
+def _communicator(b, a) -> ir.Value:
+    return communicator(b, a.group, a.world_size)
+
+
+def comm_name(b, comm: ir.Value) -> ir.Value:
+    """The communicator's name, read at run time (HcclGetCommName): a `const char *` argument."""
+    return b.create("aclnn.hccl_comm_name", [ir.Type.parse("!aclnn.cstring")], [comm]).result
+
+
+def comm_rank(b, comm: ir.Value) -> ir.Value:
+    """This process's rank in the communicator, read at run time (HcclGetRankId), as an int64_t."""
+    return b.create("aclnn.hccl_comm_rank", [ir.IntegerType.get_signless(64)], [comm]).result
 
 
 def _call(b, op_name, operands):

@@ -32,10 +32,11 @@ from ..dialect.dialect import load_functions
 from ..dialect.layout import contiguous_strides, storage_shape
 from ..dialect.layout import nbytes as _nbytes
 from ..dialect.types import NUMPY_DTYPES, describe_type
-from .collective import HCCL_DTYPE_NAMES, HCCL_REDUCE_NAMES
+from .collective import HCCL_COMM_NAME_BYTES, HCCL_DTYPE_NAMES, HCCL_REDUCE_NAMES
 from .program import (
     Alloc,
     Collective,
+    CommQuery,
     Communicator,
     Constant,
     Host,
@@ -363,6 +364,8 @@ class _Emitter:
                     self._comm(slot, group, world_size)
                 case Collective():
                     self._collective(inst)
+                case CommQuery(slot, comm, what):
+                    self.env[slot] = self._comm_query(self.env[comm], what)
                 case Synchronize():
                     self._synchronize()
                 case _:
@@ -535,6 +538,8 @@ class _Emitter:
             b.check_ptr(handle, _SCALAR, "aclCreateScalar")
             self.cleanup.append(("aclDestroyScalar", handle, _SCALAR))
             return handle, _SCALAR
+        if isinstance(value, tuple) and value and value[0] in ("runtime_string", "runtime_i64"):
+            return value[1], value[2]          # read from a communicator at run time (HCCL)
         if p.kind == A.STRING:
             text = b.literal(f'"{value}"', _CSTR)
             if p.c_type.startswith("const"):
@@ -627,7 +632,10 @@ class _Emitter:
         rank = b.call("ascend_mla_env_u32", [b.literal('"RANK"', _CSTR), b.literal("0", "ui32")], [_CSTR, "ui32"], "ui32")
         world = b.call("ascend_mla_env_u32", [b.literal('"WORLD_SIZE"', _CSTR), b.literal("1", "ui32")],
                        [_CSTR, "ui32"], "ui32")
-        gathers = any(isinstance(i, Collective) and i.function == "HcclAllGather" for i in self.fn.instructions)
+        # a gather, or an MoE exchange, needs every rank: the other ranks' parts (experts) exist
+        # nowhere in a world of one
+        gathers = any(isinstance(i, Collective) and i.function == "HcclAllGather" for i in self.fn.instructions) \
+            or any(c.function.name.startswith("aclnnMoeDistribute") for c in self.fn.calls)
         alone_ok = "false" if gathers and world_size > 1 else "true"
         status = b.call("ascend_mla_check_world", [world, b.literal(str(world_size), "ui32"), b.literal(alone_ok, "i1")],
                         ["ui32", "ui32", "i1"], "i32")
@@ -644,6 +652,22 @@ class _Emitter:
         self.after_results.append(lambda: b.check(b.call("HcclCommDestroy", [comm[0]], [_COMM], _HCCL_STATUS),
                                                   _HCCL_STATUS, "HcclCommDestroy"))
         self.env[slot] = comm
+
+    def _comm_query(self, comm, what: str):
+        """HcclGetCommName into a char[128] (a `const char *` argument) or HcclGetRankId into a
+        uint32_t widened to the int64_t the call takes: ("runtime_string" | "runtime_i64", value,
+        its emitc type), which _argument passes as it is."""
+        b = self.b
+        if what == "name":
+            at = f'!emitc.array<{HCCL_COMM_NAME_BYTES}x!emitc.opaque<"char">>'
+            cells = b.variable(at, "{0}")
+            status = b.call("HcclGetCommName", [comm[0], cells], [_COMM, at], _HCCL_STATUS)
+            b.check(status, _HCCL_STATUS, "HcclGetCommName")
+            return ("runtime_string", cells, at)
+        cell = b.variable("!emitc.lvalue<ui32>", "0")
+        status = b.call("HcclGetRankId", [comm[0], b.address(cell, "ui32")], [_COMM, "!emitc.ptr<ui32>"], _HCCL_STATUS)
+        b.check(status, _HCCL_STATUS, "HcclGetRankId")
+        return ("runtime_i64", b.call("static_cast<int64_t>", [b.load(cell, "ui32")], ["ui32"], "i64"), "i64")
 
     def _collective(self, call):
         """HcclAllReduce / HcclAllGather on the stream, on the buffers' device addresses."""
@@ -695,7 +719,7 @@ def emitc_module(lowered, argument_names) -> str:
     lines = ['emitc.include "acl/acl.h"']
     lines += [f'emitc.include "{h}"' for h in called]
     prelude = _PRELUDE
-    if any(isinstance(inst, Collective) for inst in lowered.instructions):
+    if any(isinstance(inst, Communicator) for inst in lowered.instructions):
         lines.append('emitc.include "hccl/hccl.h"')
         prelude += _HCCL_PRELUDE
     lines += [f'emitc.verbatim "{_q(line)}"' for line in prelude.splitlines()]

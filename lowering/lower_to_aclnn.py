@@ -44,7 +44,7 @@ from ..passes.registry import ModulePass, PassFailure, register_pass
 LOWERINGS: dict[str, Callable] = {}      # op name -> conversion
 
 # The modules holding conversions, one per op family: loading them registers every conversion.
-FAMILIES = ("prolog", "attention", "primitive", "views", "upstream", "decoder", "collective", "dsa")
+FAMILIES = ("prolog", "attention", "primitive", "views", "upstream", "decoder", "collective", "dsa", "moe_distribute")
 
 
 def lowers(op):

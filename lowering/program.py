@@ -162,6 +162,19 @@ class Communicator:
 
 
 @dataclass(frozen=True, slots=True)
+class CommQuery:
+    """What a call reads of the communicator in `comm` at run time: `what` "name" (its name,
+    HcclGetCommName) or "rank" (this process's rank in it, HcclGetRankId)."""
+    slot: int
+    comm: int
+    what: str
+
+    @property
+    def reads(self):
+        return (self.comm,)
+
+
+@dataclass(frozen=True, slots=True)
 class Collective:
     """One HCCL call (HcclAllReduce, HcclAllGather): its argument slots in C order (sendBuf,
     recvBuf, count, dataType, [op,] comm; the stream is the backend's)."""
@@ -316,6 +329,8 @@ class DecodedFunction:
             emit(Launch(symbol_text(op.attributes["callee"]), src[0], src[1], src[2]))
         elif name == "aclnn.hccl_communicator":
             emit(Communicator(res[0], op.attributes["group"].value, int(op.attributes["world_size"].value)))
+        elif name in ("aclnn.hccl_comm_name", "aclnn.hccl_comm_rank"):
+            emit(CommQuery(res[0], src[0], name[len("aclnn.hccl_comm_"):]))
         elif name == "aclnn.hccl_reduce_op":
             emit(Host(res[0], op.attributes["op"].value))
         elif name in ("aclnn.hccl_all_reduce", "aclnn.hccl_all_gather"):
@@ -395,5 +410,5 @@ def decode(lowered, function: Optional[str] = None, constants: Optional[Mapping]
     return cls(op, constants)
 
 
-__all__ = ["Alloc", "Call", "Collective", "Communicator", "Constant", "DecodedFunction", "Host", "Launch", "NULL", "PhaseOne", "ReadIntArray",
+__all__ = ["Alloc", "Call", "Collective", "CommQuery", "Communicator", "Constant", "DecodedFunction", "Host", "Launch", "NULL", "PhaseOne", "ReadIntArray",
            "Synchronize", "TensorList", "View", "Workspace", "decode", "dense_value", "find_function", "symbol_name"]

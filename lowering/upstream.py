@@ -3,7 +3,7 @@ pieces of a written-out dynamic quant (what raise-quant left as written).
 
     tensor.concat            -> aclnnCat(tensors, dim, out)        torch.cat (op-plugin CatKernelNpuOpApi)
     arith.truncf / arith.extf -> aclnnCast(self, dtype, out)       tensor.to(dtype) (op-plugin CastKernelNpuOpApi)
-    arith.fptosi / sitofp / extsi -> aclnnCast                      tensor.to(int8 / float32 / int32)
+    arith.fptosi / sitofp / extsi / trunci -> aclnnCast             tensor.to(int8 / float32 / int32)
     math.absf                -> aclnnAbs(self, out)                torch.abs
     math.roundeven           -> aclnnRound(self, out)              torch.round (half to even)
     arith.maximumf / minimumf -> aclnnMaximum / aclnnMinimum(self, other, out)   torch.clamp's bounds
@@ -35,7 +35,7 @@ def _cast(op, b):
 
 lowers("arith.truncf")(_cast)
 lowers("arith.extf")(_cast)
-for _name in ("arith.fptosi", "arith.sitofp", "arith.extsi"):
+for _name in ("arith.fptosi", "arith.sitofp", "arith.extsi", "arith.trunci"):
     lowers(_name)(_cast)
 
 

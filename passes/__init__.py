@@ -10,6 +10,8 @@
     absorb-kv        naive MLA attention over a module's K/V cache -> absorbed, over a latent
                      cache the program owns (absorb_kv.py)
     fuse-prolog      MLA pre-processing -> mla.prolog_v2 (fuse_prolog.py)
+    fuse-sparse-attention  DSA's indexer and masked attention -> mla.lightning_indexer +
+                     mla.sparse_flash_attention (fuse_sparse_attention.py)
     fuse-attention   attention primitives -> mla.fused_infer_attention_score (fuse_attention.py)
     select-layout    FRACTAL_NZ weights, no casts that cancel (select_layout.py)
     fold-constants   weight-only computations evaluated once, at compile time (fold_constants.py;
@@ -25,6 +27,7 @@ from . import (  # noqa: F401
                        fold_constants,
                        fuse_attention,
                        fuse_prolog,
+                       fuse_sparse_attention,
                        interleave_rope,  # (registration)
                        raise_primitives,
                        raise_quant,

@@ -19,6 +19,11 @@ product as mla.head_matmul (its result (T, N, 512), same kernel numerics). `prol
 takes each form as a variant; the client's query RoPE reads a (T, N, 1, 64) view of q_pe with
 (T, 1, 1, 64) tables (npu_interleave_rope's 4-D form), which the cos/sin check accepts.
 
+When the query latent c_q also feeds ops outside the prolog (DeepSeek Sparse Attention's
+indexer reads it: transformers' q_resid), the prolog becomes mla.prolog_v3 with query_norm_flag
+and its query_norm (c_q rounded to bf16, the graph's own rounding of it) takes c_q's place
+there; only unquantized (NQ), where query_norm is that very value.
+
 The match is rooted at the kv cache store and checked against mla.prolog_v2's verifier before
 anything changes: where a documented constraint fails (He = 5120, N = 3, BlockSize 64...) the
 graph stays as it is and a remark names the rule. A graph that has the key path of MLA but not
@@ -35,6 +40,7 @@ import math
 from dataclasses import dataclass
 
 from ..dialect.dialect import attributes_of
+from ..dialect.dsa import PrologV3
 from ..dialect.prolog import FQ_KVNQ, FQ_KVQ, MAX_S, NQ, PQ_KVNQ, PQ_KVQ, Prolog, PrologV2
 from ..dialect.types import FRACTAL_NZ, TensorInfo
 from .pattern import Pattern, Progress, last_axis_slice, match
@@ -114,6 +120,8 @@ def prolog_pattern(scenario: str, key_path: str = "primitives", uk: str = "mla.h
     else:
         kv_store, kr_store = _key_path(p, kv, scenario, cos, sin, slots)
     _query_path(p, scenario, down_projection, uq_int8, uk, cos, sin)
+    # c_q may also feed ops outside the prolog (DSA's indexer reads it): mla.prolog_v3's query_norm
+    p.output("query_latent", p.by_name("norm_cq")[0])
     p.output("kv_cache_out", kv_store)
     p.output("kr_cache_out", kr_store)
     return p
@@ -302,8 +310,61 @@ def _fuse(m, scenario, v1: bool, log) -> Refusal | None:
         operands[name] = build.nz(v) if name in nz else build.reshape(v, infos[name].shape)
     fused = build.op(opdef, operands, attributes, [results[r] for r in opdef.result_names])
     new = dict(zip(opdef.result_names, fused.results))
-    replace(m, {name: new[name] for name in m.pattern.outputs}, build)   # (T, N, D) viewed as (B, S, N, D)
+    replace(m, {name: new[name] for name in m.pattern.outputs if name != QUERY_LATENT}, build)  # (T, N, D) viewed as (B, S, N, D)
     log.record_fused(opdef.name, where, scenario)
+    return None
+
+
+# --- the query latent also feeds something else: mla.prolog_v3 with query_norm ------------------
+
+QUERY_LATENT = "query_latent"
+
+
+def _latent_used_outside(m) -> bool:
+    return any(use.owner.operation not in m.operations for use in m.output(QUERY_LATENT).uses)
+
+
+def _fuse_v3(m, scenario, log) -> Refusal | None:
+    """mla.prolog_v3 with query_norm_flag: the prolog, and its query_norm (c_q, bf16: the graph's
+    own rounding of it in NQ) for c_q's other users: DeepSeek Sparse Attention's indexer reads
+    it (transformers' q_resid)."""
+    if scenario != NQ:
+        return Refusal(ESCAPES, f"the query latent c_q feeds ops outside the prolog; mla.prolog_v3's "
+                                f"query_norm is c_q rounded to bf16 only without quantization (NQ), not {scenario}")
+    root = m.op("kv_store")
+    where = root.location
+    tokens = info(m.value("token_x")).shape[:-1]
+    dr = info(m.value("rope_cos")).shape[-1]
+    nz = ("weight_dq", "weight_uq_qr", "weight_dkv_kr")
+    shapes = {"rope_sin": tokens + (dr,), "rope_cos": tokens + (dr,), "cache_index": tokens}
+    values = {name: m.value(name) for name in [o.name for o in PrologV3.operands] if name in m.pattern.inputs}
+    values = {k: v for k, v in values.items() if v is not None}
+    infos = {}
+    for name, v in values.items():
+        t = info(v)
+        shape = shapes.get(name, t.shape)
+        if math.prod(shape) != math.prod(t.shape):
+            return Refusal(SEMANTICS, f"{name}: {t} cannot be viewed as {TensorInfo(shape, t.dtype)}")
+        infos[name] = TensorInfo(shape, t.dtype, FRACTAL_NZ if name in nz else t.format)
+    key = attributes_of(root if "norm_ckv" not in m.pattern_ops else m.op("norm_ckv"))
+    mode = attributes_of(root)["cache_mode"]
+    attributes = {"rmsnorm_epsilon_cq": attributes_of(m.op("norm_cq"))["epsilon"],
+                  "rmsnorm_epsilon_ckv": key["epsilon"], "cache_mode": CLIENT_CACHE_MODES.get(mode, mode),
+                  "query_norm_flag": True}
+    results = PrologV3.result_infos(PrologV3.snapshot_from_parts(infos, attributes))
+    finding = legality(PrologV3, infos, attributes, results)
+    if finding:
+        return Refusal.of(finding, PrologV3.name)
+    ip = insertion_point(list(values.values()), m, after_users_of=(values["kv_cache"], values["kr_cache"]))
+    if ip is None:
+        return Refusal("FUSE-002", "a user of the subgraph's results comes before one of its inputs is "
+                                   "defined, or before a reader of the caches it updates in place")
+    build = Builder(ip, fused_location(m, PASS))
+    operands = {name: build.nz(v) if name in nz else build.reshape(v, infos[name].shape) for name, v in values.items()}
+    fused = build.op(PrologV3, operands, attributes, [results[r] for r in PrologV3.result_names])
+    new = dict(zip(PrologV3.result_names, fused.results), query_latent=fused.results[3])
+    replace(m, {name: new[name] for name in m.pattern.outputs}, build)
+    log.record_fused(PrologV3.name, where, f"{scenario}, query_norm")
     return None
 
 
@@ -350,7 +411,8 @@ class FuseProlog(ModulePass):
 
         def rewrite(found):
             m, scenario = found
-            return _semantics_problem(m, scenario) or _escapes(m) or _fuse(m, scenario, self.v1, inputs.log)
+            fuse = _fuse_v3 if _latent_used_outside(m) else (lambda m, s, log: _fuse(m, s, self.v1, log))
+            return _semantics_problem(m, scenario) or _escapes(m) or fuse(m, scenario, inputs.log)
         changed = rewrite_anchors(module, ("mla.scatter_cache", "mla.kv_rmsnorm_rope_cache"), find, rewrite,
                                   pass_name=PASS, log=inputs.log)
         return None if changed else UNCHANGED

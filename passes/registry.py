@@ -137,7 +137,7 @@ PASSES: dict[str, PassInfo] = {}
 
 # Named pipelines: `ascend_mla.compile(pipeline="default")` and `mla-opt --pass-pipeline=default`.
 PIPELINES = {
-    "default": "builtin.module(verify,raise-rms-norm,raise-rope,raise-quant,interleave-rope,absorb-kv,absorb-latent-kv,fuse-prolog,fuse-attention,select-layout,fold-constants,cleanup)",
+    "default": "builtin.module(verify,raise-rms-norm,raise-rope,raise-quant,interleave-rope,absorb-kv,absorb-latent-kv,fuse-prolog,fuse-sparse-attention,fuse-attention,select-layout,fold-constants,cleanup)",
 }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -22,6 +23,11 @@ from .interface import Backend
 from .kernels import run_kernel  # noqa: F401 (also the backend's API)
 
 log = logging.getLogger("ascend_mla")
+
+
+class BackendFallbackWarning(RuntimeWarning):
+    """`auto` runs on the CPU because a CANN install that is configured here does not work
+    (issued once per selection of `auto`; the reason is the NPU backend's)."""
 
 
 BACKENDS = ("cpu", "npu", "auto")
@@ -65,8 +71,14 @@ def backend_instance(name=None):
     why = unavailable_reason()          # not an exception: "auto" asks on every call
     if why is not None:
         if not _announced:
-            log.info("backend 'auto': running on the CPU backend (%s)", why)
             _announced = True
+            from .npu import broken_install_reason
+            if broken_install_reason() is not None:      # a CANN install that does not work: said once
+                warnings.warn(f"backend 'auto': running on the CPU backend because the CANN install here does "
+                              f"not work: {why}", BackendFallbackWarning, stacklevel=2)
+                log.warning("backend 'auto': running on the CPU backend (%s)", why)
+            else:                                        # no CANN at all: the CPU is the expected backend
+                log.info("backend 'auto': running on the CPU backend (%s)", why)
         return CPU
     if not _announced:
         log.info("backend 'auto': running on the NPU")
@@ -226,6 +238,10 @@ class CpuBackend(Backend):
         from .collective import cpu_collective
         cpu_collective(function, args)
 
+    def comm_query(self, comm, what):
+        from .collective import cpu_comm_query
+        return cpu_comm_query(comm, what)
+
     def synchronize(self):
         pass
 
@@ -256,6 +272,8 @@ def _run_bound_kernel(fn, args, values, types, checked, variant=None, snapshots=
     given, result_types, outputs = {}, {}, {}
     for p, a in zip(fn.params, args):
         role = binding.role[p.c_name]
+        if role == "scratch":       # an output buffer the op has no result for: not written here
+            continue
         if role is None:
             if a is not None:
                 raise NotImplementedError(f"{fn.name}: {p.c_name} is always nullptr in this compiler")
@@ -286,7 +304,8 @@ def _run_bound_kernel(fn, args, values, types, checked, variant=None, snapshots=
 class _Binding:
     """How a Function's arguments map onto its mla op (once per Function): each parameter's
     role ("operand", "out", "host", "fixed": a host value the lowering fixes, such as alpha = 1,
-    or None: a tensor that is always nullptr), the op's operand slots and attribute defaults."""
+    "scratch": an output buffer the op has no result for, or None: a tensor that is always
+    nullptr), the op's operand slots and attribute defaults."""
 
     def __init__(self, fn, opdef):
         from ..dialect import aclnn as A
@@ -296,7 +315,7 @@ class _Binding:
         self.role = {}
         for p in fn.params:
             if p.binds is None:
-                self.role[p.c_name] = "fixed" if p.kind in A.HOST else None
+                self.role[p.c_name] = "fixed" if p.kind in A.HOST else "scratch" if p.kind == A.OUT else None
             elif p.kind in (A.OUT, A.OPT_OUT):
                 self.role[p.c_name] = "out"
             elif p.kind in A.HOST:

@@ -20,7 +20,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dialect.collective import AllGather, AllReduce
-from ..lowering.collective import HCCL_API, HCCL_DTYPE_ENUM, HCCL_REDUCE_ENUM, HCCL_RESULT, HCCL_ROOT_INFO_BYTES
+from ..lowering.collective import (
+    HCCL_API,
+    HCCL_COMM_NAME_BYTES,
+    HCCL_DTYPE_ENUM,
+    HCCL_REDUCE_ENUM,
+    HCCL_RESULT,
+    HCCL_ROOT_INFO_BYTES,
+)
 from .cpu_buffers import resolve, store
 from .distributed import CollectiveError, check_world, world
 from .kernels import run_kernel
@@ -50,13 +57,20 @@ def cpu_collective(function: str, args: list):
     store(recv, np.asarray(y).reshape(recv.info.shape))
 
 
+def cpu_comm_query(comm: CpuCommunicator, what: str):
+    """A CPU communicator's name is its group's; the rank is this process's in the job (0 in a
+    world of one)."""
+    return comm.group if what == "name" else world().rank
+
+
 # --- NPU (HCCL through ctypes) --------------------------------------------------------------------
 
 _CTYPES = {"HcclResult": ctypes.c_int, "uint32_t": ctypes.c_uint32, "uint64_t": ctypes.c_uint64,
            "void *": ctypes.c_void_p, "HcclDataType": ctypes.c_int, "HcclReduceOp": ctypes.c_int,
            "HcclComm": ctypes.c_void_p, "HcclComm *": ctypes.POINTER(ctypes.c_void_p),
            "aclrtStream": ctypes.c_void_p, "HcclRootInfo *": ctypes.c_void_p,
-           "const HcclRootInfo *": ctypes.c_void_p}
+           "const HcclRootInfo *": ctypes.c_void_p, "char *": ctypes.c_void_p,
+           "uint32_t *": ctypes.POINTER(ctypes.c_uint32)}
 
 
 class HcclError(RuntimeError):
@@ -138,6 +152,22 @@ def npu_collective(backend, function: str, args: list):
     hccl.check(function, status)
 
 
+def npu_comm_query(backend, comm: NpuCommunicator, what: str):
+    """HcclGetCommName (the name the MoE-distribute calls take as groupEp) or HcclGetRankId."""
+    if world().alone and comm.world_size != 1:
+        raise CollectiveError(f"the MoE exchange over {comm.world_size} ranks of group {comm.group!r} in a world of "
+                              f"one: the other ranks' experts do not exist on the device (run with torchrun "
+                              f"--nproc-per-node {comm.world_size})")
+    hccl = backend.hccl
+    if what == "name":
+        cell = ctypes.create_string_buffer(HCCL_COMM_NAME_BYTES)
+        hccl.check("HcclGetCommName", hccl.fn["HcclGetCommName"](comm.handle, ctypes.addressof(cell)))
+        return cell.value.decode()
+    rank = ctypes.c_uint32(0)
+    hccl.check("HcclGetRankId", hccl.fn["HcclGetRankId"](comm.handle, ctypes.byref(rank)))
+    return int(rank.value)
+
+
 def npu_close(backend):
     """Destroy the backend's communicators (before the device is reset)."""
     for comm in backend.communicators.values():
@@ -146,6 +176,11 @@ def npu_close(backend):
 
 
 # --- the report ---------------------------------------------------------------------------------
+
+# the phase-one ops of the MoE-distribute calls (their groupEp argument names the communicator)
+MOE_EXCHANGES = {"aclnn.moe_distribute_dispatch_v2_get_workspace_size": "aclnnMoeDistributeDispatchV2",
+                 "aclnn.moe_distribute_combine_v2_get_workspace_size": "aclnnMoeDistributeCombineV2"}
+
 
 def collectives_of(module, source: str = "") -> list:
     """{"op", "location", "detail"} of each HCCL call of a lowered module, saying what it does in
@@ -159,15 +194,25 @@ def collectives_of(module, source: str = "") -> list:
 
     def visit(op):
         op = op.operation
-        if op.name in CALLS:
-            comm = op.operands[-2].owner
-            size, group = int(comm.attributes["world_size"].value), comm.attributes["group"].value
-            if w.alone:
-                here = "here a world of one: the identity" if op.name.endswith("all_reduce") or size == 1 else \
-                    "here a world of one: refused when run (the other ranks' parts do not exist)"
+        exchange = MOE_EXCHANGES.get(op.name)
+        if op.name in CALLS or exchange:
+            if exchange:
+                from ..dialect.aclnn import ACLNN
+                params = [p.c_name for p in ACLNN.functions[exchange].params]
+                comm = op.operands[params.index("groupEp")].owner.operation.operands[0].owner
             else:
+                comm = op.operands[-2].owner
+            size, group = int(comm.attributes["world_size"].value), comm.attributes["group"].value
+            if not w.alone:
                 here = f"rank {w.rank} of {w.size} ({w.backend})"
-            found.append({"op": CALLS[op.name], "location": location_text(op.location, source),
+            elif exchange:
+                here = ("here a world of one: rank 0's experts only (the pairs routed to the other ranks' "
+                        "experts are not sent)")
+            elif op.name.endswith("all_reduce") or size == 1:
+                here = "here a world of one: the identity"
+            else:
+                here = "here a world of one: refused when run (the other ranks' parts do not exist)"
+            found.append({"op": exchange or CALLS[op.name], "location": location_text(op.location, source),
                           "detail": f"over {size} ranks of group {group!r}; {here}"})
         return ir.WalkResult.ADVANCE
 

@@ -22,7 +22,10 @@ from ..dialect.aclnn_functions import (
     CAT,
     EMBEDDING,
     FIA_V4,
+    GT_TENSOR,
+    INDEX_SELECT,
     INPLACE_COPY,
+    INPLACE_MASKED_FILL_SCALAR,
     INPLACE_ONE,
     LOGICAL_OR,
     MATMUL,
@@ -35,6 +38,7 @@ from ..dialect.aclnn_functions import (
     ROTARY_POSITION_EMBEDDING,
     ROUND,
     SCATTER_PA_KV_CACHE,
+    SCATTER_VALUE,
     TRIU,
 )
 from ..dialect.fia import FusedInferAttentionScore
@@ -42,6 +46,7 @@ from ..dialect.primitive import (
     Attention,
     Gather,
     HeadMatmul,
+    MaskedPagedAttention,
     Matmul,
     PagedAttention,
     QuantMatmul,
@@ -218,13 +223,51 @@ def fused_infer_attention_score_v4(call):
     value = key if call.same("key", "value") else cache("value")
     nz = hasattr(a["key"][0], "to_nd")
     lengths = np.asarray(a["actualSeqLengthsKvOptional"], np.int64)
-    (y,) = call.run(PagedAttention, {
+    # sparse_mode 3 takes the causal template; sparse_mode 0 with a mask is the lowering's
+    # (B, S, T) mask of the keys the attention does not read (causal rows included)
+    user_mask = a["attenMaskOptional"] if a["sparseMode"] == 0 else None
+    masked = {} if user_mask is None else {"atten_mask": user_mask}
+    (y,) = call.run(MaskedPagedAttention if masked else PagedAttention, {
         "query": query, "key_cache": key, "value_cache": value, "block_table": a["blockTableOptional"],
         "seq_lengths": lengths, "query_rope": a["queryRopeOptional"],
         "key_rope_cache": cache("keyRopeOptional"), "dequant_scale_query": a["dequantScaleQueryOptional"],
-        "key_dequant_scale": a["keyAntiquantScaleOptional"]},
+        "key_dequant_scale": a["keyAntiquantScaleOptional"], **masked},
         {"scale_value": a["scaleValue"], "cache_mode": "PA_NZ" if nz else "PA_BSND"}, out)
     return {"attentionOut": y}
+
+
+@cpu_call(INDEX_SELECT)
+def index_select(call):
+    """Rows of `self` at `index` along `dim`: the lowering's whole-block gather of a paged
+    cache (mla.paged_gather), any dim."""
+    a = call.args
+    picked = np.take(np.asarray(a["self"]), np.asarray(a["index"], np.int64), axis=a["dim"])
+    return {"out": picked.astype(numpy_dtype(call.types["out"].dtype))}
+
+
+@cpu_call(GT_TENSOR)
+def gt_tensor(call):
+    out = np.greater(np.asarray(call.args["self"]), np.asarray(call.args["other"]))
+    return {"out": out.astype(numpy_dtype(call.types["out"].dtype))}
+
+
+@cpu_call(INPLACE_MASKED_FILL_SCALAR)
+def inplace_masked_fill_scalar(call):
+    a = call.args
+    target = np.asarray(a["selfRef"])
+    _, value = a["value"]                 # an aclScalar: (dtype, number)
+    return {"selfRef": np.where(np.asarray(a["mask"], bool), np.asarray(value, target.dtype), target)}
+
+
+@cpu_call(SCATTER_VALUE)
+def scatter_value(call):
+    """out = self with `value` written at `index` along `dim` (reduction 0: replace)."""
+    a = call.args
+    if a["reduction"] != 0:
+        raise NotImplementedError(f"{call.name}: reduction {a['reduction']} (the lowering emits 0)")
+    out = np.array(a["self"], dtype=numpy_dtype(call.types["out"].dtype), copy=True)
+    np.put_along_axis(out, np.asarray(a["index"], np.int64), a["value"][1], axis=a["dim"])
+    return {"out": out}
 
 
 def _elementwise(fn):

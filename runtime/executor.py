@@ -28,6 +28,7 @@ from ..lowering.program import (  # noqa: F401
     Alloc,
     Call,
     Collective,
+    CommQuery,
     Communicator,
     Constant,
     DecodedFunction,
@@ -165,6 +166,8 @@ class LoweredFunction(DecodedFunction):
                     env[slot] = backend.communicator(group, world_size)
                 case Collective(function, args):
                     backend.collective(function, [env[s] for s in args])
+                case CommQuery(slot, comm, what):
+                    env[slot] = backend.comm_query(env[comm], what)
                 case Synchronize():
                     backend.synchronize()
                 case _:
@@ -219,7 +222,11 @@ class LoweredFunction(DecodedFunction):
                 case PhaseOne(size_slot, exec_slot, call):
                     self._phase_one(backend, env, sites, stats, size_slot, exec_slot, call)
                     size = max(size, int(env[size_slot]))
-                case Workspace() | Launch() | Synchronize():
+                case Communicator(slot, group, world_size):
+                    env[slot] = backend.communicator(group, world_size)
+                case CommQuery(slot, comm, what):
+                    env[slot] = backend.comm_query(env[comm], what)
+                case Workspace() | Launch() | Synchronize() | Collective():
                     pass
                 case _:
                     self._value(inst, env, backend, state)

@@ -52,6 +52,10 @@ class Backend(Protocol):
     def collective(self, function: str, args: list) -> None:
         """One HCCL call (HcclAllReduce, HcclAllGather) on its arguments in C order."""
 
+    def comm_query(self, comm, what: str) -> Any:
+        """What a call reads of a communicator at run time: "name" (its name, HcclGetCommName:
+        the MoE-distribute calls' groupEp) or "rank" (this process's rank in it, HcclGetRankId)."""
+
     def synchronize(self) -> None:
         """Wait for the stream."""
 

@@ -371,6 +371,10 @@ class NpuBackend(Backend):
         from .collective import npu_collective
         npu_collective(self, function, args)
 
+    def comm_query(self, comm, what):
+        from .collective import npu_comm_query
+        return npu_comm_query(self, comm, what)
+
     def synchronize(self):
         self._check("aclrtSynchronizeStream", self.fn["aclrtSynchronizeStream"](self.stream))
 
@@ -428,6 +432,22 @@ def unavailable_reason() -> str | None:
         reason = str(e)
     _failure = (env, reason) if reason is not None else None
     return reason
+
+
+def broken_install_reason() -> str | None:
+    """Why `auto` falls back to the CPU when that is news to the user: a CANN install that is
+    here (ASCEND_HOME_PATH / ASCEND_TOOLKIT_HOME set, or its libraries found) but does not work.
+    None when the NPU is usable or when there is simply no CANN on this machine (the usual CPU
+    machine, which `auto` serves quietly)."""
+    reason = unavailable_reason()
+    if reason is None:
+        return None
+    configured = any(os.environ.get(v) for v in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_MLA_DEVICE"))
+    try:
+        found = bool(find_libraries())
+    except Exception:       # noqa: BLE001 - a path the OS refuses: the install is broken
+        found = True
+    return reason if configured or found else None
 
 
 def _truncated(path: str) -> str | None:

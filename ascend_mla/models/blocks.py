@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 
 import ml_dtypes
@@ -49,6 +50,7 @@ from ..dialect.primitive import (
     DynamicQuant,
     Gather,
     HeadMatmul,
+    MaskedPagedAttention,
     Matmul,
     Mul,
     PagedAttention,
@@ -60,7 +62,7 @@ from ..dialect.primitive import (
     Transpose,
 )
 from ..dialect.types import TensorInfo
-from . import checkpoint
+from . import checkpoint, dsa
 from .decoder import attention_ids, layer_blocks, layer_ids
 from .graph import GraphWriter
 
@@ -89,6 +91,11 @@ CONFIGS = {
     "deepseek-v2-lite": dict(_MLA, hidden_size=2048, num_attention_heads=16, q_lora_rank=None,
                              num_hidden_layers=27, rope_theta=10000.0, max_position_embeddings=163840,
                              rope_scaling=_YARN_V2),
+    # DeepSeek-V3.2(-Exp): V3's attention with DSA's indexer (64 heads of 128, top-2048, rotate-half RoPE)
+    "deepseek-v3.2": dict(_MLA, hidden_size=7168, num_attention_heads=128, q_lora_rank=1536,
+                          num_hidden_layers=61, rope_theta=10000.0, max_position_embeddings=163840,
+                          rope_scaling=_YARN_V3, attention="dsa", index_n_heads=64, index_head_dim=128,
+                          index_topk=2048, indexer_rope="half"),
 }
 QUANTS = ("bf16", "w8a8", "w8a8c8")
 CACHE_MODES = ("PA_BSND", "PA_NZ")
@@ -123,6 +130,8 @@ class Model:
     max_positions: int = 0
     _weights: object = field(default=None, repr=False)      # a dict, or a function making it
     _caches: dict = field(default=None, repr=False)
+    # the weights and the model's own caches are made on first use, once, whichever thread asks
+    _lock: object = field(default_factory=threading.Lock, repr=False, compare=False)
     _text: str = field(default=None, repr=False)
 
     def build(self, context=None, *, into=None, function: str = "forward"):
@@ -139,23 +148,26 @@ class Model:
 
     @property
     def weights(self) -> dict:
-        if callable(self._weights):
-            self._weights = self._weights()
-        return self._weights
+        with self._lock:
+            if callable(self._weights):
+                self._weights = self._weights()
+            return self._weights
 
     @property
     def cache_names(self) -> list[str]:
-        return [f"{kind}_cache.{i}" for i in attention_ids(self.config) for kind in ("kv", "kr")]
+        return [f"{kind}_cache.{i}" for i in attention_ids(self.config) for kind in cache_kinds(self.config)]
 
     def new_caches(self) -> dict:
         """Zeroed paged caches, one kv (latent) and one kr (rope) cache per attention block (one
-        per layer; LongCat's layers have two)."""
+        per layer; LongCat's layers have two); a DSA block has its indexer's keys too (index)."""
         c = self.config
         kv_dtype = np.int8 if c["quant"] == "w8a8c8" else BF16
         out = {}
         for i in attention_ids(c):
             out[f"kv_cache.{i}"] = np.zeros((self.num_blocks, c["block_size"], 1, c["kv_lora_rank"]), kv_dtype)
             out[f"kr_cache.{i}"] = np.zeros((self.num_blocks, c["block_size"], 1, c["qk_rope_head_dim"]), BF16)
+            if "index" in cache_kinds(c):
+                out[f"index_cache.{i}"] = np.zeros(dsa.index_cache_info(c, self.num_blocks).shape, BF16)
         return out
 
     def inputs(self, step: int = 0, caches: dict | None = None) -> dict:
@@ -169,9 +181,10 @@ class Model:
             raise ValueError(f"step: {step} is outside [0, {self.max_positions // seq}) "
                              f"(max_positions {self.max_positions} / seq {seq})")
         if caches is None:
-            if self._caches is None:
-                self._caches = self.new_caches()
-            caches = self._caches
+            with self._lock:
+                if self._caches is None:
+                    self._caches = self.new_caches()
+                caches = self._caches
         rng = np.random.default_rng([c["seed"], 1, step])
         positions = np.broadcast_to(np.arange(step * seq, (step + 1) * seq), (batch, seq)).astype(np.int64)
         slots = self.block_table[np.arange(batch)[:, None], positions // block_size].astype(np.int64) \
@@ -190,7 +203,8 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
           quant: str = "bf16", cache_mode: str = "PA_BSND", block_size: int = 128, seed: int = 0,
           max_positions: int | None = None, weights: dict | None = None,
           config: dict | None = None, rope: str = "interleave", layer: int | None = None,
-          decoder: bool = False, rank: int = 0, sharded: bool = False) -> Model:
+          decoder: bool = False, rank: int = 0, sharded: bool = False, ep: int = 1,
+          max_tokens: int | None = None, feed_forward: bool = False, first_layer: int = 0) -> Model:
     """The attention block of `layers` layers of model `name` at tensor-parallel slice `tp`.
 
     Weights are random (seeded) unless `weights` gives a checkpoint's (HF names, full size: the
@@ -199,7 +213,16 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     instead of layers 0..layers-1. `rank`: which tensor-parallel rank's slice (0 <= rank < tp);
     `sharded`: `weights` are that slice already (a loader read only it). `decoder`: the whole decoder (ascend_mla/models/decoder.py):
     token ids in, the embedding, each layer's MLP or MoE after its attention, the final norm
-    and lm_head; the first result is then the logits (batch, seq, vocab) float32."""
+    and lm_head; the first result is then the logits (batch, seq, vocab) float32.
+    `ep`: expert parallelism (docs/parallel.md): rank `rank` of `ep` holds the routed experts
+    [rank E/ep, (rank+1) E/ep) and everything else whole (attention data-parallel: its own
+    rows); each MoE layer sends its tokens to their experts' ranks and back
+    (mla.moe_distribute_dispatch / combine). `max_tokens`: the most tokens one call of any
+    function of the rank's program has (default batch * seq; a module of decode and prefill
+    functions gives batch * its largest prefill), which sizes every exchange alike.
+    `feed_forward`: each layer's MLP or MoE after its attention, hidden states in and out (the
+    decoder's layers without the embedding and lm_head); `first_layer`: the index of the first
+    layer built (weight and cache names keep it; a MoE layer of DeepSeek-V3 is 3 or later)."""
     if config is None:
         if not isinstance(name, str) or name not in CONFIGS:
             raise ValueError(f"name: unknown model {name!r}; known: {', '.join(CONFIGS)}")
@@ -210,10 +233,23 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     heads = c["num_attention_heads"]
     if heads % tp:
         raise ValueError(f"tp: must divide the {heads} attention heads of {name}, got {tp}")
-    if not isinstance(rank, int) or not 0 <= rank < tp:
-        raise ValueError(f"rank: expected an integer in [0, tp) = [0, {tp}), got {rank!r}")
-    if layers > c.get("num_hidden_layers", layers):
-        raise ValueError(f"layers: {name} has {c['num_hidden_layers']} layers, got {layers}")
+    if not _is_int(ep) or not 1 <= ep <= _LIMITS["tp"]:
+        raise ValueError(f"ep: expected an integer in [1, {_LIMITS['tp']}], got {ep!r}")
+    if tp > 1 and ep > 1:
+        raise ValueError(f"tp {tp} with ep {ep}: not built. Expert parallelism runs attention data-parallel "
+                         "(each rank its own requests, the whole latent cache); splitting those heads too needs "
+                         "the MoE exchange's TP group (Atlas A3, tpWorldSize 2, one expert per rank), which "
+                         "no CPU exchange carries (docs/parallel.md)")
+    ranks = max(tp, ep)
+    if not isinstance(rank, int) or not 0 <= rank < ranks:
+        what = "tp" if tp > 1 or ep == 1 else "ep"
+        raise ValueError(f"rank: expected an integer in [0, {what}) = [0, {ranks}), got {rank!r}")
+    tokens = batch * seq if max_tokens is None else max_tokens
+    if not _is_int(tokens) or not batch * seq <= tokens <= _LIMITS["seq"]:
+        raise ValueError(f"max_tokens: expected an integer >= batch * seq = {batch * seq}, got {max_tokens!r}")
+    if not _is_int(first_layer) or first_layer < 0 or layers + first_layer > c.get("num_hidden_layers", layers):
+        raise ValueError(f"layers: {name} has {c.get('num_hidden_layers')} layers, got {layers} from layer "
+                         f"{first_layer!r}")
     if layer is not None:
         if not isinstance(layer, int) or not 0 <= layer < c.get("num_hidden_layers", layer + 1):
             raise ValueError(f"layer: expected an index in [0, {c.get('num_hidden_layers')}), got {layer!r}")
@@ -228,13 +264,16 @@ def build(name: str = "deepseek-v3", *, tp: int = 1, layers: int = 1, batch: int
     if max_positions is None:
         max_positions = block_size * max(2, -(-32 * seq // block_size))
     blocks_per_row = -(-max_positions // block_size)
-    c.update(name=name, tp=tp, rank=rank, heads=heads // tp, layers=layers, batch=batch, seq=seq, quant=quant,
-             cache_mode=cache_mode, block_size=block_size, seed=seed, max_positions=max_positions, rope=rope,
-             softmax_scale=softmax_scale(c), decoder=decoder,
-             layer_ids=[layer] if layer is not None else list(range(layers)))
-    if decoder:
+    c.update(name=name, tp=tp, ep=ep, max_tokens=tokens, rank=rank, heads=heads // tp, layers=layers, batch=batch,
+             seq=seq, quant=quant, cache_mode=cache_mode, block_size=block_size, seed=seed,
+             max_positions=max_positions, rope=rope, softmax_scale=softmax_scale(c), decoder=decoder,
+             feed_forward=feed_forward or decoder,
+             layer_ids=[layer] if layer is not None else list(range(first_layer, first_layer + layers)))
+    if decoder or feed_forward:
         from .decoder import check_config
         check_config(c)
+    if c.get("attention") == "dsa":
+        dsa.check_config(c)
     rng = np.random.default_rng(seed)
     num_blocks = batch * blocks_per_row + 1                  # one spare block nobody uses
     block_table = rng.permutation(num_blocks)[:batch * blocks_per_row].reshape(batch, blocks_per_row).astype(np.int32)
@@ -356,7 +395,10 @@ def weight_specs(c) -> dict:
                 specs[a + f"{proj}.weight_scale"] = TensorInfo((rows, 1), "f32")
         if c["quant"] == "w8a8c8":
             specs[a + "kv_scale"] = TensorInfo((1, c["kv_lora_rank"]), "f32")
-    if c.get("decoder"):
+        if c.get("attention") == "dsa":
+            for suffix, (shape, dtype) in dsa.indexer_names(c).items():
+                specs[a + dsa.INDEXER + suffix] = TensorInfo(shape, dtype)
+    if c.get("feed_forward"):
         from .decoder import decoder_specs
         specs.update(decoder_specs(c))
     return specs
@@ -412,13 +454,14 @@ def shard(weights: dict, c) -> dict:
     from .sharding import take
     out = {}
     names = []
-    if c.get("decoder"):
+    if c.get("feed_forward"):
         from .decoder import decoder_specs
         names = [n for n in decoder_specs(c) if n in weights]
     for i in layer_ids(c):
         names += [k for k in weights if k.startswith((f"model.layers.{i}.self_attn.", f"model.layers.{i}.input_layernorm."))]
     for key in names:
-        out[key] = np.ascontiguousarray(take(key, np.asarray(weights[key]), c["tp"], c.get("rank", 0)))
+        out[key] = np.ascontiguousarray(take(key, np.asarray(weights[key]), c["tp"], c.get("rank", 0),
+                                             c.get("ep", 1)))
     return out
 
 
@@ -462,7 +505,9 @@ def _forward(c, num_blocks, blocks_per_row, specs, context=None, into=None, func
     block_table = g.arg("block_table", t((b, blocks_per_row), "i32"))
     lengths = g.arg("seq_lengths", t((b,), "i64"))
     caches = {a: (g.arg(f"kv_cache.{a}", t((num_blocks, c["block_size"], 1, lora), "i8" if kv_int8 else "bf16")),
-                  g.arg(f"kr_cache.{a}", t((num_blocks, c["block_size"], 1, dr), "bf16"))) for a in attention_ids(c)}
+                  g.arg(f"kr_cache.{a}", t((num_blocks, c["block_size"], 1, dr), "bf16")))
+              + ((g.arg(f"index_cache.{a}", dsa.index_cache_info(c, num_blocks)),) if "index" in cache_kinds(c) else ())
+              for a in attention_ids(c)}
     g.location = "model.rotary_emb"
     cos = g.op(Gather, table=w("model.rotary_emb.cos_cached"), indices=positions, name="cos")
     sin = g.op(Gather, table=w("model.rotary_emb.sin_cached"), indices=positions, name="sin")
@@ -484,6 +529,8 @@ def _forward(c, num_blocks, blocks_per_row, specs, context=None, into=None, func
         for block in layer_blocks(c, i):
             x = g.op(RmsNorm, x=h, gamma=w(block.input_norm), epsilon=c["rms_norm_eps"], name=f"{block.tag}_x")
             h = whole.residual(g, c, h, run(block, x), f"{block.tag}_h")
+        if c.get("feed_forward"):         # the layer's MLP or MoE too (hidden states in and out)
+            h = whole.feed_forward(g, w, c, i, h)
     if c.get("decoder"):
         g.location = "lm_head"
         h = whole.logits(g, w, c, h)
@@ -540,7 +587,7 @@ class _Attention:
         latent_eps = c.get("latent_norm_eps", checkpoint.LATENT_NORM_EPS)
         rope_mode = {} if c.get("rope", "interleave") == "interleave" else {"mode": c["rope"]}
         cos, sin, cos_heads, sin_heads = ins["cos"], ins["sin"], ins["cos_heads"], ins["sin_heads"]
-        kv_cache, kr_cache = self.caches[block.cache]
+        kv_cache, kr_cache = self.caches[block.cache][:2]
         a, tag, linear = block.attention, block.tag, self.linear
 
         def t(shape, dtype):
@@ -549,6 +596,7 @@ class _Attention:
         xq, xs = (g.op(DynamicQuant, x=x, name=f"{tag}_xq") if int8 else (x, None))
         f32_or_bf16 = "f32" if int8 else "bf16"
         # query path
+        c_q = None
         if c["q_lora_rank"]:
             q_a = linear(xq, a + "q_a_proj", xs, f32_or_bf16, f"{tag}_q_a")
             c_q = g.op(RmsNorm, x=q_a, gamma=self.gamma(a + "q_a_layernorm.weight", c.get("q_lora_scale"), f"{tag}_c_q"),
@@ -602,10 +650,9 @@ class _Attention:
                         cache_mode=c["cache_mode"], name=f"{tag}_kr_cache")
         self.new_caches[block.cache] = (kv_cache, kr_cache)
         # attention over the latent cache, then W_uv and o_proj
-        latent = g.op(PagedAttention, query=query, key_cache=kv_cache, value_cache=kv_cache,
-                      block_table=ins["block_table"], seq_lengths=ins["lengths"], query_rope=query_rope,
-                      key_rope_cache=kr_cache, scale_value=c["softmax_scale"], cache_mode=c["cache_mode"],
-                      name=f"{tag}_latent", result={"attention_out": t((b, s, n, lora), "bf16")}, **attention_extra)
+        latent = self.attend(block, x, c_q, dict(query=query, key_cache=kv_cache, value_cache=kv_cache,
+                                                 block_table=ins["block_table"], seq_lengths=ins["lengths"],
+                                                 query_rope=query_rope, key_rope_cache=kr_cache, **attention_extra))
         w_uv = g.op(Transpose, x=g.extract_slice(kv_b, (0, nope, 0), (n, dv, lora), f"{tag}_w_uv_t"),
                     permutation=[0, 2, 1], name=f"{tag}_w_uv")
         o = g.reshape(g.op(HeadMatmul, x=latent, w=w_uv, name=f"{tag}_o_heads"), (b, s, n * dv), f"{tag}_o_flat")
@@ -618,10 +665,38 @@ class _Attention:
             out = g.op(AllReduce, x=out, world_size=c["tp"], name=f"{tag}_o_sum")
         return out
 
+    def attend(self, block, x, c_q, operands):
+        """The attention over the latent cache (B, S, N, kv_lora_rank): MLA's paged attention
+        of every cached token. x: the block's normed input; c_q: its query latent (None without
+        a query down-projection); operands: the paged attention's."""
+        c = self.c
+        return self.g.op(PagedAttention, **operands, scale_value=c["softmax_scale"], cache_mode=c["cache_mode"],
+                         name=f"{block.tag}_latent", result={"attention_out": TensorInfo(
+                             (c["batch"], c["seq"], c["heads"], c["kv_lora_rank"]), "bf16")})
+
+
+class _SparseAttention(_Attention):
+    """DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5): MLA whose attention sees only the keys
+    its indexer selects (dsa.py writes the indexer; its keys are one more paged cache per block,
+    `index_cache.{id}`)."""
+
+    def attend(self, block, x, c_q, operands):
+        c, g = self.c, self.g
+        mask, index_cache = dsa.selection(g, self.w, c, block, x, c_q, self.inputs, self.caches[block.cache][2])
+        self.new_caches[block.cache] += (index_cache,)
+        return g.op(MaskedPagedAttention, **operands, atten_mask=mask, scale_value=c["softmax_scale"],
+                    cache_mode=c["cache_mode"], name=f"{block.tag}_latent", result={"attention_out": TensorInfo(
+                        (c["batch"], c["seq"], c["heads"], c["kv_lora_rank"]), "bf16")})
+
 
 # The attention block of each kind a family names (families.Family.attention): a class built
 # with (g, w, c, inputs, caches) whose call (block, x) writes one block and returns its output.
-ATTENTIONS = {"mla": _Attention}
+ATTENTIONS = {"mla": _Attention, "dsa": _SparseAttention}
+
+
+def cache_kinds(c) -> tuple:
+    """The paged caches of each attention block, in the order @forward takes and returns them."""
+    return ("kv", "kr", "index") if c.get("attention") == "dsa" else ("kv", "kr")
 QUERY_SCALE = "model.rotary_emb.query_scale"
 
 

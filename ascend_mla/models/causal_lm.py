@@ -22,19 +22,26 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+import warnings
 
 import numpy as np
 
 from .. import compile as compile_program
 from ..compiler import CompileError, Report
 from . import blocks
+from .checkpoint import CheckpointNote
 
 PREFILL_CHUNK = 128          # room past max_positions for a bucket's padding (the caches' capacity)
 # The prefill programs' shapes (tokens per row): 4, 8, then 16 and 24 times the powers of two, so
 # a prompt of 8 tokens or more pads by at most half; each is compiled at its first use and kept.
 PREFILL_BUCKETS = tuple(sorted({4, 8} | {16 << i for i in range(17)} | {24 << i for i in range(17)}))
-DEFAULT_POSITIONS = 4096     # max_positions when neither the caller nor a smaller config says
+MAX_EP_TOKENS = 512          # with ep, the most tokens of one call (rows * bucket): Atlas A3's BS bound
 CALIBRATION_TOKENS = 64      # w8a8c8: the default calibration prompt of the latent cache's scale
+MOST_POSITIONS = (1 << 20) - 2 * PREFILL_CHUNK - 1024   # deepseek.build's cache bound, less a padded chunk
+CACHE_SHARE = 0.5            # the default max_positions' caches take at most this share of free memory
+
+
 
 
 def _as_numpy_ids(input_ids, batch):
@@ -48,6 +55,18 @@ def _as_numpy_ids(input_ids, batch):
         raise ValueError(f"input_ids: the model was compiled for batch {batch} (from_pretrained(batch=...)), "
                          f"got {ids.shape[0]} rows")
     return ids.astype(np.int64), torch_in
+
+
+def _in_vocabulary(ids: np.ndarray, mask, vocab_size: int) -> np.ndarray:
+    """The ids with each real token checked against the vocabulary (ValueError naming the first
+    outside it) and the padding's ids (mask 0: never attended, never cached) made 0."""
+    real = np.ones(ids.shape, bool) if mask is None else mask
+    bad = real & ((ids < 0) | (ids >= vocab_size))
+    if bad.any():
+        r, c = (int(i[0]) for i in np.nonzero(bad))
+        raise ValueError(f"input_ids: token id {int(ids[r, c])} (row {r}, column {c}) is outside the vocabulary "
+                         f"[0, {vocab_size})")
+    return ids if mask is None else np.where(mask, ids, 0)
 
 
 CHECKPOINT = object()        # generate()'s default: the checkpoint's generation tokens
@@ -92,17 +111,15 @@ class CausalLM:
     def __init__(self, config: dict, weights: dict, *, name: str, batch: int = 1, max_positions: int | None = None,
                  quant: str | None = None, cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1,
                  layers: int | None = None, target: str = "auto", rope: str = "interleave", rank: int = 0,
-                 sharded: bool = False, eos_token_id=(), pad_token_id: int | None = None):
+                 sharded: bool = False, eos_token_id=(), pad_token_id: int | None = None, notes=(), ep: int = 1):
         total = config["num_hidden_layers"]
         layers = total if layers is None else layers
         if not isinstance(layers, int) or not 1 <= layers <= total:
             raise ValueError(f"layers: expected an integer in [1, {total}], got {layers!r}")
-        if not isinstance(batch, int) or batch < 1:
+        if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
             raise ValueError(f"batch: expected an integer >= 1, got {batch!r}")
-        if max_positions is None:
-            max_positions = min(config.get("max_position_embeddings") or DEFAULT_POSITIONS, DEFAULT_POSITIONS)
-        if not isinstance(max_positions, int) or max_positions < 1:
-            raise ValueError(f"max_positions: expected an integer >= 1, got {max_positions!r}")
+        self.notes = list(notes)
+        max_positions = self._positions_for(config, batch, max_positions, quant, layers)
         scaling = config.get("rope_scaling") or {}
         if scaling.get("type") == "longrope" and max_positions > scaling["original_max_position_embeddings"]:
             raise ValueError(f"max_positions: {max_positions} passes LongRoPE's original context "
@@ -112,8 +129,12 @@ class CausalLM:
         # nothing can change it; a writeable one would be converted again at every step.
         self.name, self.config, self.weights = name, config, {k: _frozen(v) for k, v in weights.items()}
         self.batch, self.max_positions, self.target = batch, max_positions, target
+        if ep > 1 and batch > MAX_EP_TOKENS:
+            raise ValueError(f"batch: at most {MAX_EP_TOKENS} rows per rank with ep (the tokens one MoE exchange "
+                             f"takes, aclnnMoeDistributeDispatchV2 on Atlas A3), got {batch}")
+        self.ep = ep
         self._build_args = dict(tp=tp, layers=layers, batch=batch, quant=quant or "bf16", cache_mode=cache_mode,
-                                block_size=block_size, rope=rope, rank=rank, sharded=sharded)
+                                block_size=block_size, rope=rope, rank=rank, sharded=sharded, ep=ep)
         self.vocab_size = config["vocab_size"]
         # generate()'s defaults, as transformers' generation config gives them
         self.eos_token_id, self.pad_token_id = eos_ids(eos_token_id, self.vocab_size), pad_token_id
@@ -126,12 +147,59 @@ class CausalLM:
         self.block_table = np.arange(decode.block_table.size, dtype=np.int32).reshape(decode.block_table.shape)
         self._caches = decode.new_caches()
         self._positions = np.zeros(batch, np.int64)      # tokens each row's caches hold
+        self._written = 0                                # cache positions written since the last reset
+        # One caller at a time: a call reads and advances the caches and positions (one state
+        # per model), and the first call compiles. Calls from several threads are serialised;
+        # generate() holds the lock for the whole generation, so each gets the tokens it would
+        # get alone. (Independent streams in parallel: one CausalLM per thread.)
+        self._lock = threading.RLock()
+
+    def _positions_for(self, config, batch, max_positions, quant, layers) -> int:
+        """max_positions: the caller's, or the config's max_position_embeddings, capped so the
+        caches take at most CACHE_SHARE of the memory available (said in a note); refused above
+        the config's or when even the caller's do not fit."""
+        from .config_keys import available_memory, cache_bytes_per_position, size_text
+        trained = config.get("max_position_embeddings") or MOST_POSITIONS
+        if max_positions is not None and (isinstance(max_positions, bool) or not isinstance(max_positions, int)
+                                          or not 1 <= max_positions <= trained):
+            raise ValueError(f"max_positions: expected an integer in [1, {trained}] (the config's "
+                             f"max_position_embeddings), got {max_positions!r}")
+        per_position = batch * cache_bytes_per_position(config, layers, quant)
+        free = available_memory()
+        budget = None if free is None else CACHE_SHARE * free     # the weights are loaded already
+        if max_positions is not None:
+            if budget is not None and max_positions * per_position > 2 * budget:
+                raise ValueError(f"max_positions: {max_positions} positions x batch {batch} need "
+                                 f"{size_text(max_positions * per_position)} of caches, {size_text(free)} of memory "
+                                 f"are available")
+            return max_positions
+        positions = min(trained, MOST_POSITIONS)
+        scaling = config.get("rope_scaling") or {}
+        if scaling.get("type") == "longrope" and positions > scaling["original_max_position_embeddings"]:
+            positions = scaling["original_max_position_embeddings"]     # the short factors' context (below)
+            self.notes.append(f"max_positions: {positions}, LongRoPE's original context (past it transformers "
+                              f"switches to the long factors, which the compiled tables do not hold)")
+            trained = positions
+        if budget is not None and positions * per_position > budget:
+            fit = int(budget // per_position) // 128 * 128
+            if fit < 128:
+                raise ValueError(f"max_positions: even 128 positions x batch {batch} need "
+                                 f"{size_text(128 * per_position)} of caches, {size_text(free)} of memory are available")
+            self.notes.append(f"max_positions: {fit} (the config's max_position_embeddings {trained} would need "
+                              f"{size_text(trained * per_position)} of caches; {size_text(free)} are available): "
+                              f"pass max_positions= to choose")
+            positions = fit
+        elif positions < trained:
+            self.notes.append(f"max_positions: {positions}, the most a cache holds here (the config's "
+                              f"max_position_embeddings is {trained})")
+        return positions
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
     def from_pretrained(cls, path, *, batch: int = 1, max_positions: int | None = None, quant: str | None = None,
                         cache_mode: str = "PA_BSND", block_size: int = 128, tp: int = 1, layers: int | None = None,
-                        target: str = "auto", kv_scale=None, calibration=None) -> "CausalLM":
+                        target: str = "auto", kv_scale=None, calibration=None,
+                        allow_nonfinite: bool = False, ep: int = 1) -> "CausalLM":
         """Read a Hugging Face checkpoint directory (checkpoint.py: config formats, dtypes, FP8,
         shards, refusals) and compile its decode program (the prefill one on first use).
 
@@ -140,7 +208,22 @@ class CausalLM:
         attention blocks per layer: by block, 2i and 2i + 1), e.g. a calibration tool's; None calibrates it here: the w8a8 model runs `calibration` (token ids (rows,
         tokens); default CALIBRATION_TOKENS seeded random ids) and each layer's scale is 127 over
         the largest |latent| it wrote (calibrated_kv_scales). Both are checked before the
-        checkpoint is read."""
+        checkpoint is read.
+
+        max_positions: the caches' positions per row; default the config's
+        max_position_embeddings, capped by the memory available (said in a note).
+        allow_nonfinite: load weights holding NaN or Inf (refused by default: CKPT-NONFINITE).
+        What a user should know but is not an error (a multi-token-prediction layer skipped,
+        config keys nobody reads, capped positions) is issued once as a CheckpointNote warning
+        and kept in `lm.notes`.
+
+        tp=N / ep=N: one of N ranks of the job torchrun started (docs/parallel.md). tp splits
+        heads, MLPs, experts and the vocabulary; ep keeps the rank's routed experts only and runs
+        attention data-parallel: each rank generates for its own prompts, and every call of the
+        model (generate, __call__) is a step of all ranks together (each rank calls the same
+        methods in the same order; a rank whose call needs fewer steps runs idle steps until the
+        others are done). The ranks first agree on the arguments and the checkpoint (one
+        CollectiveError on every rank if they differ)."""
         from . import checkpoint
         if quant != "w8a8c8" and (kv_scale is not None or calibration is not None):
             raise ValueError(f"kv_scale, calibration: only quant=\"w8a8c8\" has an int8 latent cache, got quant={quant!r}")
@@ -153,19 +236,32 @@ class CausalLM:
         if quant == "w8a8c8":        # checked before the checkpoint is read
             scales = None if kv_scale is None else kv_scales_by_layer(kv_scale, list(_blocks_by_cache(config, built)))
             ids = calibration_ids(calibration, c["vocab_size"]) if scales is None else None
-        rank = tensor_parallel_rank(tp)
+        rank = parallel_rank(tp, ep)
+        experts = _held_experts(config, ep, rank)
+        notes = list(config.notes)
+        check_weight_memory(config, len(built), quant, path)
         index = checkpoint.tensor_index(path, config)
-        names = checkpoint_names(config, built, index)
+        if tp > 1 or ep > 1:    # before the first collective: the same call on the same checkpoint everywhere
+            from ..runtime.distributed import agree
+            agree({"arguments": dict(batch=batch, max_positions=max_positions, quant=quant, cache_mode=cache_mode,
+                                     block_size=block_size, tp=tp, ep=ep, layers=layers, target=target,
+                                     kv_scale=kv_scale, allow_nonfinite=allow_nonfinite,
+                                     calibration=None if calibration is None else _digest(calibration_ids(
+                                         calibration, config.vocab_size))),
+                   "checkpoint": checkpoint.fingerprint(path, index)}, "arguments and checkpoint")
+        names = checkpoint_names(config, built, index, experts)
         absent = {n for n in optional_names(config, built) if n not in index}       # transformers: zeros
-        weights = checkpoint.load_tensors(path, config, names=names - absent, ignore=_ignored(config, len(built)),
-                                          quant=quant, tp=tp, rank=rank)
-        weights = stack_experts(weights, config, built)
+        weights = checkpoint.load_tensors(path, config, names=names - absent,
+                                          ignore=_ignored(config, len(built), ep, rank), quant=quant, tp=tp,
+                                          rank=rank, ep=ep, allow_nonfinite=allow_nonfinite, notes=notes,
+                                          index=index)
+        weights = stack_experts(weights, config, built, experts)
         for n in absent:
             weights[n] = np.zeros(c["n_routed_experts"] + config.zero_experts, np.float32)
         name = os.path.basename(os.path.normpath(os.fspath(path)))
         eos, pad = checkpoint.generation_tokens(path)
         args = dict(name=name, cache_mode=cache_mode, block_size=block_size, tp=tp, layers=layers, target=target,
-                    rope=config.rope, rank=rank, sharded=True, eos_token_id=eos, pad_token_id=pad)
+                    rope=config.rope, rank=rank, sharded=True, eos_token_id=eos, pad_token_id=pad, ep=ep)
         if quant == "w8a8c8":
             if scales is None:
                 scales = calibrated_kv_scales(c, weights, ids, built, **args)
@@ -173,11 +269,27 @@ class CausalLM:
             for i, scale in scales.items():
                 weights[f"{_blocks_by_cache(config, built)[i].attention}kv_scale"] = np.full(
                     (1, c["kv_lora_rank"]), scale, np.float32)
-        return cls(c, weights, batch=batch, max_positions=max_positions, quant=quant, **args)
+        lm = cls(c, weights, batch=batch, max_positions=max_positions, quant=quant, notes=notes, **args)
+        for note in lm.notes:
+            warnings.warn(note, CheckpointNote, stacklevel=2)
+        return lm
 
     def _model(self, seq: int):
         return blocks.build(self.name, config=self.config, weights=self.weights, seq=seq,
-                              max_positions=self._capacity, decoder=True, **self._build_args)
+                            max_positions=self._capacity, decoder=True, max_tokens=self._exchange_tokens(seq),
+                            **self._build_args)
+
+    def _exchange_tokens(self, seq: int) -> int | None:
+        """With ep, every MoE exchange of every function on every rank is sized alike: for
+        batch * the largest prefill bucket ep allows (ep_bucket) tokens."""
+        return self.batch * max(seq, self.ep_bucket) if self.ep > 1 else None
+
+    @property
+    def ep_bucket(self) -> int:
+        """The largest prefill bucket with ep: at most PREFILL_CHUNK tokens per row and
+        MAX_EP_TOKENS per call (a longer prompt runs bucket by bucket)."""
+        most = min(PREFILL_CHUNK, MAX_EP_TOKENS // self.batch)
+        return max(b for b in PREFILL_BUCKETS if b <= most) if most >= PREFILL_BUCKETS[0] else most
 
     def _compile(self, seq: int):
         """The module of @decode and of @prefill<S> for every bucket S used so far and `seq`
@@ -192,8 +304,11 @@ class CausalLM:
 
     def _bucket(self, count: int) -> int:
         """The prefill shape for `count` tokens per row: the smallest bucket that holds them and
-        fits the caches after every row's position, else the largest that fits (run in turn)."""
+        fits the caches after every row's position, else the largest that fits (run in turn);
+        with ep, at most ep_bucket."""
         room = self._capacity - int(self._positions.max())
+        if self.ep > 1:
+            room = min(room, self.ep_bucket)
         fitting = [b for b in PREFILL_BUCKETS if b <= room] or [PREFILL_BUCKETS[0]]
         return next((b for b in fitting if b >= count), fitting[-1])
 
@@ -216,10 +331,16 @@ class CausalLM:
         return merged
 
     def reset(self):
-        """Empty caches, position 0."""
-        for cache in self._caches.values():
-            cache[...] = 0
-        self._positions[:] = 0
+        """Empty caches, position 0 (only the blocks written are cleared: a cache sized for the
+        config's positions is mostly never touched, and its pages stay unallocated)."""
+        with self._lock:
+            blocks = -(-self._written // self._build_args["block_size"])
+            if blocks:
+                rows = self.block_table[:, :blocks].reshape(-1)
+                for cache in self._caches.values():
+                    cache[rows] = 0
+            self._positions[:] = 0
+            self._written = 0
 
     @property
     def position(self) -> int:
@@ -238,7 +359,12 @@ class CausalLM:
         left or right padding), which takes no position and no cache slot and gets logits 0.
         torch in, torch out."""
         ids, torch_in = _as_numpy_ids(input_ids, self.batch)
-        logits = self._step(ids, _as_mask(attention_mask, ids.shape))
+        mask = _as_mask(attention_mask, ids.shape)
+        ids = _in_vocabulary(ids, mask, self.vocab_size)
+        with self._lock:
+            self._agree("input_ids of a call", ids=_digest(ids), mask=None if mask is None else _digest(mask))
+            logits = self._step(ids, mask)
+            self._finish_together()
         if torch_in:
             import torch
             return torch.from_numpy(logits)
@@ -261,25 +387,40 @@ class CausalLM:
         stop = self.stopping(eos_token_id, pad_token_id)
         ids, torch_in = _as_numpy_ids(input_ids, self.batch)
         mask = _as_mask(attention_mask, ids.shape)
+        prompt, ids = ids, _in_vocabulary(ids, mask, self.vocab_size)
         real = np.full(self.batch, ids.shape[1]) if mask is None else mask.sum(1)
         if ids.shape[1] < 1 or real.min() < 1:
             raise ValueError("input_ids: expected at least one prompt token per row")
-        if real.max() + max_new_tokens > self.max_positions + 1:
-            raise ValueError(f"max_new_tokens: prompt {int(real.max())} + {max_new_tokens} new tokens exceed "
-                             f"max_positions {self.max_positions}")
-        self.reset()
-        out = [ids]
-        if max_new_tokens:
-            logits = self._step(ids, mask)
-            last = ids.shape[1] - 1 if mask is None else _last_real(mask)    # each row's last prompt token
-            out.append(stop.next(logits[np.arange(self.batch), last]))
-        while len(out) <= max_new_tokens and not stop.done:
-            out.append(stop.next(self._step(out[-1])[:, -1]))
+        self.check_length(int(real.max()), max_new_tokens)
+        out = [prompt]                      # the prompt as given (its padding ids too)
+        with self._lock:
+            self._agree("arguments of generate", ids=_digest(ids), mask=None if mask is None else _digest(mask),
+                        max_new_tokens=max_new_tokens, eos=stop.eos.tolist(), pad=stop.pad)
+            self.reset()
+            if max_new_tokens:
+                logits = self._step(ids, mask)
+                last = ids.shape[1] - 1 if mask is None else _last_real(mask)    # each row's last prompt token
+                out.append(stop.next(logits[np.arange(self.batch), last]))
+            while len(out) <= max_new_tokens and not stop.done:
+                out.append(stop.next(self._step(out[-1])[:, -1]))
+            self._finish_together()
         tokens = np.concatenate(out, axis=1)
         if torch_in:
             import torch
             return torch.from_numpy(tokens)
         return tokens
+
+    def _agree(self, what: str, **description):
+        """Tensor parallelism: every rank must make this call with the same arguments (else its
+        collectives would mismatch): runtime.distributed.agree, one error on every rank."""
+        if self._build_args["tp"] > 1:
+            from ..runtime.distributed import agree
+            agree(description, what)
+
+    def check_length(self, prompt: int, max_new_tokens: int):
+        """Refuse a generation that would not fit the caches (generate and `ascend-mla generate`
+        ask the same: check_length)."""
+        check_length(prompt, max_new_tokens, self.max_positions)
 
     def stopping(self, eos_token_id=CHECKPOINT, pad_token_id=CHECKPOINT) -> "GreedyStop":
         """The end-of-sequence rule of one generation (generate's arguments, checked)."""
@@ -321,11 +462,38 @@ class CausalLM:
         np.put_along_axis(out, order[..., None], logits, axis=1)          # back to the caller's columns
         return out
 
+    # -- expert parallelism: every program call is a step of all ranks ------------------------
+    def _together(self, active: bool) -> bool:
+        """One step of the EP ranks: whether any rank has work in it (each rank's MoE layers
+        exchange tokens with every other rank's, so every rank runs a program in every step)."""
+        from ..runtime.distributed import any_rank
+        return any_rank(active, "the next step")
+
+    def _finish_together(self):
+        """After this rank's last step of a call: idle steps while another rank still has work
+        (their exchanges need this rank's); returns when every rank is done."""
+        if self.ep > 1:
+            while self._together(False):
+                self._idle()
+
+    def _idle(self):
+        """A step with no tokens of this rank: one decode call whose rows are padding (they write
+        no cache slot and move no position; their logits are dropped). Its rows still travel
+        through the exchange, as any rank's padding does: the documents ask every token of
+        ranks with different token counts to be valid."""
+        pad = self.pad_token_id if self.pad_token_id is not None else 0
+        self._call(1, np.full((self.batch, 1), pad, np.int64), np.zeros(self.batch, np.int64))
+
     def _run(self, seq: int, ids: np.ndarray, real: np.ndarray) -> np.ndarray:
         """One call of @decode (seq 1) or @prefill (seq = chunk): row r's first real[r] tokens
         are its next ones; the rest are padding, which writes no cache slot (slot -1) and whose
         logits the caller drops. The causal mask (anchored at each row's kv length) keeps a real
         token from seeing the padding after it."""
+        if self.ep > 1:
+            self._together(True)
+        return self._call(seq, ids, real)
+
+    def _call(self, seq: int, ids: np.ndarray, real: np.ndarray) -> np.ndarray:
         block_size = self._build_args["block_size"]
         positions = self._positions[:, None] + np.arange(seq, dtype=np.int64)[None, :]
         rows = np.arange(self.batch)[:, None]
@@ -333,11 +501,20 @@ class CausalLM:
         slots[np.arange(seq)[None, :] >= real[:, None]] = -1          # padding: written nowhere
         if seq not in self._seqs:
             self._compile(seq)
+        self._written = max(self._written, int(positions.max()) + 1)   # before the run: a failed one may write
         outputs = self._program.run(function=_function_name(seq), input_ids=ids,
                                     positions=positions, slot_mapping=slots, block_table=self.block_table,
                                     seq_lengths=self._positions + seq, **self._caches)
         self._positions += real
         return np.asarray(outputs[0], np.float32)
+
+
+def check_length(prompt: int, max_new_tokens: int, max_positions: int):
+    """ValueError when a prompt and its new tokens do not fit `max_positions`: each takes a
+    position but the last new token (produced, never fed back)."""
+    if prompt + max(max_new_tokens - 1, 0) > max_positions:
+        raise ValueError(f"max_new_tokens: prompt {prompt} + {max_new_tokens} new tokens exceed "
+                         f"max_positions {max_positions}")
 
 
 class AutoCausalLM:
@@ -407,6 +584,13 @@ def kv_scales_by_layer(kv_scale, built) -> dict:
     return {i: number(kv_scale[i], f" for layer {i}") for i in built}
 
 
+def _digest(a: np.ndarray) -> str:
+    """An array's shape, dtype and bytes as a short text (what ranks compare)."""
+    import hashlib
+    a = np.ascontiguousarray(a)
+    return f"{a.dtype}{list(a.shape)}:{hashlib.sha256(a.tobytes()).hexdigest()[:16]}"
+
+
 def _as_mask(mask, shape) -> np.ndarray | None:
     """A transformers attention mask as bool (batch, tokens): 1 real, 0 padding, each row's
     real tokens contiguous. None stays None."""
@@ -448,10 +632,12 @@ def _function_name(seq: int) -> str:
 _EXPERT = re.compile(r"model\.layers\.(\d+)\.mlp\.experts\.(\d+)\.(gate_proj|up_proj|down_proj)\.weight(_scale)?$")
 
 
-def checkpoint_names(config, layers, index) -> set:
+def checkpoint_names(config, layers, index, experts=None) -> set:
     """The checkpoint tensors the whole decoder of `layers` consumes, in the checkpoint's own
     form of the routed experts (per expert, or transformers 5's stacked gate_up_proj/down_proj),
-    by the names of the config's family (families.blocks)."""
+    by the names of the config's family (families.blocks); `experts`: the routed experts this
+    rank holds (default all: ep 1)."""
+    experts = range(config.n_routed_experts or 0) if experts is None else experts
     from .checkpoint import attention_names
     from .decoder import moe_output_norm, router_names
     from .families import blocks, moe_prefix
@@ -472,7 +658,7 @@ def checkpoint_names(config, layers, index) -> set:
         if mlp + "experts.gate_up_proj" in index:
             names |= {mlp + "experts.gate_up_proj", mlp + "experts.down_proj"}
         else:
-            names |= {f"{mlp}experts.{e}.{p}.weight" for e in range(config.n_routed_experts) for p in dense}
+            names |= {f"{mlp}experts.{e}.{p}.weight" for e in experts for p in dense}
         if config.n_shared_experts:
             names |= {f"{mlp}shared_experts.{p}.weight" for p in dense}
         if config.moe_output_norm:
@@ -494,42 +680,80 @@ def _blocks_by_cache(config, layers) -> dict:
     return {b.cache: b for i in layers for b in blocks(config.layer_kind, i)}
 
 
-def _ignored(config, count):
-    """What the decoder of the first `count` layers does not read: later layers, and what
-    transformers holds but never computes with (families.unused)."""
+def _ignored(config, count, ep=1, rank=0):
+    """What the decoder of the first `count` layers does not read: the model's later layers,
+    what transformers holds but never computes with (families.unused), and with ep the other
+    ranks' per-expert tensors."""
     from .families import unused
-    beyond = _beyond(count)
-    return lambda name: beyond(name) or unused(config, name)
+    from .sharding import holds
+    beyond = _beyond(count, config.num_hidden_layers)
+    return lambda name: beyond(name) or unused(config, name) or ep > 1 and not holds(
+        name, config.n_routed_experts, ep, rank)
 
 
-def _beyond(count):
-    """Checkpoint tensors of layers past the ones built (a model cut to its first layers)."""
+def _beyond(count, total):
+    """Checkpoint tensors of the model's layers past the ones built (a model cut to its first
+    layers); a layer past the model's own (`total`) is not skipped: CKPT-UNUSED names it."""
     def ignored(name):
         m = re.match(r"model\.layers\.(\d+)\.", name)
-        return bool(m) and int(m.group(1)) >= count
+        return bool(m) and count <= int(m.group(1)) < total
     return ignored
 
 
-def tensor_parallel_rank(tp: int) -> int:
-    """This process's rank among the `tp` ranks of the job torchrun started (tp 1: 0). The
-    default process group is joined here (runtime/distributed.py, gloo, with its timeout)."""
-    if not isinstance(tp, int) or tp < 1:
-        raise ValueError(f"tp: expected an integer >= 1, got {tp!r}")
-    if tp == 1:
+def check_weight_memory(config, layers: int, quant, path):
+    """Refuse before reading a checkpoint whose weights (for the layers built) cannot fit in
+    the memory available: CompileError [CKPT-MEMORY] with the figures."""
+    from .checkpoint import _error
+    from .config_keys import available_memory, estimated_bytes, size_text
+    need = estimated_bytes(config.build_config(), layers, quant)
+    free = available_memory()
+    if free is not None and need > free:
+        raise _error(f"{path}: the weights of {layers} layer{'s' * (layers > 1)} need about {size_text(need)} "
+                     f"({'int8' if quant in ('w8a8', 'w8a8c8') else 'bf16'}), {size_text(free)} of memory are "
+                     f"available: build fewer (layers=N) or quant=\"w8a8\"", "CKPT-MEMORY")
+
+
+def _held_experts(config, ep: int, rank: int) -> range:
+    """The routed experts rank `rank` of `ep` holds (ep must divide them: a clear error else)."""
+    from .sharding import ShardError, expert_range
+    experts = config.n_routed_experts or 0
+    if ep > 1 and not experts:
+        raise ValueError(f"ep: {ep} ranks, but the checkpoint has no routed experts to split (use tp)")
+    if ep == 1:
+        return range(experts)
+    try:
+        return expert_range(experts, ep, rank)
+    except ShardError as e:
+        raise ValueError(str(e)) from None
+
+
+def parallel_rank(tp: int, ep: int = 1) -> int:
+    """This process's rank among the `tp` (or `ep`) ranks of the job torchrun started (tp and ep
+    1: 0). The default process group is joined here (runtime/distributed.py, gloo, with its
+    timeout)."""
+    for name, value in (("tp", tp), ("ep", ep)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name}: expected an integer >= 1, got {value!r}")
+    if tp > 1 and ep > 1:
+        raise ValueError(f"tp {tp} with ep {ep}: not built (docs/parallel.md: expert parallelism runs attention "
+                         "data-parallel; use one of them)")
+    ranks, name = max(tp, ep), "ep" if ep > 1 else "tp"
+    if ranks == 1:
         return 0
     from ..runtime.distributed import init_from_environment
     world = init_from_environment()
-    if world.size != tp:
-        raise ValueError(f"tp: {tp} ranks, but this process is one of {world.size}: run it as one of {tp} "
-                         f"processes (torchrun --nproc-per-node {tp} ...)")
+    if world.size != ranks:
+        raise ValueError(f"{name}: {ranks} ranks, but this process is one of {world.size}: run it as one of {ranks} "
+                         f"processes (torchrun --nproc-per-node {ranks} ...)")
     return world.rank
 
 
-def stack_experts(weights: dict, config, layers) -> dict:
+def stack_experts(weights: dict, config, layers, experts=None) -> dict:
     """Per-expert gate/up/down tensors -> transformers 5's stacked `experts.gate_up_proj`
     (E, 2I, He) and `experts.down_proj` (E, He, I), which the graph declares; under w8a8 their
     per-channel scales alike, `experts.gate_up_proj_scale` (E, 2I, 1) and
-    `experts.down_proj_scale` (E, He, 1)."""
+    `experts.down_proj_scale` (E, He, 1). `experts`: the routed experts loaded (a rank's own
+    with ep; default all)."""
     out = {k: v for k, v in weights.items() if not _EXPERT.match(k)}
     for i in layers:
         mlp = f"model.layers.{i}.mlp.experts."
@@ -539,15 +763,15 @@ def stack_experts(weights: dict, config, layers) -> dict:
             for key in [k for k in out if k.startswith(mlp) and np.shape(out[k])[0] > config.n_routed_experts]:
                 out[key] = out[key][:config.n_routed_experts]
             continue
-        experts = range(config.n_routed_experts)
-        suffixes = ("weight", "weight_scale") if f"{mlp}0.gate_proj.weight_scale" in weights else ("weight",)
+        held = range(config.n_routed_experts) if experts is None else experts
+        suffixes = ("weight", "weight_scale") if f"{mlp}{held[0]}.gate_proj.weight_scale" in weights else ("weight",)
         try:
             for suffix in suffixes:
                 tail = suffix[len("weight"):]
                 out[mlp + "gate_up_proj" + tail] = np.stack([np.concatenate(
                     [weights[f"{mlp}{e}.gate_proj.{suffix}"], weights[f"{mlp}{e}.up_proj.{suffix}"]], axis=0)
-                    for e in experts])
-                out[mlp + "down_proj" + tail] = np.stack([weights[f"{mlp}{e}.down_proj.{suffix}"] for e in experts])
+                    for e in held])
+                out[mlp + "down_proj" + tail] = np.stack([weights[f"{mlp}{e}.down_proj.{suffix}"] for e in held])
         except KeyError as e:
             raise CompileError(f"checkpoint: {e.args[0]} missing (layer {i}'s routed experts)") from None
     return out

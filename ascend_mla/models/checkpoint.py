@@ -6,14 +6,17 @@
 
 `read_config` reads config.json in the formats transformers 4.x (`rope_theta`, `rope_scaling`)
 and 5.x (`rope_parameters`) write, for every MLA family of families.py (DeepseekV2/V3, Kimi-K2,
-MiniCPM3, GLM-4.7-Flash, LongCat-Flash, ...), through the family's description: what a config
-leaves out takes transformers' defaults for its model type. `load_tensors` reads safetensors files (one,
-or shards through model.safetensors.index.json) with our own header reader over a memory map, so
-float8 tensors come in as ml_dtypes.float8_e4m3fn (safetensors' NumPy reader has no float8) and
-only the tensors asked for are touched. Every refusal is a CompileError naming what it refuses
-and a rule ID (CKPT-*, listed in docs/guide.md):
+MiniCPM3, GLM-4.7-Flash, LongCat-Flash, ...), through the family's description, checking every
+key against its row of the family's key table (config_keys.family_keys): what a config leaves
+out takes transformers' defaults for its model type. `load_tensors` reads safetensors files (one,
+or shards through model.safetensors.index.json) as untrusted input (checkpoint_files.py: only
+regular files inside the directory, every header checked) over a memory map, so float8 tensors
+come in as ml_dtypes.float8_e4m3fn (safetensors' NumPy reader has no float8) and only the
+tensors asked for are touched. Every refusal is a CompileError naming what it refuses and a
+rule ID (CKPT-*, listed in docs/errors.md):
 
-    CKPT-CONFIG   config.json missing, unreadable, or not an MLA model family (families.py)
+    CKPT-CONFIG   config.json missing, unreadable, not an MLA model family (families.py), or a
+                  key of the wrong type, out of bounds, or inconsistent with another
     CKPT-FAMILY   an MLA family with layers the compiler has no ops for (families.REFUSED)
     CKPT-ROPE     a rope type other than default/yarn, YaRN without factor or
                   original_max_position_embeddings, a partial rotary factor
@@ -25,13 +28,19 @@ and a rule ID (CKPT-*, listed in docs/guide.md):
     CKPT-MISSING  a tensor the caller consumes is not in the checkpoint
     CKPT-UNUSED   a checkpoint tensor nobody consumes (it would be dropped silently)
     CKPT-TP       a tensor-parallel split that does not divide a dimension
+    CKPT-PATH     a file name that leaves the directory (absolute, `..`, a link outside),
+                  or a file that is not a regular file (a FIFO, a device, a directory)
+    CKPT-HEADER   a safetensors header the format does not allow (length, JSON, dtypes,
+                  shapes, offsets out of bounds, overlapping, not shape x dtype size)
+    CKPT-NONFINITE  a floating weight holding NaN or Inf (allow_nonfinite=True loads it)
+    CKPT-MEMORY   the weights of what is built do not fit the memory available
 """
 from __future__ import annotations
 
 import contextlib
 import contextvars
 import dataclasses
-import json
+import hashlib
 import math
 import os
 import re
@@ -41,12 +50,22 @@ from typing import Callable, Iterable
 import ml_dtypes
 import numpy as np
 
+from .checkpoint_files import CheckpointDir, Mapped, library_check, open_regular, read_header
+from .config_keys import MLA_KEYS, QUANT_KEYS, ROPE_KEYS, family_keys
+
 BF16 = ml_dtypes.bfloat16
 F8E4M3 = ml_dtypes.float8_e4m3fn
 
 # q_a_layernorm and kv_a_layernorm: transformers' DeepseekV2/V3Attention and DeepSeek's own code
 # build them with the RMSNorm default eps 1e-6, whatever config.rms_norm_eps says.
 LATENT_NORM_EPS = 1e-6
+
+
+class CheckpointNote(UserWarning):
+    """Something about a checkpoint a user should know that is not an error: a layer skipped
+    (multi-token prediction), keys nobody reads, the positions capped by memory. Issued once
+    through `warnings` by from_pretrained, and kept in `CausalLM.notes`; `ascend-mla generate`
+    prints each as a `note:` line."""
 
 
 def _error(message: str, rule: str):
@@ -124,8 +143,13 @@ class ModelConfig:
     kv_lora_scale: float | None = None               # LongCat
     query_scale_beta: float | None = None            # Mistral 4 (Llama 4 query scaling)
     attention: str = "mla"                           # the attention block (deepseek.ATTENTIONS)
+    index_n_heads: int | None = None                 # DSA (attention "dsa"): the indexer's heads,
+    index_head_dim: int | None = None                # their dim, its top-k, and its RoPE ("half":
+    index_topk: int | None = None                    # rotate-half, DeepSeek-V3.2; "interleave": GLM-5)
+    indexer_rope: str = "half"
     rope_short_factor: tuple | None = None           # LongRoPE (MiniCPM3): per-frequency divisors
     rope_long_factor: tuple | None = None            # (past the original context; refused there)
+    notes: tuple = field(default=(), compare=False, hash=False)    # what reading it found to say
 
     # -- derived --
     @property
@@ -189,7 +213,8 @@ class ModelConfig:
     def build_config(self) -> dict:
         """The hyper-parameter dict `deepseek.build(config=...)` takes (4.x-style rope keys,
         complete: reading it back gives this config)."""
-        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if not f.name.startswith("rope_")}
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+               if not f.name.startswith("rope_") and f.name != "notes"}
         out["rope_theta"] = self.rope_theta
         out["rope_interleave"] = self.rope_interleave
         out["rope_scaling"] = None if self.rope_type == "default" else {
@@ -214,9 +239,11 @@ def _yarn_mscale(scale: float, mscale: float) -> float:
 ROPE_TYPES = ("default", "yarn", "longrope")
 FAMILY_FIELDS = ("layer_kind", "mlp_layer_types", "router_weight", "score_bias", "group_score",
                  "zero_experts", "moe_output_norm", "embedding_scale", "residual_scale", "logits_divisor",
-                 "q_lora_scale", "kv_lora_scale", "query_scale_beta", "attention")
+                 "q_lora_scale", "kv_lora_scale", "query_scale_beta", "attention", "index_n_heads",
+                 "index_head_dim", "index_topk", "indexer_rope")
 _FIELD_TYPES = {"zero_experts": int, "moe_output_norm": bool, "mlp_layer_types": tuple,
-                "layer_kind": str, "attention": str, "router_weight": str, "group_score": str, "score_bias": bool}
+                "layer_kind": str, "attention": str, "router_weight": str, "group_score": str, "score_bias": bool,
+                "index_n_heads": int, "index_head_dim": int, "index_topk": int, "indexer_rope": str}
 
 
 def _field(c: dict, name: str):
@@ -226,24 +253,35 @@ def _field(c: dict, name: str):
     return _FIELD_TYPES.get(name, float)(c[name])
 
 
-def read_config(path) -> ModelConfig:
+def read_config(path, keys=None) -> ModelConfig:
     """The ModelConfig of a checkpoint directory, a config.json file, or a config dict: the
     config read through its family's description (families.py: defaults, renamed keys, derived
-    fields; a multimodal checkpoint's text model)."""
+    fields; a multimodal checkpoint's text model), checked before anything is built: every key
+    against its row of the family's key table (config_keys.family_keys, or `keys`: exact JSON
+    types, bounds, choices; one CompileError naming the key), then the rules across keys. The
+    config's `notes` name the keys nobody knows (ignored)."""
     from . import families
     raw, where = _raw_config(path)
+    MLA_KEYS.check_types({k: raw[k] for k in ("model_type", "architectures") if k in raw}, where)
+    model_type = raw.get("model_type")
     family, refused = families.resolve(raw)
+    if model_type is not None and model_type not in families.FAMILIES:     # model_type decides, not architectures
+        family, refused = None, families.REFUSED.get(model_type)
     if family is None:
-        model_type = raw.get("model_type")
         if refused:
             raise _error(f"{where}: model_type {model_type!r}: {refused}", "CKPT-FAMILY")
         raise _error(f"{where}: model_type: {model_type!r} is not an MLA model family the compiler knows "
                      f"(supported: {', '.join(families.FAMILIES)}; architectures "
                      f"{', '.join(families.ARCHITECTURES)})", "CKPT-CONFIG")
+    outer = raw
+    text = raw[family.text_config] if family.text_config and isinstance(raw.get(family.text_config), dict) else raw
+    keys = keys or family_keys(family)
+    named = {family.renamed.get(k, k): v for k, v in text.items()}       # the family's renamed keys
+    keys.check_types(named, where)
     family, c = families.read(raw)
-    model_type, architectures, outer = family.name, tuple(raw.get("architectures") or ()), raw
-    if family.text_config and isinstance(raw.get(family.text_config), dict):   # a multimodal checkpoint
-        raw = raw[family.text_config]
+    keys.check_rules(c, where)
+    model_type = family.name
+    raw = text
 
     if c.get("attention_bias") or c.get("mlp_bias"):
         which = "attention_bias" if c.get("attention_bias") else "mlp_bias"
@@ -254,16 +292,21 @@ def read_config(path) -> ModelConfig:
     rope = _rope(raw, c, where)
     quant = raw.get("quantization_config") or outer.get("quantization_config")
     if quant is not None:
+        QUANT_KEYS.check_types(quant, f"{where}: quantization_config")
         method = quant.get("quant_method")
         block = quant.get("weight_block_size") or [128, 128]
         if method != "fp8" or quant.get("fmt", "e4m3") != "e4m3" or len(block) != 2:
             raise _error(f"{where}: quantization_config: quant_method {method!r} (fmt {quant.get('fmt')!r}, "
                          f"weight_block_size {block}): only the block-wise FP8 e4m3 format is read", "CKPT-QUANT")
+        if not all(isinstance(b, int) and not isinstance(b, bool) and 1 <= b <= 4096 for b in block):
+            raise _error(f"{where}: quantization_config: weight_block_size: expected two integers in [1, 4096], "
+                         f"got {block!r}", "CKPT-QUANT")
         quant = dict(quant)
+    notes = tuple(keys.unknown(named, where)) if where != "config" else ()
     eos = c.get("eos_token_id")
     try:
         return ModelConfig(
-            model_type=model_type, architectures=architectures,
+            model_type=model_type, architectures=tuple(raw.get("architectures") or ()),
             vocab_size=int(c["vocab_size"]), hidden_size=int(c["hidden_size"]),
             num_hidden_layers=int(c["num_hidden_layers"]), num_attention_heads=int(c["num_attention_heads"]),
             q_lora_rank=None if c.get("q_lora_rank") is None else int(c["q_lora_rank"]),
@@ -285,7 +328,7 @@ def read_config(path) -> ModelConfig:
             torch_dtype=raw.get("dtype") or raw.get("torch_dtype"), quantization_config=quant,
             num_nextn_predict_layers=int(c.get("num_nextn_predict_layers") or 0),
             bos_token_id=c.get("bos_token_id"), eos_token_id=tuple(eos) if isinstance(eos, list) else eos,
-            latent_norm_eps=float(raw.get("latent_norm_eps", LATENT_NORM_EPS)),
+            latent_norm_eps=float(raw.get("latent_norm_eps", LATENT_NORM_EPS)), notes=notes,
             **{f: _field(c, f) for f in FAMILY_FIELDS}, **rope)
     except (TypeError, ValueError) as e:
         raise _error(f"{where}: {e}", "CKPT-CONFIG") from None
@@ -295,14 +338,14 @@ def generation_tokens(path) -> tuple[tuple, int | None]:
     """(end-of-sequence ids, pad id) the way transformers' generate finds them:
     generation_config.json when the checkpoint has one, else config.json. No EOS id: ()."""
     found = {}
+    files = CheckpointDir(path)
     for name in ("config.json", "generation_config.json"):        # the second one wins
-        try:
-            with open(os.path.join(os.fspath(path), name)) as f:
-                raw = json.load(f)
-        except (OSError, ValueError):
+        raw = files.read_json(name, required=False)
+        if raw is None:
             continue
-        if isinstance(raw, dict):
-            found.update({k: raw[k] for k in ("eos_token_id", "pad_token_id") if raw.get(k) is not None})
+        if not isinstance(raw, dict):
+            raise _error(f"{files.label(name)}: expected a JSON object", "CKPT-CONFIG")
+        found.update({k: raw[k] for k in ("eos_token_id", "pad_token_id") if raw.get(k) is not None})
     eos = found.get("eos_token_id", ())
     eos = tuple(eos) if isinstance(eos, (list, tuple)) else (eos,)
     if not all(isinstance(e, int) and not isinstance(e, bool) for e in eos):
@@ -319,17 +362,15 @@ def _raw_config(path):
     if isinstance(path, dict):
         return path, "config"
     path = os.fspath(path)
-    file = os.path.join(path, "config.json") if os.path.isdir(path) else path
-    try:
-        with open(file) as f:
-            raw = json.load(f)
-    except FileNotFoundError:
-        raise _error(f"{file}: no config.json (a Hugging Face checkpoint directory has one)", "CKPT-CONFIG") from None
-    except (OSError, ValueError) as e:
-        raise _error(f"{file}: cannot read the config: {e}", "CKPT-CONFIG") from None
+    root, name = (path, "config.json") if os.path.isdir(path) else os.path.split(path)
+    files = CheckpointDir(root or ".")
+    label = files.label(name)
+    raw = files.read_json(name, required=False)
+    if raw is None:
+        raise _error(f"{label}: no config.json (a Hugging Face checkpoint directory has one)", "CKPT-CONFIG")
     if not isinstance(raw, dict):
-        raise _error(f"{file}: expected a JSON object", "CKPT-CONFIG")
-    return raw, file
+        raise _error(f"{label}: expected a JSON object", "CKPT-CONFIG")
+    return raw, label
 
 
 def _rope(raw: dict, c: dict, where: str) -> dict:
@@ -342,6 +383,7 @@ def _rope(raw: dict, c: dict, where: str) -> dict:
         params = dict(params)
     if params and all(isinstance(v, dict) for v in params.values()):
         raise _error(f"{where}: {key}: per-layer-type rope parameters are not a DeepSeek config", "CKPT-ROPE")
+    ROPE_KEYS.check_types(params, f"{where}: {key}")
     kind = params.get("rope_type", params.get("type")) or "default"
     kind = {"deepseek_yarn": "yarn"}.get(kind, kind)           # Sarvam's name for YaRN
     theta = params.get("rope_theta", raw.get("rope_theta", c["rope_theta"]))
@@ -411,41 +453,20 @@ _DTYPES = {"BF16": BF16, "F16": np.float16, "F32": np.float32, "F64": np.float64
            "I8": np.int8, "U8": np.uint8, "I16": np.int16, "I32": np.int32, "I64": np.int64, "BOOL": np.bool_}
 
 
-@dataclass(frozen=True)
-class _Entry:
-    file: str
-    dtype: str
-    shape: tuple
-    start: int
-    end: int
-
-
-def _header(file: str) -> dict:
-    """name -> _Entry of one .safetensors file (8-byte little-endian header size, JSON header)."""
-    try:
-        with open(file, "rb") as f:
-            size = int.from_bytes(f.read(8), "little")
-            header = json.loads(f.read(size))
-    except (OSError, ValueError) as e:
-        raise _error(f"{file}: not a readable safetensors file: {e}", "CKPT-FILES") from None
-    base = 8 + size
-    return {name: _Entry(file, e["dtype"], tuple(e["shape"]), base + e["data_offsets"][0], base + e["data_offsets"][1])
-            for name, e in header.items() if name != "__metadata__"}
-
-
-def _read(entry: _Entry, maps: dict) -> np.ndarray:
-    """The tensor as a read-only view of the file's memory map (nothing is read until used)."""
+def _read(entry, maps: Mapped) -> np.ndarray:
+    """The tensor as a read-only view of its checked file's memory map (nothing is read until used)."""
     if entry.dtype not in _DTYPES:
-        raise _error(f"{entry.file}: dtype {entry.dtype} cannot be read (readable: {', '.join(_DTYPES)})",
-                     "CKPT-QUANT")
-    if entry.file not in maps:
-        maps[entry.file] = np.memmap(entry.file, dtype=np.uint8, mode="r")
-    raw = maps[entry.file][entry.start:entry.end]
-    return raw.view(_DTYPES[entry.dtype]).reshape(entry.shape)
+        raise _error(f"{entry.file}: tensor {entry.name}: dtype {entry.dtype} cannot be read (readable: "
+                     f"{', '.join(_DTYPES)})", "CKPT-QUANT")
+    return np.frombuffer(maps.view(entry), _DTYPES[entry.dtype]).reshape(entry.shape)
+
+
+INDEX = "model.safetensors.index.json"
 
 
 def tensor_index(path, config: ModelConfig | None = None) -> dict:
-    """name -> _Entry of every tensor of the checkpoint directory (sharded or not). With the
+    """name -> Entry of every tensor of the checkpoint directory (sharded or not), every file
+    checked (checkpoint_files.py: confined to the directory, regular, a valid header). With the
     config of a family whose text model is part of a larger checkpoint (Kimi-K2.5), the text
     model's tensors by the decoder's names, the others left out (families.Family.rename)."""
     entries = _tensor_index(path)
@@ -466,33 +487,79 @@ def _family(config):
 
 
 def _tensor_index(path) -> dict:
-    path = os.fspath(path)
-    index = os.path.join(path, "model.safetensors.index.json")
-    if os.path.exists(index):
-        try:
-            with open(index) as f:
-                weight_map = json.load(f)["weight_map"]
-        except (OSError, ValueError, KeyError) as e:
-            raise _error(f"{index}: cannot read the shard index: {e}", "CKPT-FILES") from None
-        files = sorted(set(weight_map.values()))
-        for name in files:
-            if not os.path.exists(os.path.join(path, name)):
-                raise _error(f"{index}: names shard {name}, which is not in {path}", "CKPT-FILES")
+    files = CheckpointDir(path)
+    index = files.read_json(INDEX, required=False)
+    if index is not None:
+        weight_map = index.get("weight_map") if isinstance(index, dict) else None
+        if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+            raise _error(f"{files.label(INDEX)}: expected {{\"weight_map\": {{tensor name: shard file name}}}}",
+                         "CKPT-FILES")
+        shards = sorted(set(weight_map.values()))
+        for name in shards:
+            files.resolve(name, f"{files.label(INDEX)}: shard")
+            if not os.path.lexists(files.label(name)):
+                raise _error(f"{files.label(INDEX)}: names shard {name}, which is not in {files.path}", "CKPT-FILES")
     else:
         weight_map = None
-        files = sorted(f for f in os.listdir(path) if f.endswith(".safetensors")) if os.path.isdir(path) else []
-    if not files:
-        raise _error(f"{path}: no *.safetensors files", "CKPT-FILES")
+        shards = sorted(f for f in os.listdir(files.path) if f.endswith(".safetensors")) \
+            if os.path.isdir(files.path) else []
+    if not shards:
+        raise _error(f"{files.path}: no *.safetensors files", "CKPT-FILES")
     entries = {}
-    for name in files:
-        for key, entry in _header(os.path.join(path, name)).items():
+    for name in shards:
+        what = f"{files.label(INDEX)}: shard" if weight_map is not None else None
+        fd = files.open(name, what)
+        try:
+            header = read_header(fd, files.label(name), files.resolve(name, what))
+            library_check(fd, files.label(name))
+        finally:
+            os.close(fd)
+        for key, entry in header.items():
             if key in entries:
-                raise _error(f"{path}: tensor {key} is in both {os.path.basename(entries[key].file)} and {name}",
+                raise _error(f"{files.path}: tensor {key} is in both {os.path.basename(entries[key].file)} and {name}",
                              "CKPT-FILES")
             if weight_map is not None and weight_map.get(key) != name:
-                continue                             # the index says another file holds it
+                raise _error(f"{files.label(name)}: holds tensor {key}, which {INDEX} "
+                             f"{'puts in ' + repr(weight_map[key]) if key in weight_map else 'does not list'}",
+                             "CKPT-FILES")
             entries[key] = entry
+    if weight_map is not None:
+        lost = sorted(set(weight_map) - set(entries))
+        if lost:
+            raise _error(f"{files.label(INDEX)}: names tensor {lost[0]} in {weight_map[lost[0]]}, which does not "
+                         f"hold it{f' ({len(lost) - 1} more)' if len(lost) > 1 else ''}", "CKPT-FILES")
     return entries
+
+
+def fingerprint(path, index: dict | None = None, samples: int = 16, block: int = 4096) -> str:
+    """A digest of a checkpoint that tensor-parallel ranks compare before their first
+    collective: config.json, generation_config.json, the index, and of each shard its size, its
+    header and `samples` blocks of `block` bytes spread evenly over its data. A sample, not a
+    checksum: two checkpoints with the same header that differ only between the samples agree."""
+    files = CheckpointDir(path)
+    digest = hashlib.sha256()
+    for name in ("config.json", "generation_config.json", INDEX):
+        fd = files.open(name, required=False)
+        if fd is not None:
+            try:
+                digest.update(name.encode() + b"\0" + os.pread(fd, 1 << 26, 0))
+            finally:
+                os.close(fd)
+    by_file = {}
+    for entry in (tensor_index(path) if index is None else index).values():
+        by_file.setdefault(entry.real, []).append(entry)
+    for real in sorted(by_file):
+        entries = by_file[real]
+        size, data = entries[0].size, min(e.start for e in entries)
+        fd = open_regular(real, entries[0].file)
+        try:
+            digest.update(str(size).encode() + os.pread(fd, data, 0))
+            span = size - data
+            for k in range(samples if span > 0 else 0):
+                digest.update(os.pread(fd, block, data + span * k // samples))
+        finally:
+            os.close(fd)
+    return digest.hexdigest()
 
 
 # --- loading ---------------------------------------------------------------------------------------
@@ -524,20 +591,27 @@ def attention_names(config: ModelConfig, layers: Iterable[int]) -> set:
                 a + "o_proj.weight"}
         out |= ({a + "q_a_proj.weight", a + "q_a_layernorm.weight", a + "q_b_proj.weight"}
                 if config.q_lora_rank else {a + "q_proj.weight"})
+        if config.attention == "dsa":                # DeepSeek Sparse Attention's indexer (models/dsa.py)
+            out |= {f"{a}indexer.{p}" for p in ("wq_b.weight", "wk.weight", "k_norm.weight", "k_norm.bias",
+                                                "weights_proj.weight")}
     return out
+
+
+def _mtp_layer(config: ModelConfig | None):
+    """The multi-token-prediction layers' tensors: the num_nextn_predict_layers layers after the
+    last decoder layer (DeepSeek-V3's hub checkpoints ship one; transformers does not load it)."""
+    def mtp(name):
+        m = _LAYER.match(name)
+        return bool(m and config is not None and config.num_nextn_predict_layers
+                    and config.num_hidden_layers <= int(m.group(1)) < config.num_hidden_layers + config.num_nextn_predict_layers)
+    return mtp
 
 
 def _always_ignored(config: ModelConfig | None):
     """Tensors that are in shipped checkpoints but no part of the causal LM's forward: the
-    multi-token-prediction layers after the last decoder layer (num_nextn_predict_layers, which
-    transformers does not load either) and saved rotary buffers (recomputed from the config)."""
-    def ignored(name):
-        if name.endswith("rotary_emb.inv_freq"):
-            return True
-        m = _LAYER.match(name)
-        return bool(m and config is not None and config.num_nextn_predict_layers
-                    and config.num_hidden_layers <= int(m.group(1)) < config.num_hidden_layers + config.num_nextn_predict_layers)
-    return ignored
+    multi-token-prediction layers (_mtp_layer) and saved rotary buffers (recomputed from the config)."""
+    mtp = _mtp_layer(config)
+    return lambda name: name.endswith("rotary_emb.inv_freq") or mtp(name)
 
 
 _REPORT = contextvars.ContextVar("checkpoint_progress", default=None)
@@ -564,7 +638,8 @@ def _predicate(names):
 
 
 def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=None, quant: str | None = None,
-                 int8: Callable[[str], bool] | None = None, tp: int = 1, rank: int = 0) -> dict:
+                 int8: Callable[[str], bool] | None = None, tp: int = 1, rank: int = 0, ep: int = 1,
+                 allow_nonfinite: bool = False, notes: list | None = None, index: dict | None = None) -> dict:
     """The checkpoint's tensors as NumPy arrays, by their Hugging Face names.
 
     names: what the caller consumes (a set of names or a predicate; None: everything). Every
@@ -582,16 +657,21 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
     `self_attn.kv_scale` (1, kv_lora_rank) float32, the static int8 scale of the latent cache.
     tp, rank: this rank's slice of the column-parallel linears' rows (q_b/q/kv_b_proj by heads,
     gate/up projections) and the row-parallel ones' columns (o_proj, down projections); the
-    rest is replicated."""
+    rest is replicated. ep, rank: expert parallelism, this rank's routed experts of the stacked
+    expert tensors (the caller names only its own per-expert tensors); the rest is replicated.
+    allow_nonfinite: load floating tensors holding NaN or Inf (refused by default, CKPT-NONFINITE:
+    the model would compute NaN). notes: a list that receives what the load skipped and should
+    be said (the multi-token-prediction layers). index: tensor_index(path), when the caller has it."""
     if quant not in (None, "bf16", "w8a8", "w8a8c8"):
         raise ValueError(f"quant: expected None, \"bf16\", \"w8a8\" or \"w8a8c8\", got {quant!r}")
-    if not (isinstance(tp, int) and tp >= 1 and isinstance(rank, int) and 0 <= rank < tp):
-        raise ValueError(f"tp, rank: expected 0 <= rank < tp, got tp={tp!r} rank={rank!r}")
+    if not (isinstance(tp, int) and tp >= 1 and isinstance(ep, int) and ep >= 1 and isinstance(rank, int)
+            and 0 <= rank < tp * ep):
+        raise ValueError(f"tp, ep, rank: expected 0 <= rank < tp * ep, got tp={tp!r} ep={ep!r} rank={rank!r}")
     if config is None:
         config = read_config(path)
     if config.num_attention_heads % tp:
         raise _error(f"{path}: tp={tp} does not divide the {config.num_attention_heads} attention heads", "CKPT-TP")
-    entries = tensor_index(path, config)
+    entries = tensor_index(path, config) if index is None else index
     scales = {n[:-len("_scale_inv")]: n for n in entries        # FP8 weight -> its scale blocks
               if n.endswith(".weight_scale_inv") and n[:-len("_scale_inv")] in entries}
     owner = {s: w for w, s in scales.items()}
@@ -609,8 +689,15 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
         if missing:
             raise _error(f"{path}: the checkpoint has no tensor {', '.join(missing[:6])}"
                          f"{' ...' if len(missing) > 6 else ''}", "CKPT-MISSING")
+    mtp = sorted(n for n in entries if _mtp_layer(config)(n))
+    if mtp and notes is not None:
+        layers = sorted({int(_LAYER.match(n).group(1)) for n in mtp})
+        notes.append(f"{path}: num_nextn_predict_layers {config.num_nextn_predict_layers}: the multi-token-prediction "
+                     f"layer{'s' * (len(layers) > 1)} {', '.join(map(str, layers))} ({len(mtp)} tensors) "
+                     f"{'are' if len(layers) > 1 else 'is'} skipped: tokens come from the main model alone "
+                     f"(no speculative decoding)")
     to_int8 = (int8 or w8a8_int8) if quant in ("w8a8", "w8a8c8") else (lambda n: False)
-    maps, out, sliced = {}, {}, set()
+    maps, out, sliced = Mapped(), {}, set()
     report, done = _REPORT.get(), 0
     total = sum(entries[n].end - entries[n].start for n in selected)
     for name in selected:
@@ -618,32 +705,63 @@ def load_tensors(path, config: ModelConfig | None = None, *, names=None, ignore=
             report(done, total)
             done += entries[name].end - entries[name].start
         value = _read(entries[name], maps)
-        early = tp > 1 and value.dtype != F8E4M3 and not to_int8(name)
-        if early:            # the rank's part of the memory map: only its bytes are read
-            value = _tp_slice(name, value, config, tp, rank, path)
+        # the rank's part of the memory map: only its bytes are read (int8 of an expert's rows is
+        # that expert's alone, so ep slices before quantizing; tp's row-parallel scales need whole rows)
+        early = (tp > 1 or ep > 1) and value.dtype != F8E4M3 and (ep > 1 or not to_int8(name))
+        if early:
+            value = _tp_slice(name, value, config, tp, rank, path, ep)
             sliced.add(name)
         if value.dtype == F8E4M3:
             if name not in scales:
                 raise _error(f"{path}: {name} is float8_e4m3fn without {name}_scale_inv", "CKPT-QUANT")
+            if value.ndim != 2:
+                raise _error(f"{entries[name].file}: tensor {name}: an FP8 weight of shape {value.shape}; block FP8 "
+                             f"scales 2-D matrices", "CKPT-QUANT")
             scale = np.asarray(_read(entries[scales[name]], maps), np.float32)
             value = _dequantize_fp8(name, value, scale, config.fp8_block or (128, 128), path,
                                     np.float32 if to_int8(name) else BF16)   # int8 from the exact values
         if not _is_float(value):
             out[name] = np.array(value)                # integers as stored (a copy, not the map)
-        elif to_int8(name) and value.ndim in (2, 3):
+            continue
+        if to_int8(name) and value.ndim in (2, 3):
+            if not allow_nonfinite:
+                _check_finite(entries[name], value)
             out[name], out[name + "_scale"] = _int8_per_channel(value)
-        elif FLOAT32_TENSORS.match(name):
-            out[name] = np.asarray(value).astype(np.float32)
-        else:
-            out[name] = np.asarray(value).astype(BF16)
+            continue
+        out[name] = np.asarray(value).astype(np.float32 if FLOAT32_TENSORS.match(name) else BF16)
+        if not allow_nonfinite:          # after the cast: an fp32 value past bf16's range is Inf too
+            _check_finite(entries[name], out[name])
     if report is not None:
         report(total, total)
     if quant == "w8a8c8":
         for name in [n for n in out if n.endswith(".kv_a_layernorm.weight")]:
             out[name.replace("kv_a_layernorm.weight", "kv_scale")] = kv_cache_scale(out[name])
-    if tp > 1:       # what was read whole: FP8 (its scale blocks) and int8 (per-channel scales of whole rows)
-        out = {n: v if n in sliced else _tp_slice(n, v, config, tp, rank, path) for n, v in out.items()}
+    if tp > 1 or ep > 1:    # what was read whole: FP8 (its scale blocks) and int8 (per-channel scales of whole rows)
+        out = {n: v if n in sliced or n[:-len("_scale")] in sliced else _tp_slice(n, v, config, tp, rank, path, ep)
+               for n, v in out.items()}
     return out
+
+
+# the exponent bits that make a value NaN or Inf, by dtype (checked as integers: no float copy)
+_NONFINITE = {np.dtype(BF16): (np.uint16, 0x7F80), np.dtype(np.float16): (np.uint16, 0x7C00),
+              np.dtype(np.float32): (np.uint32, 0x7F800000), np.dtype(np.float64): (np.uint64, 0x7FF0000000000000)}
+
+
+def _check_finite(entry, value):
+    """CompileError [CKPT-NONFINITE] naming the file and tensor when `value` holds NaN or Inf."""
+    a = np.ascontiguousarray(value)
+    bits, mask = _NONFINITE[a.dtype]
+    flat = a.reshape(-1).view(bits)
+    step = 1 << 24
+    for start in range(0, flat.size, step):
+        bad = np.flatnonzero((flat[start:start + step] & bits(mask)) == bits(mask))
+        if bad.size:
+            count = sum(int(np.count_nonzero((flat[s:s + step] & bits(mask)) == bits(mask)))
+                        for s in range(start, flat.size, step))
+            where = tuple(int(i) for i in np.unravel_index(start + int(bad[0]), a.shape))
+            raise _error(f"{entry.file}: tensor {entry.name}: {count} NaN or Inf value{'s' * (count > 1)} (the first "
+                         f"at {where}); a model with them computes NaN (allow_nonfinite=True loads it anyway)",
+                         "CKPT-NONFINITE")
 
 
 def _is_float(a) -> bool:
@@ -685,10 +803,10 @@ def kv_cache_scale(kv_a_gamma) -> np.ndarray:
     return np.full((1, np.shape(kv_a_gamma)[0]), 127.0 / (8.0 * g), np.float32)
 
 
-def _tp_slice(name, value, config, tp, rank, path):
+def _tp_slice(name, value, config, tp, rank, path, ep=1):
     """Rank `rank`'s part of a tensor (models/sharding.py: one table for every tensor)."""
     from .sharding import ShardError, take
     try:
-        return take(name, value, tp, rank)
+        return take(name, value, tp, rank, ep)
     except ShardError as e:
         raise _error(f"{path}: {e}", "CKPT-TP") from None

@@ -41,6 +41,16 @@ the rows [r V/tp, (r+1) V/tp) of the vocabulary in the embedding (each rank look
 it holds, the others' rows are zeroed by a 0/1 mask, an all-reduce assembles them: exact) and
 in lm_head (each rank's logits for its vocabulary slice, all-gathered along the last axis).
 The router is replicated: every rank routes every token alike.
+
+Expert parallelism (ep > 1, rank r; docs/parallel.md) keeps the routed experts [r E/ep,
+(r+1) E/ep) on rank r and everything else whole; each rank runs its own rows (data-parallel
+attention, its own caches). A MoE layer routes the rank's tokens, sends each (token, expert)
+pair to the expert's rank (mla.moe_distribute_dispatch: an all-to-all in the EP group), runs
+the rank's experts on what it received (the same two grouped matmuls, grouped by local
+expert), sends the rows back and sums them with the routing weights and the shared experts,
+which every rank computes on its own tokens (mla.moe_distribute_combine), then adds the
+residual. Every exchange has global_bs = max_tokens * ep: a rank may have fewer tokens in a
+call than another (a decode step beside a prefill chunk).
 """
 from __future__ import annotations
 
@@ -50,6 +60,7 @@ from ml_dtypes import bfloat16 as BF16_TYPE
 from ..compiler import CompileError
 from ..dialect.collective import AllGather, AllReduce
 from ..dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, MoeInitRouting, SwiGlu
+from ..dialect.moe_distribute import MoeDistributeCombine, MoeDistributeDispatch
 from ..dialect.primitive import Add, Div, DynamicQuant, Gather, Matmul, Mul, QuantMatmul, RmsNorm, Transpose
 from ..dialect.types import TensorInfo
 from . import families
@@ -105,10 +116,16 @@ def check_config(c: dict):
     for key in ("mlp_bias", "attention_bias"):
         if c.get(key):
             raise CompileError(f"config: {key} true: the decoder has no bias terms")
-    tp = c["tp"]
+    tp, ep = c["tp"], c.get("ep", 1)
     for key in ("intermediate_size", "moe_intermediate_size", "vocab_size"):
         if c.get(key) and c[key] % tp:
             raise CompileError(f"tp: {tp} must divide {key} ({c[key]})")
+    if ep > 1 and c.get("zero_experts"):
+        raise CompileError(f"ep: {ep} with {c['zero_experts']} zero-computation experts (LongCat): not built (their "
+                           "router rows would be split with the routed experts')")
+    if ep > 1 and c.get("n_routed_experts") and c["n_routed_experts"] % ep:
+        raise CompileError(f"ep: {ep} must divide n_routed_experts ({c['n_routed_experts']}): each rank holds "
+                           "as many routed experts")
     if c.get("n_routed_experts"):
         scoring = c.get("scoring_func", "sigmoid")
         if scoring not in ("sigmoid", "softmax"):
@@ -117,7 +134,8 @@ def check_config(c: dict):
             raise CompileError("config: norm_topk_prob false with sigmoid scores: aclnnMoeGatingTopK always "
                                "normalizes sigmoid weights (normType 1)")
         method = c.get("topk_method", "noaux_tc" if scoring == "sigmoid" else "greedy")
-        known = {"sigmoid": ("noaux_tc",), "softmax": ("greedy", "group_limited_greedy", "noaux_tc")}[scoring]
+        from .config_keys import ROUTERS
+        known = ROUTERS[scoring]
         if method not in known:
             raise CompileError(f"config: topk_method {method!r} with {scoring} scores is not supported "
                                f"({' or '.join(known)})")
@@ -161,12 +179,15 @@ def _lm_head(c) -> str:
 
 
 def decoder_specs(c: dict) -> dict:
-    """name -> TensorInfo of the decoder's weights beyond the attention blocks (tp slice)."""
+    """name -> TensorInfo of the decoder's weights beyond the attention blocks (the rank's part:
+    tp slices, ep's own routed experts)."""
     he, tp, int8 = c["hidden_size"], c["tp"], c["quant"] != "bf16"
-    specs = {"model.embed_tokens.weight": TensorInfo((c["vocab_size"] // tp, he), "bf16"),
-             "model.norm.weight": TensorInfo((he,), "bf16"),
-             _lm_head(c): TensorInfo((c["vocab_size"] // tp, he), "bf16")}
-    if tp > 1:      # the vocabulary-parallel embedding's lookup tables (vocab_tables), not checkpoint tensors
+    specs = {}
+    if c.get("decoder"):                # not for the layers alone (build(feed_forward=True))
+        specs = {"model.embed_tokens.weight": TensorInfo((c["vocab_size"] // tp, he), "bf16"),
+                 "model.norm.weight": TensorInfo((he,), "bf16"),
+                 _lm_head(c): TensorInfo((c["vocab_size"] // tp, he), "bf16")}
+    if tp > 1 and c.get("decoder"):     # the vocabulary-parallel embedding's lookup tables (vocab_tables)
         specs[TP_ROWS] = TensorInfo((c["vocab_size"],), "i32")
         specs[TP_MASK] = TensorInfo((c["vocab_size"], 1), "bf16")
     for i in layer_ids(c):
@@ -181,6 +202,7 @@ def decoder_specs(c: dict) -> dict:
         specs[weight] = TensorInfo((experts + (c.get("zero_experts") or 0), he), "f32")
         if bias:
             specs[bias] = TensorInfo((experts + (c.get("zero_experts") or 0),), "f32")
+        experts //= c.get("ep", 1)          # the stacked experts: the rank's own
         specs.update(_linear_spec(_mlp(i, "experts.gate_up_proj"), (experts, 2 * inter, he), int8))
         specs.update(_linear_spec(_mlp(i, "experts.down_proj"), (experts, he, inter), int8))
         if c.get("n_shared_experts"):
@@ -373,27 +395,31 @@ def moe(g, w, c, i, x, h=None):
     identity = None
     if zero:
         weights, chosen, identity = _identity_experts(g, c, i, xt, weights, chosen)
-    rows, row_idx, counts = g.op(MoeInitRouting, x=xt, expert_idx=chosen, expert_num=experts, name=f"l{i}_dispatch")
-    routed = _experts(g, w, i, rows, counts, int8)
     residual_rows = None if h is None else g.reshape(h, (tokens, he), f"l{i}_residual")
-    shared = None
-    if c.get("n_shared_experts"):
-        shared = g.reshape(_swiglu_mlp(g, w, x, _mlp(i, "shared_experts."), f"l{i}_shared", int8), (tokens, he),
-                           f"l{i}_shared_rows")
-    if c["tp"] == 1 and identity is not None and shared is None:      # one operand of the combine
-        shared, identity = identity, None
-    if residual_rows is not None and c["tp"] == 1 and identity is None and not c.get("moe_output_norm") \
-            and not c.get("residual_scale"):
-        # the weighted routed rows, the shared experts and the residual in one float32 sum
-        extra = dict(x1=shared, x2=residual_rows) if shared is not None else dict(x1=residual_rows)
-        out = g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights, **extra,
+    if c.get("ep", 1) > 1:          # the tokens to their experts' ranks and back, + the shared experts
+        out = _expert_parallel(g, w, c, i, x, xt, weights, chosen, int8)
+    else:
+        rows, row_idx, counts = g.op(MoeInitRouting, x=xt, expert_idx=chosen, expert_num=experts,
+                                     name=f"l{i}_dispatch")
+        routed = _experts(g, w, i, rows, counts, int8)
+        shared = None
+        if c.get("n_shared_experts"):
+            shared = g.reshape(_swiglu_mlp(g, w, x, _mlp(i, "shared_experts."), f"l{i}_shared", int8), (tokens, he),
+                               f"l{i}_shared_rows")
+        if c["tp"] == 1 and identity is not None and shared is None:      # one operand of the combine
+            shared, identity = identity, None
+        if residual_rows is not None and c["tp"] == 1 and identity is None and not c.get("moe_output_norm") \
+                and not c.get("residual_scale"):
+            # the weighted routed rows, the shared experts and the residual in one float32 sum
+            extra = dict(x1=shared, x2=residual_rows) if shared is not None else dict(x1=residual_rows)
+            out = g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights, **extra,
+                       name=f"l{i}_combine")
+            return g.reshape(out, (b, s, he), f"l{i}_out")
+        # each rank's routed and shared parts combined, summed over the ranks; then what every
+        # rank holds whole (the identity experts), the output norm, the residual
+        out = g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights, x1=shared,
                    name=f"l{i}_combine")
-        return g.reshape(out, (b, s, he), f"l{i}_out")
-    # each rank's routed and shared parts combined, summed over the ranks; then what every rank
-    # holds whole (the identity experts), the output norm, the residual
-    out = g.op(MoeFinalizeRouting, expanded_x=routed, expanded_row_idx=row_idx, scales=weights, x1=shared,
-               name=f"l{i}_combine")
-    out = _reduce(g, c, out, f"l{i}_moe_sum")
+        out = _reduce(g, c, out, f"l{i}_moe_sum")
     if identity is not None:
         out = g.op(Add, x=out, y=identity, name=f"l{i}_moe_identity")
     if c.get("moe_output_norm"):
@@ -401,6 +427,25 @@ def moe(g, w, c, i, x, h=None):
     if residual_rows is not None:
         out = residual(g, c, residual_rows, out, f"l{i}_moe_out")
     return g.reshape(out, (b, s, he), f"l{i}_out")
+
+
+def _expert_parallel(g, w, c, i, x, xt, weights, chosen, int8):
+    """The MoE over the EP ranks: the rank's tokens to their experts' ranks, the rank's experts
+    on the rows it received (grouped by local expert: dispatch's expert_token_nums are the
+    grouped matmuls' counts), the rows back, weighted and summed with the shared experts (which
+    every rank computes on its own tokens: shared_expert_x)."""
+    ep, experts = c["ep"], c["n_routed_experts"]
+    exchange = dict(ep_world_size=ep, moe_expert_num=experts, global_bs=c["max_tokens"] * ep)
+    rows, _, assist, counts, recv_counts, _ = g.op(MoeDistributeDispatch, x=xt, expert_ids=chosen, **exchange,
+                                                   name=f"l{i}_ep_dispatch")
+    routed = _experts(g, w, i, rows, counts, int8)
+    shared = None
+    if c.get("n_shared_experts"):
+        shared = g.reshape(_swiglu_mlp(g, w, x, _mlp(i, "shared_experts."), f"l{i}_shared", int8), xt.shape,
+                           f"l{i}_shared_rows")
+    return g.op(MoeDistributeCombine, expand_x=routed, expert_ids=chosen, assist_info_for_combine=assist,
+                ep_send_counts=recv_counts, expert_scales=weights, shared_expert_x=shared, **exchange,
+                name=f"l{i}_ep_combine")
 
 
 def _identity_experts(g, c, i, xt, weights, chosen):

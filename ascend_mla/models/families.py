@@ -35,6 +35,9 @@ DeepSeek-V3's behaviour):
     query_scale_beta     Mistral 4 (Llama 4 scaling): the query times 1 + beta log(1 + floor(pos /
                          original_max_position_embeddings)) (1 below that position)
     tie_word_embeddings  lm_head is the embedding
+    attention            "mla", or "dsa" (DeepSeek-V3.2, GLM-5: MLA over the keys a lightning
+                         indexer selects, models/dsa.py): index_n_heads, index_head_dim,
+                         index_topk, indexer_rope ("half" V3.2, "interleave" GLM-5)
 
 A multimodal checkpoint's language model (Kimi-K2.5) is read through `text_config` and
 `tensor_names` (its text tensors' names as the decoder's; the vision tower and projector are
@@ -52,6 +55,8 @@ import math
 import re
 from dataclasses import dataclass, field
 from typing import Callable
+
+from .config_keys import INERT, INT, LIST, Key, json_kind
 
 # transformers' defaults (its *Config classes) for the keys a config.json may leave out.
 DEEPSEEK_V3 = dict(vocab_size=129280, hidden_size=7168, intermediate_size=18432, moe_intermediate_size=2048,
@@ -104,6 +109,7 @@ class Family:
     optional_tensors: tuple = ()                 # tensor suffixes transformers fills with zeros when absent
     attention: str = "mla"                       # the attention builder (deepseek.py); "dsa": issue 30's
     summary: str = ""
+    keys: tuple = field(default=(), hash=False)  # config_keys.Key rows of the keys only this family reads
 
     def rename(self, name: str) -> str | None:
         """A checkpoint tensor's name in the decoder (None: not the text model's)."""
@@ -151,6 +157,66 @@ def _mistral4(c):
 
 def _axk1(c):
     return {"mlp_layer_types": tuple(_mlp_layer_types(_first_k_dense_axk1)(c)), "moe_output_norm": True}
+
+
+def _dsa(indexer_rope):
+    """DeepSeek-V3.2 / GLM-5: DeepSeek-V3's decoder with DSA attention (models/dsa.py): MLA over
+    the keys a lightning indexer selects; transformers' mlp_layer_types (first_k_dense_replace
+    dense layers, the rest MoE); the main attention's RoPE interleaved, the indexer's `indexer_rope`."""
+    def derive(c):
+        shared = [i for i, kind in enumerate(_indexer_types(c)) if kind != "full"]
+        if shared:
+            from ..compiler import CompileError
+            raise CompileError(f"config: indexer_types: layers {shared[:4]}{' ...' if len(shared) > 4 else ''} "
+                               f"are 'shared' (they reuse an earlier layer's top-k): the decoder builds an indexer "
+                               f"per layer [CKPT-FAMILY]")
+        return {"mlp_layer_types": tuple(_mlp_layer_types(_first_k_dense_only)(c)), "rope_interleave": True,
+                "indexer_rope": indexer_rope}
+    return derive
+
+
+_DSA_KEYS = (
+    Key("index_n_heads", INT, low=1, high=1024, meaning="the indexer's heads"),
+    Key("index_head_dim", INT, low=1, high=4096, meaning="the indexer's head dim"),
+    Key("index_topk", INT, low=1, high=1 << 24, meaning="keys the indexer selects"),
+    Key("indexer_types", LIST, nullable=True, meaning='per layer "full" or "shared"'),
+    Key("index_topk_freq", INT, low=1, high=1 << 16, nullable=True, meaning="a full indexer every N layers"),
+    Key("index_skip_topk_offset", INT, low=0, high=1 << 16, nullable=True, meaning="the first layers' offset"),
+    Key("layer_types", LIST, nullable=True, role=INERT, meaning="transformers' attention kind per layer"),
+)
+
+
+def _first_k_dense_only(c):
+    """transformers' DeepseekV32Config: first_k_dense_replace dense layers, then every layer MoE."""
+    first = min(c.get("first_k_dense_replace") or 0, c["num_hidden_layers"])
+    return ["dense"] * first + ["sparse" if c.get("n_routed_experts") else "dense"] * (c["num_hidden_layers"] - first)
+
+
+def _indexer_types(c) -> list:
+    """GlmMoeDsaConfig's indexer_types: given, or from index_topk_pattern ("FSSF..."), or from
+    index_topk_freq / index_skip_topk_offset (default: every layer "full"). The keys' types are
+    checked before (_DSA_KEYS); the pattern's letters and the list's words here."""
+    from ..compiler import CompileError
+    if c.get("indexer_types") is not None:
+        key, types = "indexer_types", list(c["indexer_types"])
+    elif c.get("index_topk_pattern") is not None:
+        key, pattern = "index_topk_pattern", c["index_topk_pattern"]
+        if not isinstance(pattern, (str, list)):
+            raise CompileError(f"config: index_topk_pattern: expected a string of F/S or a list of \"full\"/\"shared\", "
+                               f"got {json_kind(pattern)} [CKPT-CONFIG]")
+        types = [{"F": "full", "S": "shared"}.get(p, p) for p in pattern] if isinstance(pattern, str) else pattern
+    else:
+        key, types = None, None
+    if key is not None:
+        bad = next((t for t in types if t not in ("full", "shared")), None)
+        if bad is not None or len(types) != c["num_hidden_layers"]:
+            raise CompileError(f"config: {key}: expected one of \"full\"/\"shared\" (F/S) per layer "
+                               f"({c['num_hidden_layers']}), got " + (f"{json_kind(bad)}" if bad is not None
+                                                                     else f"{len(types)} entries") + " [CKPT-CONFIG]")
+        return types
+    freq, offset = max(c.get("index_topk_freq") or 1, 1), c.get("index_skip_topk_offset")
+    offset = 2 if offset is None else offset
+    return ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(c["num_hidden_layers"])]
 
 
 def _first_k_dense_axk1(c):
@@ -213,6 +279,17 @@ FAMILIES = {f.name: f for f in [
            derive=_longcat, rotary_dim=lambda c: c.get("head_dim") or c["qk_rope_head_dim"],
            skipped_tensors=r"^model\.mtp\.",                   # its multi-token-prediction module, as transformers
            summary="LongCat-Flash: two attention blocks per layer, a shortcut MoE with identity experts"),
+    Family("deepseek_v32", ("DeepseekV32ForCausalLM",),
+           dict(DEEPSEEK_V3, max_position_embeddings=163840, index_topk=2048, index_head_dim=128, index_n_heads=64),
+           derive=_dsa("half"), attention="dsa", keys=_DSA_KEYS,
+           summary="DeepSeek-V3.2: DeepSeek-V3 with DSA (a lightning indexer per layer, rotate-half RoPE)"),
+    Family("glm_moe_dsa", ("GlmMoeDsaForCausalLM",),
+           dict(DEEPSEEK_V3, vocab_size=154880, hidden_size=6144, intermediate_size=12288, num_hidden_layers=78,
+                num_attention_heads=64, q_lora_rank=2048, v_head_dim=256, qk_nope_head_dim=192, n_group=1,
+                topk_group=1, max_position_embeddings=202752, rms_norm_eps=1e-5, index_topk=2048,
+                index_head_dim=128, index_n_heads=32),
+           derive=_dsa("interleave"), attention="dsa", keys=_DSA_KEYS,
+           summary="GLM-5: DSA with an interleaved-RoPE indexer, its own dims (shared-indexer layers refused)"),
     Family("kimi_k25", ("Kimi_K25ForConditionalGeneration",), DEEPSEEK_V3, derive=_deepseek,
            text_config="text_config",
            tensor_names=((r"^language_model\.model\.", "model."), (r"^model\.language_model\.", "model."),
@@ -227,10 +304,6 @@ REFUSED = {
                    "ops in the compiler; only its MLA layers do",
     "bailing_hybrid": "its linear-attention layers (layer_types 'linear_attention') have no ops in the compiler; "
                       "only its MLA layers do",
-    "deepseek_v32": "DeepSeek Sparse Attention (a lightning indexer per layer selecting the keys) is not built by "
-                    "the decoder yet (the DSA ops and their fusion: the sparse-attention stream)",
-    "glm_moe_dsa": "DeepSeek Sparse Attention (a lightning indexer per layer selecting the keys) is not built by "
-                   "the decoder yet (the DSA ops and their fusion: the sparse-attention stream)",
     "axk2": "its DSA indexer and gated attention output are not built by the decoder",
     "mistral_large4": "its DSA indexer and the layers that share another layer's latent cache are not built by "
                       "the decoder",

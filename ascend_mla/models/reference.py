@@ -7,6 +7,9 @@ Not the absorbed form the compiler fuses: keys and values are expanded per head 
 the YaRN tables are recomputed here in float64, attention is causal softmax over every token so
 far. Weights are the model's (HF names, (out, in)); int8 ones are dequantized (w * weight_scale),
 activations are never quantized.
+
+A DSA block (config attention "dsa": DeepSeek-V3.2) attends only to the keys its indexer selects:
+the indexer's scores relu(q_i . k_i / sqrt(D)) weighted per head, the causal top-k of them.
 """
 from __future__ import annotations
 
@@ -64,6 +67,32 @@ def _linear(weights, key, x):
     return x @ w.T
 
 
+def _layer_norm(x, gamma, beta, eps):
+    mean = x.mean(-1, keepdims=True)
+    return (x - mean) / np.sqrt(((x - mean) ** 2).mean(-1, keepdims=True) + eps) * gamma + beta
+
+
+def selected(config, weights, a, x, c_q, positions, causal):
+    """DSA: (P, P) bool, True where the indexer of block `a` selects key p for query s (the
+    causal top-index_topk of its scores; every earlier key while there are fewer)."""
+    c, f = config, weights
+    h, d, dr = c["index_n_heads"], c["index_head_dim"], c["qk_rope_head_dim"]
+    rope = dict(c, rope=c.get("indexer_rope", "half"))
+
+    def rope_first(v):
+        return np.concatenate([_rope(v[..., :dr], positions, rope), v[..., dr:]], axis=-1)
+    q = rope_first(_linear(f, f"{a}.indexer.wq_b", c_q).reshape(len(x), h, d))
+    k = rope_first(_layer_norm(_linear(f, f"{a}.indexer.wk", x), f[f"{a}.indexer.k_norm.weight"].astype(np.float64),
+                               f[f"{a}.indexer.k_norm.bias"].astype(np.float64), 1e-6))
+    w = _linear(f, f"{a}.indexer.weights_proj", x) * h ** -0.5                   # (P, H)
+    index = np.einsum("sh,shp->sp", w, np.maximum(np.einsum("shd,pd->shp", q, k) * d ** -0.5, 0))
+    index = np.where(causal, index, -np.inf)
+    top = np.argsort(-index, axis=-1, kind="stable")[:, :min(c["index_topk"], len(x))]
+    chosen = np.zeros_like(causal)
+    np.put_along_axis(chosen, top, True, axis=-1)
+    return chosen & causal
+
+
 def attention_block(config, weights, hidden):
     """hidden (P, He) for the tokens 0..P-1 of one sequence -> the block's output (P, He)."""
     c = config
@@ -83,7 +112,8 @@ def attention_block(config, weights, hidden):
         a = f"model.layers.{i}.self_attn"
         x = _rms(h, g[f"model.layers.{i}.input_layernorm.weight"], eps)
         if c["q_lora_rank"]:
-            q = _linear(f, f"{a}.q_b_proj", _rms(_linear(f, f"{a}.q_a_proj", x), g[f"{a}.q_a_layernorm.weight"], eps))
+            c_q = _rms(_linear(f, f"{a}.q_a_proj", x), g[f"{a}.q_a_layernorm.weight"], eps)
+            q = _linear(f, f"{a}.q_b_proj", c_q)
         else:
             q = _linear(f, f"{a}.q_proj", x)
         q = q.reshape(len(h), n, nope + dr)
@@ -95,7 +125,8 @@ def attention_block(config, weights, hidden):
         k_nope = np.einsum("hdc,pc->phd", kv_b[:, :nope], c_kv)                   # (P, N, nope)
         v = np.einsum("hdc,pc->phd", kv_b[:, nope:], c_kv)                        # (P, N, dv)
         scores = scale * (np.einsum("shd,phd->hsp", q[..., :nope], k_nope) + np.einsum("shd,pd->hsp", q_pe, k_pe))
-        scores = np.where(causal, scores, -np.inf)
+        seen = selected(c, f, a, x, c_q, positions, causal) if c.get("attention") == "dsa" else causal
+        scores = np.where(seen, scores, -np.inf)
         p = np.exp(scores - scores.max(-1, keepdims=True))
         o = np.einsum("hsp,phd->shd", p / p.sum(-1, keepdims=True), v).reshape(len(h), n * dv)
         h = h + _linear(f, f"{a}.o_proj", o)

@@ -14,11 +14,17 @@ One table for the whole model, by Hugging Face name:
         self_attn.o_proj, mlp.down_proj, shared_experts.down_proj, experts.{j}.down_proj
         mlp.experts.down_proj (E, He, I)          the rank's slice of I (last axis)
     replicated: everything else (norms, q_a_proj, kv_a_proj_with_mqa, the router, scales of
-    row-parallel weights, which are per output channel)
+    row-parallel weights, which are per output channel, the DSA indexer's self_attn.indexer.*)
 
-`part(name, shape, tp, rank)` gives the index expressions (a list of tuples of slices,
+Expert parallelism (ep > 1; docs/parallel.md) splits only the routed experts, whole: rank r
+holds the experts [r E/ep, (r+1) E/ep), the rows of the stacked `mlp.experts.gate_up_proj`,
+`down_proj` (and their w8a8 scales) along the expert axis (per-expert tensors
+`experts.{j}.*`: the loader reads only the rank's j, `expert_range`); everything else is
+replicated (attention and the latent cache are data-parallel: each rank its own requests).
+
+`part(name, shape, tp, rank, ep)` gives the index expressions (a list of tuples of slices,
 concatenated along `axis`) of the rank's part, so a loader can read just those bytes from a
-memory-mapped file; `take(name, value, tp, rank)` applies them.
+memory-mapped file; `take(name, value, tp, rank, ep)` applies them.
 """
 from __future__ import annotations
 
@@ -33,6 +39,8 @@ _COLUMNS = re.compile(r".*\.(self_attn\.(\d+\.)?o_proj|(mlp\.(experts\.\d+\.|sha
                       r"down_proj)\.weight$")
 _STACKED_GATE_UP = re.compile(r".*\.mlp\.experts\.gate_up_proj(_scale)?$")     # w8a8: (E, 2I, 1) scales
 _STACKED_DOWN = re.compile(r".*\.mlp\.experts\.down_proj$")
+_STACKED = re.compile(r".*\.mlp\.experts\.(gate_up_proj|down_proj)(_scale)?$")     # (E, ...): ep splits axis 0
+_PER_EXPERT = re.compile(r".*\.mlp\.experts\.(\d+)\.")
 
 VOCAB = ("model.embed_tokens.weight", "lm_head.weight")
 
@@ -47,13 +55,39 @@ def _even(name, n, tp, what) -> int:
     return n // tp
 
 
-def part(name: str, shape, tp: int, rank: int) -> Optional[tuple[list, int]]:
+def expert_range(experts: int, ep: int, rank: int) -> range:
+    """The routed experts rank `rank` of `ep` holds (all of them for ep 1, whatever the rank)."""
+    if ep == 1:
+        return range(experts)
+    if experts % ep:
+        raise ShardError(f"ep: {ep} does not divide the {experts} routed experts")
+    per = experts // ep
+    return range(rank * per, (rank + 1) * per)
+
+
+def holds(name: str, experts: int, ep: int, rank: int) -> bool:
+    """Whether rank `rank` of `ep` reads checkpoint tensor `name` at all (a per-expert tensor of
+    another rank's expert: no)."""
+    m = _PER_EXPERT.match(name)
+    return ep == 1 or m is None or int(m.group(1)) in expert_range(experts, ep, rank)
+
+
+def part(name: str, shape, tp: int, rank: int, ep: int = 1) -> Optional[tuple[list, int]]:
     """(index tuples, axis) of rank `rank`'s part of tensor `name` of `shape` (full size), or
     None when every rank holds all of it."""
-    if tp == 1:
-        return None
     shape = tuple(shape)
     full = [slice(None)] * len(shape)
+    if ep > 1:
+        if tp > 1:
+            raise ShardError(f"tp {tp} with ep {ep}: not built (docs/parallel.md)")
+        if not _STACKED.match(name):
+            return None
+        experts = expert_range(shape[0], ep, rank)
+        index = list(full)
+        index[0] = slice(experts.start, experts.stop)
+        return [tuple(index)], 0
+    if tp == 1:
+        return None
 
     def at(axis, start, stop):
         index = list(full)
@@ -77,9 +111,9 @@ def part(name: str, shape, tp: int, rank: int) -> Optional[tuple[list, int]]:
     return None
 
 
-def take(name: str, value, tp: int, rank: int) -> np.ndarray:
+def take(name: str, value, tp: int, rank: int, ep: int = 1) -> np.ndarray:
     """Rank `rank`'s part of `value` (a full tensor, or a memory map: only the part is read)."""
-    found = part(name, np.shape(value), tp, rank)
+    found = part(name, np.shape(value), tp, rank, ep)
     if found is None:
         return value
     pieces, axis = found

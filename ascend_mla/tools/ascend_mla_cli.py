@@ -2,7 +2,7 @@
 compiles it once, runs decode steps into paged caches, checks the result and says what the
 compiler did (docs/api.md 7).
 
-    ascend-mla run [--model NAME] [--tp N] [--layers L] [--batch B] [--seq S] [--steps K]
+    ascend-mla run [--model NAME] [--tp N | --ep N] [--layers L] [--batch B] [--seq S] [--steps K]
                    [--quant Q] [--cache-mode M] [--target T] [--dump-ir DIR]
                    [--emit-cpp FILE] [--report] [--from-torch [--naive]] [--debug]
     ascend-mla generate CHECKPOINT [--prompt-ids 1,2,3 | --prompt TEXT] [--max-new-tokens N] ...
@@ -24,7 +24,7 @@ import numpy as np
 
 from . import generate_cli
 
-NAMES = ("deepseek-v3", "deepseek-r1", "kimi-k2", "deepseek-v2", "deepseek-v2-lite")   # deepseek.CONFIGS
+NAMES = ("deepseek-v3", "deepseek-r1", "kimi-k2", "deepseek-v2", "deepseek-v2-lite", "deepseek-v3.2")   # deepseek.CONFIGS
 QUANTS = ("bf16", "w8a8", "w8a8c8")
 CACHE_MODES = ("PA_BSND", "PA_NZ")
 TARGETS = ("auto", "cpu", "npu")
@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
                               description=__doc__.split("\n\n")[0])
     run.add_argument("--model", choices=NAMES, help=f"model preset (default {DEFAULTS['model']})")
     run.add_argument("--tp", type=_count("--tp"), help="tensor-parallel size: this rank runs heads/tp heads (default 16)")
+    run.add_argument("--ep", type=_count("--ep"),
+                     help="expert-parallel size: MoE layers (the model's first ones) whose rank holds 1/ep of the "
+                          "routed experts, attention data-parallel (all heads); alone: rank 0 of ep")
     run.add_argument("--layers", type=_count("--layers"), help="decoder layers (default 2)")
     run.add_argument("--batch", type=_count("--batch"), help="sequences decoded together (default 4)")
     run.add_argument("--seq", type=_count("--seq"), help="new tokens per sequence per step (default 1)")
@@ -109,6 +112,13 @@ def main(argv=None) -> int:
                 if not debug:
                     warnings.simplefilter("ignore")
                 return generate_cli.Generate(args, sys.stdout, Usage).main()
+        if args.ep is not None and args.tp is not None and args.tp > 1 and args.ep > 1:
+            raise Usage("--tp with --ep: not built (expert parallelism runs attention data-parallel; "
+                        "docs/parallel.md)")
+        if args.ep is not None:
+            args.tp = args.tp or 1
+        else:
+            args.ep = 1
         for key, value in DEFAULTS.items():
             if getattr(args, key) is None:
                 setattr(args, key, value)
@@ -176,7 +186,7 @@ class Run:
         """("cpu" | "npu", what to print): --target auto is the NPU when the CANN runtime and a
         device are here, else the CPU (the runtime says what is missing)."""
         from ..dialect.errors import BackendUnavailable
-        from ..runtime.npu import npu_backend
+        from ..runtime.npu import broken_install_reason, npu_backend
         if self.args.target == "cpu":
             return "cpu", "cpu"
         try:
@@ -184,7 +194,8 @@ class Run:
         except BackendUnavailable as why:
             if self.args.target == "npu":
                 raise Failure(f"--target npu: {' '.join(str(why).split())}") from None
-            return "cpu", "cpu (auto: no NPU here)"
+            broken = broken_install_reason()        # a CANN install that does not work: say why, once
+            return "cpu", f"cpu (auto: {' '.join(broken.split())})" if broken else "cpu (auto: no NPU here)"
         return "npu", "npu"
 
     def build(self):
@@ -192,10 +203,14 @@ class Run:
         a = self.args
         # room for every step's tokens in the caches, in whole blocks
         positions = max(2, -(-a.steps * a.seq // BLOCK_SIZE)) * BLOCK_SIZE
+        moe = {}
+        if a.ep > 1:         # the model's first MoE layers, each rank's experts its 1/ep of them
+            from ..models.decoder import PRESETS
+            moe = dict(ep=a.ep, feed_forward=True, first_layer=PRESETS[a.model]["first_k_dense_replace"])
         try:
             return deepseek.build(a.model, tp=a.tp, layers=a.layers, batch=a.batch, seq=a.seq,
                                   quant=a.quant, cache_mode=a.cache_mode, block_size=BLOCK_SIZE,
-                                  max_positions=positions)
+                                  max_positions=positions, **moe)
         except ValueError as e:                # "tp: must divide the 128 attention heads ..."
             raise Usage(f"--{str(e).replace('_', '-')}") from None
 
@@ -209,7 +224,8 @@ class Run:
         weights = sum(spec.numel * numpy_dtype(spec.dtype).itemsize for spec in deepseek.weight_specs(c).values())
         caches = model.num_blocks * c["block_size"] * (c["kv_lora_rank"] + 2 * c["qk_rope_head_dim"]) * 2 * c["layers"]
         need = 0.7e9 + 6 * weights + 3 * caches
-        available = _available_memory()
+        from ..models.config_keys import available_memory
+        available = available_memory()
         if available is not None and need > available:
             raise Usage(f"this run needs about {need / 2 ** 30:.1f} GiB of memory ({weights / 2 ** 30:.1f} GiB of "
                         f"weights), {available / 2 ** 30:.1f} GiB are available: raise --tp or lower "
@@ -268,9 +284,18 @@ class Run:
         model = self.build()
         self.check_memory(model)
         c = model.config
-        self.say(f"ascend-mla run: {a.model} MLA attention, tp {a.tp} ({c['heads']} of "
-                 f"{c['num_attention_heads']} heads), {a.layers} layer{'s' * (a.layers > 1)}, batch {a.batch}, "
-                 f"seq {a.seq}, {a.quant}, {a.cache_mode} caches (block {BLOCK_SIZE}), {_plural(a.steps, 'decode step')}")
+        if a.ep > 1:
+            ids = c["layer_ids"]
+            self.say(f"ascend-mla run: {a.model} MLA attention + MoE, ep {a.ep} (rank 0: {c['n_routed_experts'] // a.ep} "
+                     f"of {c['n_routed_experts']} routed experts; attention data-parallel, {c['heads']} heads), "
+                     f"{_plural(a.layers, 'layer')} ({', '.join(map(str, ids))}), batch {a.batch}, seq {a.seq}, "
+                     f"{a.quant}, {a.cache_mode} caches (block {BLOCK_SIZE}), {_plural(a.steps, 'decode step')}")
+        else:
+            kind = "DSA (MLA over the indexer's top-k)" if c.get("attention") == "dsa" else "MLA"
+            self.say(f"ascend-mla run: {a.model} {kind} attention, tp {a.tp} ({c['heads']} of "
+                     f"{c['num_attention_heads']} heads), {a.layers} layer{'s' * (a.layers > 1)}, batch {a.batch}, "
+                     f"seq {a.seq}, {a.quant}, {a.cache_mode} caches (block {BLOCK_SIZE}), "
+                     f"{_plural(a.steps, 'decode step')}")
         self.say(f"backend: {backend}")
         with self.progress(3 + a.steps * 2 + 1):
             self.stage("making random weights")
@@ -307,14 +332,17 @@ class Run:
                 check_error = max(check_error, float(np.abs(got.astype(np.float64) - expected.astype(np.float64)).max()))
                 scale = max(scale, float(np.abs(expected.astype(np.float64) - hidden).max()))
             self.stage("float64 reference")
-            reference_error, reference_scale = self.reference(model, history, outputs)
+            # the float64 reference is the attention block's: with MoE layers (--ep) the check is
+            # the unfused program (the same MoE ops, the attention as written)
+            reference_error, reference_scale = self.reference(model, history, outputs) if a.ep == 1 else (0.0, 0.0)
             self.advance()
         self.report_compile(fused, unfused, compile_seconds, model)
         self.say(_times({"fused": fused_times, "unfused": unfused_times}))
         tolerance = TOLERANCE[a.quant]
+        versus = (f"fused vs float64 reference {_ratio(reference_error, reference_scale)}" if a.ep == 1 else
+                  "no float64 reference of the MoE layers")
         self.say(f"max error: fused vs unfused {check_error:.3g} = {_ratio(check_error, scale)} of "
-                 f"max|attention| {scale:.3g}; fused vs float64 reference {_ratio(reference_error, reference_scale)} "
-                 f"(tolerance {tolerance:.2%})")
+                 f"max|{'attention' if a.ep == 1 else 'layer output'}| {scale:.3g}; {versus} (tolerance {tolerance:.2%})")
         if a.report:
             self.roofline(model, fused, unfused)
         self.write_outputs(fused)
@@ -497,18 +525,6 @@ def _times(runs: dict) -> str:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
-
-
-def _available_memory():
-    """MemAvailable in bytes (Linux), else None."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
 
 
 def _verdict(report) -> str:

@@ -1,7 +1,7 @@
 """`ascend-mla generate`: greedy tokens from a Hugging Face checkpoint directory.
 
     ascend-mla generate CHECKPOINT [--prompt-ids 1,2,3 | --prompt TEXT] [--max-new-tokens N]
-                        [--ignore-eos] [--batch B] [--quant Q] [--cache-mode M] [--target T] [--tp N]
+                        [--ignore-eos] [--batch B] [--quant Q] [--cache-mode M] [--target T] [--tp N | --ep N]
                         [--report]
 
 Greedy generation through AutoCausalLM (any supported MLA family: DeepSeek-V3/R1, Kimi-K2/K2.5,
@@ -14,6 +14,9 @@ text, and last the generated token ids, space separated (all rows' new tokens, r
 The prompt is the same for every row of --batch. Without --prompt-ids or --prompt it is the
 checkpoint's BOS token. Exit status 0; 2 with one line on stderr for a bad command line or a
 checkpoint the compiler refuses (CKPT-* rules); 1 when running fails. --debug: tracebacks.
+Under torchrun (--tp N or --ep N, N processes) every rank computes and rank 0 prints; with --ep
+every rank generates the same prompt (each rank its own rows, its own caches, 1/N of the routed
+experts), so rank 0's tokens are one process's.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ import contextlib
 import os
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -49,7 +53,12 @@ def add_parser(commands, count):
     g.add_argument("--target", choices=TARGETS, default="auto",
                    help="backend: auto = the NPU when present, else the CPU")
     g.add_argument("--tp", metavar="N", type=count("--tp"), default=1, help="tensor-parallel size (one rank without torchrun)")
+    g.add_argument("--ep", metavar="N", type=count("--ep"), default=1,
+                   help="expert-parallel size: each of N ranks (torchrun) holds 1/N of the routed experts and "
+                        "runs its own rows")
     g.add_argument("--report", action="store_true", help="what the compiler fused and refused in every program")
+    g.add_argument("--allow-nonfinite", action="store_true",
+                   help="load weights holding NaN or Inf (refused by default: the model would compute NaN)")
     g.add_argument("--debug", action="store_true", help="show tracebacks")
     return g
 
@@ -90,12 +99,20 @@ class Generate:
 
     # --- the pieces ------------------------------------------------------------------------------
     def tokenizer(self):
-        path = os.path.join(self.args.checkpoint, "tokenizer.json")
-        if not os.path.exists(path):
+        from ..models.checkpoint_files import CheckpointDir
+        try:             # a regular file inside the checkpoint, as every file read from it
+            data = CheckpointDir(self.args.checkpoint).read_bytes("tokenizer.json", required=False)
+        except ValueError as e:
+            raise self.usage(" ".join(str(e).split())) from None
+        if data is None:
             raise self.usage(f"--prompt: {self.args.checkpoint} has no tokenizer.json; give the prompt as "
                              f"--prompt-ids instead")
         from tokenizers import Tokenizer
-        return Tokenizer.from_file(path)
+        try:
+            return Tokenizer.from_str(data.decode("utf-8"))
+        except Exception as e:      # noqa: BLE001 - the tokenizers library's own error
+            raise self.usage(f"{os.path.join(self.args.checkpoint, 'tokenizer.json')}: not a tokenizer "
+                             f"({' '.join(str(e).split())[:200]})") from None
 
     def prompt(self, config, tokenizer):
         a = self.args
@@ -111,7 +128,9 @@ class Generate:
             ids = [int(config.bos_token_id)]
         bad = [i for i in ids if i >= config.vocab_size]
         if bad:
-            raise self.usage(f"--prompt-ids: token id {bad[0]} is outside the vocabulary (size {config.vocab_size})")
+            who = "--prompt-ids" if a.prompt_ids is not None else (
+                "--prompt" if a.prompt is not None else "config.json bos_token_id (the default prompt)")
+            raise self.usage(f"{who}: token id {bad[0]} is outside the vocabulary (size {config.vocab_size})")
         return np.array([ids] * a.batch, np.int64)
 
     def load(self, config):
@@ -129,16 +148,17 @@ class Generate:
                 bar.refresh()
             with checkpoint.reporting(read):
                 try:
-                    return AutoCausalLM.from_pretrained(
-                        a.checkpoint, batch=a.batch, quant=a.quant, cache_mode=a.cache_mode, tp=a.tp, target=a.target,
-                        max_positions=self.positions())
+                    with warnings.catch_warnings():      # the notes are printed, as note: lines
+                        warnings.simplefilter("ignore", checkpoint.CheckpointNote)
+                        lm = AutoCausalLM.from_pretrained(
+                            a.checkpoint, batch=a.batch, quant=a.quant, cache_mode=a.cache_mode, tp=a.tp,
+                            target=a.target, allow_nonfinite=a.allow_nonfinite, ep=a.ep)
+                    # the caches' positions as the API sizes them (the config's, capped by memory),
+                    # and the API's refusal of a generation that does not fit them
+                    lm.check_length(self.prompt_length, a.max_new_tokens)
+                    return lm
                 except ValueError as e:         # a bad value or a refusal (CompileError is one too)
                     raise self.usage(" ".join(str(e).split())) from None
-
-    def positions(self) -> int:
-        """Cache room for the prompt and the new tokens, in whole 128-token blocks."""
-        need = self.prompt_length + self.args.max_new_tokens
-        return 128 * -(-need // 128)
 
     # --- the run ---------------------------------------------------------------------------------
     def main(self) -> int:
@@ -153,19 +173,38 @@ class Generate:
         tokenizer = self.tokenizer() if a.prompt is not None else None
         ids = self.prompt(config, tokenizer)
         self.prompt_length = ids.shape[1]
+        from ..models.causal_lm import check_length
+        try:                         # before the checkpoint is read; again once the caches are sized
+            check_length(self.prompt_length, a.max_new_tokens, config.max_position_embeddings)
+        except ValueError as e:
+            raise self.usage(str(e)) from None
         start = time.perf_counter()
         lm = self.load(config)
         load_seconds = time.perf_counter() - start
-        if a.tp > 1:             # under torchrun: every rank computes, rank 0 prints
+        if a.tp > 1 or a.ep > 1:     # under torchrun: every rank computes, rank 0 prints
             from ..runtime.distributed import world
+            lm._agree("generate's arguments", prompt=ids.tolist(), max_new_tokens=a.max_new_tokens,
+                      ignore_eos=a.ignore_eos)
             if world().rank != 0:
                 self.out = open(os.devnull, "w")
         heads = config.num_attention_heads // a.tp
+        split = f" (tp {a.tp})" if a.tp > 1 else ""
+        if a.ep > 1:
+            split = f", ep {a.ep}: {config.n_routed_experts // a.ep} of {config.n_routed_experts} routed experts per rank"
         self.say(f"ascend-mla generate: {os.path.basename(os.path.normpath(a.checkpoint))} ({config.model_type}, "
-                 f"{config.num_hidden_layers} layers, {heads} heads{f' (tp {a.tp})' if a.tp > 1 else ''}, "
+                 f"{config.num_hidden_layers} layers, {heads} heads{split}, "
                  f"vocab {config.vocab_size}), {a.quant or 'bf16'}, {a.cache_mode} caches, batch {a.batch}")
         weight_bytes = sum(np.asarray(v).nbytes for v in lm.weights.values())
         self.say(f"loaded in {load_seconds:.1f} s ({weight_bytes / 2**20:.1f} MiB of weights)")
+        notes = list(lm.notes)
+        if a.target == "auto":
+            from ..runtime.npu import broken_install_reason
+            broken = broken_install_reason()
+            if broken:           # said once, here (the CLI keeps library warnings quiet)
+                notes.append(f"backend 'auto': running on the CPU backend because the CANN install here does not "
+                             f"work: {broken}")
+        for note in notes:
+            self.say(f"note: {' '.join(note.split())}")
         if a.tp > 1 and os.environ.get("WORLD_SIZE") != str(a.tp):
             self.say(f"note: --tp {a.tp} outside torchrun is rank 0 alone (its collectives are the identity): "
                      f"its tokens are not the model's; run it under torchrun --nproc-per-node {a.tp}")
@@ -186,6 +225,15 @@ class Generate:
                 self.say(tokenizer.decode([int(t) for t in prompt] + [int(t) for t in row]))
         self.say(" ".join(str(int(t)) for t in new.reshape(-1)))
         return 0
+
+    @staticmethod
+    def done(lm, stop) -> bool:
+        """Every row finished; with ep, on every rank (each call of the model is a step of all
+        ranks: a rank that finished first keeps stepping, its rows padded, until the others are)."""
+        if lm.ep == 1:
+            return stop.done
+        from ..runtime.distributed import any_rank
+        return not any_rank(not stop.done, "whether generation continues")
 
     def generate(self, lm, ids):
         """Greedy tokens (rows, new <= max_new_tokens), the prefill and the decode seconds. The
@@ -214,7 +262,7 @@ class Generate:
             bar.update(1)
             bar.set_description_str("decode")
             start = time.perf_counter()
-            while len(new) < a.max_new_tokens and not stop.done:
+            while len(new) < a.max_new_tokens and not self.done(lm, stop):
                 new.append(stop.next(np.asarray(lm(new[-1]))[:, -1]))
                 bar.update(1)
             decode = time.perf_counter() - start

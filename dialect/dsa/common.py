@@ -321,9 +321,11 @@ def _check_lengths(values, cumulative: bool, bound: int, bound_name: str):
 
 
 def contiguous_rule(rules: RuleSet, rule_id: str, names, profiles=None):
-    """Eager arrays must be contiguous (IR values have no strides)."""
+    """Eager arrays must be contiguous. Only a call can break it (kind "argument"): IR values
+    have no strides, and a compiled program hands the function contiguous copies of strided
+    views (lower-to-aclnn), whatever views the CPU backend computes on the way."""
     for name in names:
-        @rules.rule(rule_id, name, kind="runtime", profiles=profiles)
+        @rules.rule(rule_id, name, kind=ARGUMENT, profiles=profiles)
         def contiguous(op, s, name=name):
             t = getattr(op, name)
             data = None if t is None else t.value

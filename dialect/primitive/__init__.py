@@ -25,9 +25,13 @@ weights are upstream `ml_program` globals. Guide: docs/dialect.md ("Primitive op
     mla.mean, mla.rsqrt   torch.mean(x, -1, True), torch.rsqrt    MEAN-, RSQ-
     mla.amax              torch.amax(x, -1, True)                AMAX-
     mla.paged_attention   _npu_paged_attention(_mla), GQA        PA-
+    mla.masked_paged_attention  the same, keys also masked (DSA)  PA-
     mla.attention         scaled_dot_product_attention           ATT-
     mla.causal_mask       triu(ones(S, S), 1)                    CM-
     mla.nz_cache_view     (a PA_NZ cache seen as FRACTAL_NZ)     NZV-
+    mla.layer_norm, relu, batch_matmul, paged_gather, length_mask, masked_fill, top_k,
+    index_mask            DSA's indexer as transformers writes it (indexer.py)   LN-, RELU-, BMM-,
+                                                                          PG-, LM-, MF-, TK-, IM-
 
 Float arithmetic is float32 and each op rounds once, to its declared result type: the result
 types of a graph are its rounding points (docs/numerics.md, "MLA prolog" 2 and 7).
@@ -44,10 +48,21 @@ from .quant import DQ_ROUNDING, DynamicQuant, Quantize  # noqa: F401
 from .elementwise import Add, Amax, Div, Mean, Mul, Rsqrt  # noqa: F401
 from .cache import KvRmsNormRopeCache, ScatterCache  # noqa: F401
 from .layout import FormatCast, Gather, NzCacheView, Transpose  # noqa: F401
-from .attention import Attention, CausalMask, PagedAttention  # noqa: F401
+from .attention import Attention, CausalMask, MaskedPagedAttention, PagedAttention  # noqa: F401
+from .indexer import (  # noqa: F401
+    BatchMatmul,
+    IndexMask,
+    LayerNorm,
+    LengthMask,
+    MaskedFill,
+    PagedGather,
+    Relu,
+    TopK,
+)
 # isort: on
 
 __all__ = ["CACHE_MODES", "FLOAT_TYPES", "INDEX_TYPES", "cache_writer", "RmsNorm", "HeadMatmul", "Matmul",
            "QuantMatmul", "TransposeBatchMatmul", "KvRmsNormRopeCache", "ROPE_MODES", "Rope", "DQ_ROUNDING", "DynamicQuant", "Quantize", "Add", "Amax",
            "Div", "Mean", "Mul", "Rsqrt", "ScatterCache", "FormatCast", "Gather", "NzCacheView",
-           "Transpose", "Attention", "CausalMask", "PagedAttention"]
+           "Transpose", "Attention", "CausalMask", "MaskedPagedAttention", "PagedAttention", "BatchMatmul", "IndexMask",
+           "LayerNorm", "LengthMask", "MaskedFill", "PagedGather", "Relu", "TopK"]

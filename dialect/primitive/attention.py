@@ -1,4 +1,4 @@
-"""Primitive ops: mla.paged_attention, mla.attention, mla.causal_mask."""
+"""Primitive ops: mla.paged_attention, mla.masked_paged_attention, mla.attention, mla.causal_mask."""
 from __future__ import annotations
 
 from ..opdef import OpDef, f64, i1, operand, optional, string
@@ -177,6 +177,41 @@ PagedAttention = MLA.add(OpDef(
     rules=paged_rules,
     infer_results=_paged_out,
     summary="causal attention over paged kv caches, GQA, with an optional rope part (MLA)",
+))
+
+
+# --- mla.masked_paged_attention ------------------------------------------------------------------
+# mla.paged_attention whose keys are also hidden where atten_mask (B, S, T) is true, T = blocks
+# per sequence * BlockSize (the logical positions): DeepSeek Sparse Attention's MLA attention
+# over the keys its indexer selected (transformers masks the others with -inf). The same
+# operands, rules and numerics as mla.paged_attention, the mask after them.
+
+masked_paged_rules = RuleSet(paged_rules)        # a rule set of its own, paged attention's rules first
+masked_paged_rules.rule("PA-005", "atten_mask")(nd_only("atten_mask"))
+
+
+@masked_paged_rules.rule("PA-020", "atten_mask")
+def paged_mask(op, s):
+    t = op.atten_mask
+    blocks = op.block_table.shape[1:] + op.key_cache.shape[1:2]
+    expected = op.query.shape[:2] + (None if None in blocks else blocks[0] * blocks[1],)
+    if t.dtype != "i1" or differs(t.shape, expected):
+        return (f"expected an i1 tensor (B, S, blocks per sequence * BlockSize) = {shape_text(expected)} "
+                f"(True: a key the attention does not read), got {t}")
+
+
+MaskedPagedAttention = MLA.add(OpDef(
+    "mla.masked_paged_attention",
+    traits=(PURE,),
+    operands=[operand("query"), operand("key_cache"), operand("value_cache"),
+              operand("block_table"), operand("seq_lengths"), operand("atten_mask"),
+              optional("query_rope"), optional("key_rope_cache"),
+              optional("dequant_scale_query"), optional("key_dequant_scale")],
+    attributes=[f64("scale_value", default=1.0), string("cache_mode", default="PA_BSND")],
+    results=["attention_out"],
+    rules=masked_paged_rules,
+    infer_results=_paged_out,
+    summary="causal paged attention with a mask of keys not read (DSA's selection)",
 ))
 
 

@@ -18,7 +18,8 @@ KERNELS: dict[str, Callable] = {}      # op name -> the kernel, OpDef defaults a
 PREPARES: dict[str, Callable] = {}     # op name -> what converts its constant weights (prepares)
 
 # The modules holding kernels: loading them registers every kernel.
-MODULES = ("primitive", "nsa", "fia", "prolog", "decoder", "serving", "collective", "dsa", "dsa_prolog")
+MODULES = ("primitive", "nsa", "fia", "prolog", "decoder", "serving", "collective", "dsa", "dsa_prolog",
+           "dsa_primitives", "moe_distribute")
 
 
 def run_kernel(op, operands: dict, attributes: dict, result_types: dict | None = None):

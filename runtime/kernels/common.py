@@ -26,38 +26,14 @@ def matmul_choice() -> str:
 
 @functools.lru_cache(maxsize=None)
 def torch_module():
-    """The torch module, or None when it is not installed (imported once, on first use). MKL's
-    strict reproducibility mode is asked for right away (mkl_strict)."""
+    """The torch module, or None when it is not installed (imported once, on first use). The
+    kernels change no process-wide setting of torch or its libraries (MKL's reproducibility
+    mode, thread counts): the user's own torch and NumPy calls run as they would without us."""
     try:
         import torch
     except ImportError:
         return None
-    mkl_strict(torch)
     return torch
-
-
-# MKL's conditional numerical reproducibility: MKL_CBWR_AUTO | MKL_CBWR_STRICT, in which its
-# float32 GEMM gives the same bits for any thread count (without it, MKL splits K among threads
-# for some shapes: a (1, 8, 576) x transposed (576, 200) batched product differs between 1 and
-# 2 threads). MKL takes the mode only before its first call; measured: no slower.
-_MKL_AUTO_STRICT = 2 | 0x10000
-
-
-@functools.lru_cache(maxsize=None)
-def mkl_strict(torch) -> bool:
-    """Is torch's MKL in the strict reproducibility mode (asked for now if MKL has not run
-    yet)? False where torch has no MKL or it ran before (then FIA's float32 products run in
-    NumPy's BLAS: fia_ops.TorchOps)."""
-    import ctypes
-    try:
-        lib = ctypes.CDLL(os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so"))
-        get, put = lib.mkl_serv_cbwr_get, lib.mkl_serv_cbwr_set
-    except (OSError, AttributeError):
-        return False
-    get.argtypes, get.restype, put.argtypes, put.restype = [ctypes.c_int], ctypes.c_int, [ctypes.c_int], ctypes.c_int
-    if get(-1) != _MKL_AUTO_STRICT:
-        put(_MKL_AUTO_STRICT)
-    return get(-1) == _MKL_AUTO_STRICT
 
 
 # oneDNN's ISA caps (ONEDNN_MAX_CPU_ISA) below its first one with bf16 dot products
@@ -100,11 +76,27 @@ def round_to(x, dtype) -> np.ndarray:
 
 # --- MLA helpers: RmsNorm, RoPE, rounding, paged caches (docs/numerics.md, "MLA prolog") ---
 
-def rms_norm(x, gamma, eps: float) -> np.ndarray:
-    """x / sqrt(mean(x^2) + eps) * gamma over the last axis, in float32 (numerics 3)."""
+def mlir_kernels() -> bool:
+    """Do the MLIR-compiled kernels run (the glue stages, jit_glue.py; FIA's MLA attention,
+    jit_attention.py)? With the compiled products (ASCEND_MLA_MATMUL auto or jit, where MLIR's
+    ExecutionEngine runs); NumPy / torch else."""
+    if matmul_choice() not in ("auto", "jit"):
+        return False
+    from . import jit
+    return jit.available()
+
+
+def rms_norm(x, gamma, eps: float, dtype=np.float32) -> np.ndarray:
+    """x / sqrt(mean(x^2) + eps) * gamma over the last axis, in float32 (numerics 3), rounded
+    once to `dtype` (float32: unrounded)."""
+    if mlir_kernels() and isinstance(x, np.ndarray):
+        from . import jit_glue
+        y = jit_glue.rms_norm(x, np.asarray(gamma), eps, dtype)
+        if y is not None:
+            return y
     x = f32(x)
     mean_square = np.mean(x * x, axis=-1, keepdims=True)
-    return x / np.sqrt(mean_square + np.float32(eps)) * f32(gamma)
+    return (x / np.sqrt(mean_square + np.float32(eps)) * f32(gamma)).astype(dtype, copy=False)
 
 
 def rope_deinterleaved(x, cos, sin) -> np.ndarray:

@@ -12,8 +12,8 @@ import numpy as np
 
 from ...dialect.decoder import GroupedMatmul, MoeFinalizeRouting, MoeGatingTopK, MoeInitRouting, SwiGlu
 from ...dialect.types import numpy_dtype
-from . import kernel, prepares
-from .common import bfloat16, f32
+from . import jit_glue, kernel, prepares
+from .common import bfloat16, f32, mlir_kernels
 from .gemm import bf16_product, float_matmul, int8_matmul, prepare
 
 
@@ -27,8 +27,13 @@ def _sigmoid(x):
 
 @kernel(SwiGlu)
 def swiglu(x, dim, result_types=None):
+    out = _out(result_types, "y", x.dtype)
+    if mlir_kernels() and dim in (-1, x.ndim - 1):
+        y = jit_glue.swiglu(np.asarray(x), out)
+        if y is not None:
+            return (y,)
     a, b = np.split(f32(x), 2, axis=dim)
-    return ((a * _sigmoid(a) * b).astype(_out(result_types, "y", x.dtype)),)
+    return ((a * _sigmoid(a) * b).astype(out),)
 
 
 def _top(values, count):
@@ -109,10 +114,16 @@ def _prepare_grouped_matmul(weights, types):
 @kernel(MoeFinalizeRouting)
 def moe_finalize_routing(expanded_x, expanded_row_idx, scales, x1, x2, result_types=None):
     tokens, k = scales.shape
-    rows = f32(expanded_x)[np.asarray(expanded_row_idx, np.int64).reshape(tokens, k)]   # (T, k, H)
+    index = np.asarray(expanded_row_idx, np.int64).reshape(tokens, k)
+    out = _out(result_types, "out", expanded_x.dtype)
+    if mlir_kernels() and index.size and index.min() >= 0 and index.max() < expanded_x.shape[0]:
+        y = jit_glue.moe_finalize(np.asarray(expanded_x), index, np.asarray(scales), x1, x2, out)
+        if y is not None:
+            return (y,)
+    rows = f32(expanded_x)[index]                                                         # (T, k, H)
     acc = np.einsum("tk,tkh->th", f32(scales), rows, dtype=np.float32)
     if x1 is not None:
         acc = acc + f32(x1)
     if x2 is not None:
         acc = acc + f32(x2)
-    return (acc.astype(_out(result_types, "out", expanded_x.dtype)),)
+    return (acc.astype(out),)

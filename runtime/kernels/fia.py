@@ -11,7 +11,9 @@ gathered latent rows. Page attention gathers (and converts to float32) the block
 once; a contiguous run of block ids is read as a view. bf16 caches without antiquant (the MLA
 decode case) are gathered for a whole group with one index per cache, straight into a float32
 workspace kept between calls (fia_kv.gather_bf16_pages). The hot matmuls and the softmax run in
-torch when it can be imported, NumPy otherwise; ASCEND_MLA_MATMUL=numpy|torch forces one.
+torch when it can be imported, NumPy otherwise; ASCEND_MLA_MATMUL=numpy|torch forces one. The
+MLA decode / MTP call itself (bf16, one latent head in page caches, no mask but sparse 3's band)
+runs MLIR-compiled where MLIR's ExecutionEngine does (_compiled_mla, jit_attention.py).
 
 This file is the kernel (the walk over groups of batch rows, and the attention of a group); its
 pieces: fia_layouts.py (layouts, TND packing, valid rows, output), fia_kv.py (dense, paged and
@@ -100,10 +102,19 @@ from __future__ import annotations
 import numpy as np
 
 from ...dialect.fia import FusedInferAttentionScore
-from . import kernel
+from . import jit_attention, kernel
 from .common import bfloat16
 from .fia_kv import gather_kv, kv_source, same_operand, shared_prefix
-from .fia_layouts import Tnd, compute_dtype_of, finish, output_dtype, to_bnsd, valid_kv_rows, valid_query_rows
+from .fia_layouts import (
+    Tnd,
+    compute_dtype_of,
+    finish,
+    output_dtype,
+    per_batch,
+    to_bnsd,
+    valid_kv_rows,
+    valid_query_rows,
+)
 from .fia_masks import Masks, pse_for_batch
 from .fia_ops import NUMPY, WORKSPACE, array_ops
 from .fia_quant import FullQuant, KvDequant, MlaFullQuant
@@ -129,6 +140,16 @@ def fused_infer_attention_score(
     layout, nbsd = (input_layout[:4], True) if input_layout.endswith("_NBSD") else (input_layout, False)
     n_heads = int(num_heads)
     kv_heads = int(num_key_value_heads) or n_heads
+    if all(x is None for x in (pse_shift, dequant_scale1, quant_scale1, dequant_scale2, quant_scale2,
+                               quant_offset2, antiquant_scale, antiquant_offset, query_padding_size,
+                               kv_padding_size, key_antiquant_scale, key_antiquant_offset,
+                               value_antiquant_scale, value_antiquant_offset, key_shared_prefix,
+                               dequant_scale_query)) and not nbsd and kv_heads == 1:
+        done = _compiled_mla(query, query_rope, key, value, key_rope, block_table, block_size,
+                             actual_seq_lengths, actual_seq_lengths_kv, layout, n_heads, sparse_mode,
+                             atten_mask, float(scale_value), softmax_lse_flag)
+        if done is not None:
+            return done
     tnd = Tnd(layout, actual_seq_lengths, actual_seq_lengths_kv, block_table is not None) \
         if layout in Tnd.LAYOUTS else None
     # the MLA full-quant mode: per-(token, head) query scales, the query's shape without D
@@ -209,6 +230,36 @@ def fused_infer_attention_score(
             quant if mla_q is None else mla_q.for_rows(sel, rows), compute_dtype, d_v)
     return _nbsd(finish(ops, o, lse, "BNSD" if nbsd else layout, out_dtype, softmax_lse_flag,
                         valid_rows, quant_scale2, quant_offset2, tnd), nbsd)
+
+
+def _compiled_mla(query, query_rope, key, value, key_rope, block_table, block_size, q_lengths,
+                  kv_lengths, layout, n_heads, sparse_mode, atten_mask, scale, lse_flag):
+    """The MLA decode / MTP call (bf16 query and rope, one latent kv head in bf16 page caches,
+    no mask but the causal band of sparse mode 3, no quantization) on the MLIR-compiled
+    attention (jit_attention.py: the same formulas and rounding points, no gather); None where
+    it does not apply or the compiled kernels do not run."""
+    # key, value, key_rope: a tensor list of one cache each (the op's form) or the cache
+    key, value, key_rope = (x[0] if isinstance(x, (list, tuple)) and len(x) == 1 else x for x in (key, value, key_rope))
+    if not isinstance(query, np.ndarray) or not isinstance(query_rope, np.ndarray) or key_rope is None \
+            or block_table is None or kv_lengths is None or layout not in ("BSND", "BSH") \
+            or not same_operand(key, value):
+        return None
+    batch, q_seq = query.shape[:2]
+    q = query.reshape(batch, q_seq, n_heads, -1)
+    q_rope = query_rope.reshape(batch, q_seq, n_heads, -1)
+    if not jit_attention.serves(q, q_rope, key, key_rope, int(block_size)):
+        return None
+    # which keys each query row sees: all (one row, no mask) or the band of sparse mode 3
+    if not (sparse_mode == 3 or (q_seq == 1 and sparse_mode == 0 and atten_mask is None)):
+        return None
+    if q_seq > 1 and q_lengths is not None and any(int(n) != q_seq for n in per_batch(q_lengths, [], batch)):
+        return None
+    lengths = per_batch(kv_lengths, [], batch)
+    if len(lengths) != batch:
+        return None
+    out, lse = jit_attention.attention(q, q_rope, key, key_rope, block_table, np.asarray(lengths), scale,
+                                       int(block_size), lse_flag)
+    return out.reshape(query.shape), (lse if lse_flag else np.zeros((1,), np.float32))
 
 
 def _attend(ops, q, k, v, masked, bias, scale, quant, compute_dtype, d_v):

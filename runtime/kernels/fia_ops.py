@@ -82,9 +82,7 @@ class NumpyOps:
 
 class TorchOps(NumpyOps):
     def __init__(self, torch):
-        from .common import mkl_strict
         self.t = torch
-        self.strict = mkl_strict(torch)
         self.dtypes = {np.dtype(np.float16): torch.float16, bfloat16: torch.bfloat16}
 
     def tensor(self, a):
@@ -99,12 +97,11 @@ class TorchOps(NumpyOps):
         return np.float64 if a.dtype == self.t.float64 else np.float32
 
     def bmm(self, a, b, out=None):
-        # torch's float32 matmul (MKL) in its strict reproducibility mode (common.mkl_strict);
-        # else NumPy's BLAS, one 2-D product per pair: without the mode MKL splits K among
-        # threads for some shapes (one pair, a transposed operand), and its bits would change
-        # with the thread count, which the rounding contract rules out
-        if self.strict:
-            return self.t.matmul(a, b, out=None if out is None else self.t.from_numpy(out))
+        # NumPy's BLAS, one 2-D product per pair (it splits rows and columns among threads,
+        # never k). Not torch's MKL: it splits k among threads for some shapes (one (8, 576) x
+        # (576, 200) product differs between 1 and 2 threads), which the rounding contract rules
+        # out, and its reproducibility mode is a process-wide setting MKL takes only before its
+        # first call: not ours to change in the user's process
         a_np, b_np = a.numpy(), b.numpy()
         if out is None:
             out = np.empty(a_np.shape[:-1] + b_np.shape[-1:], np.result_type(a_np, b_np))

@@ -24,6 +24,7 @@ import functools
 import os
 import threading
 
+import ml_dtypes
 import numpy as np
 
 MT = 8                    # rows per tile
@@ -106,16 +107,18 @@ def _kernel_text(mt: int, v: int) -> str:
     return text.replace("  scf.for %q =", consts + "  scf.for %q =", 1)
 
 
-_PIPELINE = ("builtin.module(arith-expand{include-bf16=true},convert-scf-to-cf,convert-vector-to-llvm,expand-strided-metadata,"
-             "finalize-memref-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-             "reconcile-unrealized-casts)")
+_PIPELINE = ("builtin.module(arith-expand{include-bf16=true},convert-scf-to-cf,convert-vector-to-llvm,"
+             "expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,"
+             "convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)")
 _LOCK = threading.Lock()
 _ENGINES: dict = {}
 
 
-def _function(mt: int, v: int):
-    """The compiled @gemm for (mt, v), once per process: (engine, its packed-interface entry)."""
-    key = (mt, v)
+def compiled(key, source, symbol: str = "kernel"):
+    """The packed-interface entry of a kernel, compiled once per process: `key` names it,
+    `source()` gives its MLIR text (a func.func @`symbol` with llvm.emit_c_interface; memref
+    arguments 1-D, then index / i64 / f32 scalars). Every CPU kernel's MLIR text is parsed here
+    and nowhere else."""
     found = _ENGINES.get(key)
     if found is not None:
         return found[1]
@@ -126,17 +129,25 @@ def _function(mt: int, v: int):
             from mlir.execution_engine import ExecutionEngine
             context = ir.Context()
             with context:
-                module = ir.Module.parse(_kernel_text(mt, v))
+                module = ir.Module.parse(source())
                 passmanager.PassManager.parse(_PIPELINE).run(module.operation)
                 engine = ExecutionEngine(module, opt_level=3)
-            entry = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup("_mlir_ciface_gemm"))
+            entry = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.raw_lookup(f"_mlir_ciface_{symbol}"))
             found = _ENGINES[key] = ((context, module, engine), entry)
     return found[1]
+
+
+def _function(mt: int, v: int):
+    """The compiled @gemm for (mt, v), once per process."""
+    return compiled(("gemm", mt, v), functools.partial(_kernel_text, mt, v), "gemm")
 
 
 class _Memref1(ctypes.Structure):
     _fields_ = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
                 ("offset", ctypes.c_int64), ("size", ctypes.c_int64), ("stride", ctypes.c_int64)]
+
+
+_MEMREF_BYTES = ctypes.sizeof(_Memref1)
 
 
 def _memref(address: int, size: int) -> _Memref1:
@@ -152,6 +163,40 @@ def _call(entry, x, w, y, ints):
     packed = (ctypes.c_void_p * (3 + len(values)))(
         *[ctypes.addressof(p) for p in pointers], *[ctypes.addressof(i) for i in values])
     entry(packed)
+
+
+def invoke(entry, buffers, scalars=(), floats=()):
+    """Call a compiled kernel through its packed C interface: `buffers` are its memref
+    arguments as (address, elements) or NumPy arrays (their first element's address and their
+    size), then the int64/index `scalars`, then the f32 `floats` (in that order in the kernel's
+    signature). Each packed slot points at the argument: for a memref, at a pointer to its
+    descriptor."""
+    refs = [(b.ctypes.data, b.size) if isinstance(b, np.ndarray) else b for b in buffers]
+    n = len(refs)
+    descs = (_Memref1 * max(1, n))(*[(a, a, 0, size, 1) for a, size in refs])
+    d = ctypes.addressof(descs)
+    holders = (ctypes.c_void_p * max(1, n))(*[d + k * _MEMREF_BYTES for k in range(n)])
+    ints = (ctypes.c_int64 * max(1, len(scalars)))(*scalars)
+    reals = (ctypes.c_float * max(1, len(floats)))(*floats)
+    h, i, f = ctypes.addressof(holders), ctypes.addressof(ints), ctypes.addressof(reals)
+    packed = (ctypes.c_void_p * (n + len(scalars) + len(floats)))(
+        *[h + 8 * k for k in range(n)], *[i + 8 * k for k in range(len(scalars))],
+        *[f + 4 * k for k in range(len(floats))])
+    entry(packed)
+
+
+def parallel(count: int, job, work: int = 1 << 30) -> None:
+    """job(start, stop) over [0, count) split into contiguous ranges, one per thread (one range
+    when `work`, the call's multiply-adds or elements, is below _MIN_PARALLEL: a wake-up costs
+    more). Each output is computed by one thread in one order, so the bits do not depend on
+    the split."""
+    threads = min(count, thread_count() if work >= _MIN_PARALLEL else 1)
+    if threads <= 1:
+        if count:
+            job(0, count)
+        return
+    _POOL.run([functools.partial(job, count * p // threads, count * (p + 1) // threads)
+               for p in range(threads)])
 
 
 # --- threads: work items (column groups) split among the cores; the GIL is released in the call
@@ -230,7 +275,7 @@ def product(x: np.ndarray, w_panels: np.ndarray, n: int, out: np.ndarray | None 
     w_panels (B, N16, Kp, 16) int16 from `panels` (or an NZ weight's memory, Kp >= K rows each,
     rows past K never read), n the logical N. Returns a bfloat16 (B, M, N) array, or writes
     `out` (a bfloat16 (B, M, N) array whose rows may be strided, columns contiguous)."""
-    from .common import bfloat16
+    bfloat16 = ml_dtypes.bfloat16
     b, m, k = x.shape
     wb_count, n16, kp, lanes = w_panels.shape
     assert lanes == 16 and wb_count == b and kp >= k and n16 * 16 >= n, (x.shape, w_panels.shape, n)
@@ -300,7 +345,7 @@ def available() -> bool:
     """Can this process compile and run the products (MLIR's ExecutionEngine, an x86-64 or
     other LLVM host target)? Checked once, on a small product against its exact value."""
     try:
-        from .common import bfloat16
+        bfloat16 = ml_dtypes.bfloat16
         rng = np.random.default_rng(0)
         x = rng.standard_normal((3, 1, 40)).astype(bfloat16).reshape(1, 3, 40)
         w = rng.standard_normal((1, 40, 40)).astype(bfloat16)
@@ -309,3 +354,98 @@ def available() -> bool:
         return bool(np.array_equal(got.astype(np.float32), want.astype(np.float32)))
     except Exception:                            # no ExecutionEngine, no host target
         return False
+
+
+# --- MLIR text shared by the kernels ---------------------------------------------------------
+# Element types by NumPy dtype name: memref element type of a kernel argument.
+MLIR_TYPES = {"bfloat16": "bf16", "float16": "f16", "float32": "f32", "int8": "i8", "int32": "i32", "int64": "i64"}
+VF = "vector<16xf32>"
+# how a kernel's memref holds each element type: 16-bit floats as their bits (LLVM would call
+# conversion helpers the execution engine lacks for masked bf16 vectors)
+STORAGE = {"bf16": "i16", "f16": "i16", "f32": "f32", "i8": "i8", "i32": "i32", "i64": "i64"}
+
+
+def memref(dtype: str) -> str:
+    return f"memref<?x{STORAGE[dtype]}>"
+
+
+class Text:
+    """The lines of a kernel, with fresh SSA names (`fresh`) and the 16-lane loads, stores and
+    functions the kernels share. Rounding points are explicit: a load widens (exact), a store
+    to bf16/f16 is one arith.truncf (half to even)."""
+
+    def __init__(self):
+        self.lines, self.count = [], 0
+
+    def fresh(self, stem="v") -> str:
+        self.count += 1
+        return f"%{stem}{self.count}"
+
+    def __call__(self, line: str) -> None:
+        self.lines.append(line)
+
+    def let(self, rhs: str, stem="v") -> str:
+        name = self.fresh(stem)
+        self.lines.append(f"{name} = {rhs}")
+        return name
+
+    def load(self, mem: str, index: str, dtype: str, mask: str | None = None) -> str:
+        """16 elements of `mem` (of `memref(dtype)`) at `index`, as f32 lanes (masked-off lanes
+        read as 0). 16-bit floats are read as their bits (i16) and widened exactly."""
+        st = STORAGE[dtype]
+        vt = f"vector<16x{st}>"
+        if mask is None:
+            raw = self.let(f"vector.load {mem}[{index}] : memref<?x{st}>, {vt}")
+        else:
+            zero = self.let(f"arith.constant dense<0{'.0' * (st == 'f32')}> : {vt}")
+            raw = self.let(f"vector.maskedload {mem}[{index}], {mask}, {zero} : memref<?x{st}>, "
+                           f"vector<16xi1>, {vt} into {vt}")
+        if dtype == "f32":
+            return raw
+        half = self.let(f"arith.bitcast {raw} : {vt} to vector<16x{dtype}>")
+        return self.let(f"arith.extf {half} : vector<16x{dtype}> to {VF}")
+
+    def store(self, value: str, mem: str, index: str, dtype: str, mask: str | None = None) -> None:
+        """16 f32 lanes into `mem` (of `memref(dtype)`), rounded once (arith.truncf)."""
+        st = STORAGE[dtype]
+        vt = f"vector<16x{st}>"
+        if dtype != "f32":
+            half = self.let(f"arith.truncf {value} : {VF} to vector<16x{dtype}>")
+            value = self.let(f"arith.bitcast {half} : vector<16x{dtype}> to {vt}")
+        if mask is None:
+            self(f"vector.store {value}, {mem}[{index}] : memref<?x{st}>, {vt}")
+        else:
+            self(f"vector.maskedstore {mem}[{index}], {mask}, {value} : memref<?x{st}>, vector<16xi1>, {vt}")
+
+    def splat(self, value: float) -> str:
+        text = repr(float(value)) if np.isfinite(value) else f"0x{np.float32(value).view(np.uint32):08X}"
+        return self.let(f"arith.constant dense<{text}> : {VF}", "k")
+
+    def exp(self, x: str) -> str:
+        """exp of 16 f32 lanes: Cephes' expf (range reduction by ln 2 in two parts, a degree-5
+        polynomial, 2^n by the exponent bits), within 2 ulp; exp(-inf) = 0, NaN stays NaN,
+        arguments below -87.3 give 0 (denormal results flushed). One fixed sequence of float32
+        operations: the same bits on every call and CPU."""
+        lo, hi = self.splat(-88.3762626647949), self.splat(88.3762626647949)
+        c = self.let(f"arith.maximumf {x}, {lo} : {VF}")
+        c = self.let(f"arith.minimumf {c}, {hi} : {VF}")
+        t = self.let(f"vector.fma {c}, {self.splat(1.44269504088896341)}, {self.splat(0.5)} : {VF}")
+        fx = self.let(f"math.floor {t} : {VF}")
+        r = self.let(f"vector.fma {fx}, {self.splat(-0.693359375)}, {c} : {VF}")
+        r = self.let(f"vector.fma {fx}, {self.splat(2.12194440e-4)}, {r} : {VF}")
+        y = self.splat(1.9875691500e-4)
+        for p in (1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1):
+            y = self.let(f"vector.fma {y}, {r}, {self.splat(p)} : {VF}")
+        z = self.let(f"arith.mulf {r}, {r} : {VF}")
+        y = self.let(f"vector.fma {y}, {z}, {r} : {VF}")
+        y = self.let(f"arith.addf {y}, {self.splat(1.0)} : {VF}")
+        n = self.let(f"arith.fptosi {fx} : {VF} to vector<16xi32>")
+        n = self.let(f"arith.addi {n}, {self.let('arith.constant dense<127> : vector<16xi32>')} : vector<16xi32>")
+        n = self.let(f"arith.shli {n}, {self.let('arith.constant dense<23> : vector<16xi32>')} : vector<16xi32>")
+        y = self.let(f"arith.mulf {y}, {self.let(f'arith.bitcast {n} : vector<16xi32> to {VF}')} : {VF}")
+        nan = self.let(f"arith.cmpf uno, {x}, {x} : {VF}")
+        return self.let(f"arith.select {nan}, {x}, {y} : vector<16xi1>, {VF}")
+
+    def text(self, indent: int = 0) -> str:
+        pad = " " * indent
+        return "\n".join(pad + line for line in self.lines)

@@ -17,6 +17,7 @@ from ...dialect.primitive import (
     FormatCast,
     Gather,
     HeadMatmul,
+    MaskedPagedAttention,
     Matmul,
     Mean,
     Mul,
@@ -32,8 +33,17 @@ from ...dialect.primitive import (
 )
 from ...dialect.types import numpy_dtype
 from ..formats import FRACTAL_NZ, NZTensor, c0_for, format_cast, nz_cache_view
-from . import kernel, prepares
-from .common import bfloat16, f32, last_writers, rope_deinterleaved, round_half_away, saturate_int8, scatter_paged_cache
+from . import jit_attention, jit_glue, kernel, prepares
+from .common import (
+    bfloat16,
+    f32,
+    last_writers,
+    mlir_kernels,
+    rope_deinterleaved,
+    round_half_away,
+    saturate_int8,
+    scatter_paged_cache,
+)
 from .common import rms_norm as rms_norm_f32
 from .gemm import bf16_product, float_matmul, int8_matmul, prepare
 from .gemm import head_matmul as head_matmul_f32
@@ -48,7 +58,7 @@ def _out(result_types, name, fallback):
 def rms_norm(x, gamma, epsilon, result_types=None):
     nz = isinstance(x, NZTensor)
     xs = x.to_nd() if nz else x
-    y = rms_norm_f32(xs, gamma, epsilon).astype(_out(result_types, "y", xs.dtype))
+    y = rms_norm_f32(xs, gamma, epsilon, _out(result_types, "y", xs.dtype))
     return (format_cast(y, FRACTAL_NZ) if nz else y,)
 
 
@@ -132,19 +142,24 @@ def quantize(x, scale):
     return (saturate_int8(f32(x) * f32(scale)),)
 
 
-def _elementwise(opdef, fn):
+def _elementwise(opdef, name, fn):
     @kernel(opdef)
     def run(x, y, result_types=None):
+        out = _out(result_types, "z", x.dtype)
         if np.asarray(x).dtype.kind == "i":         # integers: exact, wrapping in their type
             with np.errstate(over="ignore"):
-                return (fn(np.asarray(x), np.asarray(y)).astype(_out(result_types, "z", x.dtype)),)
-        return (fn(f32(x), f32(y)).astype(_out(result_types, "z", x.dtype)),)
+                return (fn(np.asarray(x), np.asarray(y)).astype(out),)
+        if mlir_kernels() and isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
+            z = jit_glue.binary(name, x, y, out)
+            if z is not None:
+                return (z,)
+        return (fn(f32(x), f32(y)).astype(out),)
     return run
 
 
-_elementwise(Add, np.add)
-_elementwise(Mul, np.multiply)
-_elementwise(Div, np.divide)
+_elementwise(Add, "add", np.add)
+_elementwise(Mul, "mul", np.multiply)
+_elementwise(Div, "div", np.divide)
 
 
 @kernel(Mean)
@@ -255,13 +270,29 @@ def _cache_rows(cache, blocks, cache_mode):
     return cache[blocks].reshape(-1, nkv, h)
 
 
+def _compiled_mla(query, key_cache, value_cache, query_rope, key_rope_cache, key_dequant_scale, cache_mode,
+                  out_dtype) -> bool:
+    """Does the MLIR-compiled MLA attention (jit_attention.py: the same formulas, rounding points
+    and causal rule) serve this call? One latent head in one bf16 PA_BSND cache for keys and
+    values, a bf16 result, no dequantization."""
+    return (cache_mode == "PA_BSND" and key_cache is value_cache and key_dequant_scale is None
+            and query_rope is not None and out_dtype == bfloat16 and key_cache.shape[2] == 1
+            and jit_attention.serves(query, query_rope, key_cache, key_rope_cache, key_cache.shape[1]))
+
+
+@kernel(MaskedPagedAttention)
 @kernel(PagedAttention)
 def paged_attention(query, key_cache, value_cache, block_table, seq_lengths, query_rope=None,
-                    key_rope_cache=None, dequant_scale_query=None, key_dequant_scale=None, *,
-                    scale_value, cache_mode, result_types=None):
+                    key_rope_cache=None, dequant_scale_query=None, key_dequant_scale=None, atten_mask=None,
+                    *, scale_value, cache_mode, result_types=None):
     batch, s_len, n, _ = query.shape
     block_size = key_cache.shape[1]
     out_dtype = _out(result_types, "attention_out", query.dtype)
+    if atten_mask is None and _compiled_mla(query, key_cache, value_cache, query_rope, key_rope_cache,
+                                            key_dequant_scale, cache_mode, out_dtype):   # no key mask (DSA's)
+        out, _ = jit_attention.attention(query, query_rope, key_cache, key_rope_cache, block_table,
+                                         np.asarray(seq_lengths).reshape(-1), float(scale_value), block_size, False)
+        return (out,)
     # P.V runs in the values' type, as in FIA; int8 values are dequantized: the result's type.
     prob_dtype = out_dtype if query.dtype == np.int8 else query.dtype
     k_scale = None if key_dequant_scale is None else f32(key_dequant_scale).reshape(-1)[0]
@@ -276,6 +307,9 @@ def paged_attention(query, key_cache, value_cache, block_table, seq_lengths, que
             q_scale = f32(dequant_scale_query[b]) * k_scale
             v = f32(v) * k_scale
         masked = _causal(s_len, length) if s_len > 1 else None
+        if atten_mask is not None:       # the keys not selected (DSA): hidden as well
+            unselected = np.asarray(atten_mask[b, :, :length], bool)
+            masked = unselected if masked is None else masked | unselected
         out[b] = _attend(query[b], k, v, scale_value, masked, prob_dtype,
                          None if query_rope is None else query_rope[b], kr, q_scale)
     return (out.astype(out_dtype),)

@@ -100,7 +100,8 @@ def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr,
 
     # query path
     mm1 = _down_projection(x, weight_dq, x_scale, dequant_scale_w_dq, sc)
-    c_q = rms_norm(mm1, rmsnorm_gamma_cq, rmsnorm_epsilon_cq)
+    # c_q rounded to bf16 where it enters the bf16 W_uq_qr product; float32 for the int8 one
+    c_q = rms_norm(mm1, rmsnorm_gamma_cq, rmsnorm_epsilon_cq, np.float32 if sc.uq_qr_int8 else bfloat16)
     mm2 = _up_projection(c_q, weight_uq_qr, dequant_scale_w_uq_qr, smooth_scales_cq, sc)
     heads = mm2.reshape(t, weight_uk.shape[0], D + DR)
     q_c = heads[..., :D].astype(bfloat16, copy=False)   # rounded where it enters the bf16 W_uk matmul
@@ -110,7 +111,7 @@ def mla_prolog_v2(*, token_x, weight_dq, weight_uq_qr, weight_uk, weight_dkv_kr,
 
     # key path
     mm3 = _down_projection(x, weight_dkv_kr, x_scale, dequant_scale_w_dkv_kr, sc)
-    kv = rms_norm(mm3[:, :HCKV], rmsnorm_gamma_ckv, rmsnorm_epsilon_ckv)
+    kv = rms_norm(mm3[:, :HCKV], rmsnorm_gamma_ckv, rmsnorm_epsilon_ckv, np.float32 if sc.kv_int8 else bfloat16)
     k_rope = bf16(rope_deinterleaved(mm3[:, HCKV:], cos, sin))
 
     if sc.query_int8:           # FQ-KVQ (numerics 9)
@@ -179,7 +180,7 @@ def _up_projection(c_q, weight_uq_qr, w_scale, smooth, sc):
     s = 0 and z_int8 = 0.
     """
     if not sc.uq_qr_int8:
-        return bf16_matmul(c_q.astype(bfloat16), weight_uq_qr)
+        return bf16_matmul(c_q.astype(bfloat16, copy=False), weight_uq_qr)
     z = c_q if smooth is None else c_q * f32(smooth).reshape(1, -1)
     scale = np.max(np.abs(z), axis=-1, keepdims=True) / np.float32(127)
     z_int8 = saturate_int8(np.divide(z, scale, out=np.zeros_like(z), where=scale > 0))
@@ -242,7 +243,7 @@ def _cache_writes(kv, k_rope, slots, kv_cache, kr_cache, quant_scale_ckv, quant_
         scale = scale.flat[0] if sc.full_quant else scale.reshape(1, -1)
         kv_rows = saturate_int8(kv * scale)
     else:
-        kv_rows = kv.astype(bfloat16)
+        kv_rows = kv.astype(bfloat16, copy=False)
     if sc.kr_int8:
         kr_rows = saturate_int8(k_rope * f32(quant_scale_ckr).reshape(1, -1))
     else:

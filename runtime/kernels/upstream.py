@@ -90,7 +90,7 @@ def _cast(op, globals_):
     return lambda x: (np.asarray(x).astype(dtype),)   # round to nearest even (truncf's default)
 
 
-for _name in ("arith.truncf", "arith.extf", "arith.fptosi", "arith.sitofp", "arith.extsi"):
+for _name in ("arith.truncf", "arith.extf", "arith.fptosi", "arith.sitofp", "arith.extsi", "arith.trunci"):
     upstream(_name)(_cast)          # float -> int truncates toward zero, as fptosi
 
 

@@ -21,7 +21,7 @@ from ascend_mla.models import deepseek  # noqa: E402
 
 
 def test_the_hccl_declarations_are_canns(toolchain, tmp_path):
-    """Redeclaring a function with another prototype is an error in C++: the five prototypes,
+    """Redeclaring a function with another prototype is an error in C++: the prototypes,
     after CANN's own header, compile only if they are the same."""
     include, _ = toolchain
     source = tmp_path / "check.cpp"
@@ -36,7 +36,7 @@ def test_the_hccl_declarations_are_canns(toolchain, tmp_path):
                           capture_output=True, text=True)
     assert done.returncode != 0 and "HcclAllReduce" in done.stderr
     assert set(HCCL_API) == {"HcclGetRootInfo", "HcclCommInitRootInfo", "HcclAllReduce", "HcclAllGather",
-                             "HcclCommDestroy"}
+                             "HcclCommDestroy", "HcclGetCommName", "HcclGetRankId"}
 
 
 def test_a_tp2_layer_calls_hccl_as_the_python_backend_does(toolchain, tmp_path, monkeypatch):

@@ -20,6 +20,7 @@ where the real count is one."""
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 import sys
@@ -164,7 +165,7 @@ def fusion(name, tp=1, **config):
     cls = getattr(transformers, write_checkpoint.FAMILIES["deepseek_v3" if name == "kimi_k2" else name][0])
     small = dict(vocab_size=512, intermediate_size=256, moe_intermediate_size=64, n_routed_experts=8,
                  num_experts_per_tok=2, n_group=1, topk_group=1, ffn_hidden_size=256, expert_ffn_hidden_size=64,
-                 zero_expert_num=2, moe_topk=2)
+                 zero_expert_num=2, moe_topk=2, bos_token_id=0, eos_token_id=1)   # ids inside the small vocabulary
     small.update(config)
     raw = dict(cls().to_dict(), **small, model_type=name)
     if name == "kimi_k25":
@@ -185,9 +186,10 @@ def test_the_table_is_what_the_compiler_does_with_the_real_models_dims(name):
     config: hidden size, heads, q_lora, kv_lora, nope, rope, v)."""
     fused, refused = fusion(name)
     blocks = 2 if name == "longcat_flash" else 1
-    for op, (fuses, rules) in zip(("mla.prolog_v2", "mla.fused_infer_attention_score"),
-                                  (expected(cell) for cell in guide_table()[name])):
-        found = {rule for pattern, rule in refused if ("prolog" in pattern) == (op == "mla.prolog_v2")}
+    ops = ("mla.prolog_v3", "mla.sparse_flash_attention") if families.FAMILIES[name].attention == "dsa" \
+        else ("mla.prolog_v2", "mla.fused_infer_attention_score")          # DSA (test_dsa_models.py)
+    for op, (fuses, rules) in zip(ops, (expected(cell) for cell in guide_table()[name])):
+        found = {rule for pattern, rule in refused if ("prolog" in pattern) == (op == ops[0])}
         assert fused[op] == (blocks if fuses else 0) and bool(found) != fuses and found <= set(rules), \
             (name, op, fused, refused)
 
@@ -216,14 +218,14 @@ def test_every_family_of_the_table_is_known_and_every_known_family_is_in_the_tab
         assert name in CONFIG_MAPPING_NAMES, name
 
 
-@pytest.mark.parametrize("name", ["kimi_linear", "bailing_hybrid", "deepseek_v32"])
+@pytest.mark.parametrize("name", ["kimi_linear", "bailing_hybrid", "axk2"])
 def test_a_family_without_ops_is_refused_once_naming_it_and_what_is_missing(name, tmp_path):
     from transformers import AutoConfig
     AutoConfig.for_model(name).save_pretrained(tmp_path)
     with pytest.raises(ascend_mla.CompileError, match=rf"model_type '{name}': .*\[CKPT-FAMILY\]") as e:
         AutoCausalLM.from_pretrained(tmp_path)
     assert str(e.value).count("[CKPT-") == 1
-    words = {"kimi_linear": "linear-attention", "bailing_hybrid": "linear-attention", "deepseek_v32": "indexer"}
+    words = {"kimi_linear": "linear-attention", "bailing_hybrid": "linear-attention", "axk2": "indexer"}
     assert words[name] in str(e.value)
 
 
@@ -268,6 +270,38 @@ def test_family_configs_read_as_transformers_means_them():
     assert (legacy.n_routed_experts, legacy.n_shared_experts, legacy.rope_type) == (16, 2, "yarn")
     for config in (cpm, cat, m4, glm, ax, yt, sv, legacy):            # build_config reads back as itself
         assert checkpoint.read_config(config.build_config()) == config
+
+
+
+def test_a_familys_own_config_keys_are_not_unknown(tmp_path):
+    """transformers' default config of each family reads with no note of unknown keys (the
+    note is for keys nobody reads; a family's own are in its key table)."""
+    for name in ("minicpm3", "longcat_flash", "mistral4", "glm4_moe_lite", "axk1", "youtu", "sarvam_mla",
+                 "deepseek_v32", "glm_moe_dsa"):
+        cls = getattr(transformers, write_checkpoint.FAMILIES[name][0])
+        (tmp_path / "config.json").write_text(json.dumps(dict(cls().to_dict(), model_type=name)))
+        assert checkpoint.read_config(tmp_path).notes == (), name
+
+
+@pytest.mark.parametrize("key,value,words", [
+    ("index_n_heads", 0, "index_n_heads: expected an integer in [1, 1024] (the indexer's heads), got 0"),
+    ("index_topk", "2048", "index_topk: expected an integer in [1, 2^24] (keys the indexer selects), got '2048'"),
+    ("index_topk_freq", "2", "index_topk_freq: expected an integer in [1, 2^16]"),
+    ("indexer_types", "full", "indexer_types: expected a list"),
+    ("indexer_types", ["full", 1], "indexer_types: expected one of \"full\"/\"shared\" (F/S) per layer (61), got 1"),
+    ("index_topk_pattern", "FX", "index_topk_pattern: expected one of \"full\"/\"shared\" (F/S) per layer (61), got 'X'"),
+    ("index_topk_pattern", 5, "index_topk_pattern: expected a string of F/S or a list"),
+])
+def test_dsa_indexer_keys_are_checked(key, value, words, tmp_path):
+    """The DSA families' indexer keys (their own rows of the key table): one CKPT-CONFIG line,
+    not a KeyError or TypeError from reading the layer pattern."""
+    cls = getattr(transformers, write_checkpoint.FAMILIES["deepseek_v32"][0])
+    raw = dict(cls().to_dict(), model_type="deepseek_v32")
+    raw.pop("indexer_types", None)
+    (tmp_path / "config.json").write_text(json.dumps(dict(raw, **{key: value})))
+    with pytest.raises(ascend_mla.CompileError) as e:
+        checkpoint.read_config(tmp_path)
+    assert words in str(e.value) and str(e.value).endswith("[CKPT-CONFIG]"), str(e.value)
 
 
 def test_minicpm3_longrope_tables_are_transformers_and_its_long_context_is_refused(tmp_path):

@@ -105,8 +105,9 @@ def test_missing_or_mistyped_weights_are_compile_errors_naming_the_weight():
 def test_stages_record_the_ir_after_each_pass_in_order():
     program = ascend_mla.compile(paged_graph())
     assert list(program.stages) == ["input", "verify", "raise-rms-norm", "raise-rope", "raise-quant",
-                                    "interleave-rope", "absorb-kv", "absorb-latent-kv", "fuse-prolog", "fuse-attention",
-                                    "select-layout", "fold-constants", "cleanup", "lower-to-aclnn"]
+                                    "interleave-rope", "absorb-kv", "absorb-latent-kv", "fuse-prolog",
+                                    "fuse-sparse-attention", "fuse-attention", "select-layout", "fold-constants", "cleanup",
+                                    "lower-to-aclnn"]
     assert "mla.paged_attention" in program.stages["fuse-prolog"]
     assert "mla.paged_attention" not in program.stages["fuse-attention"]
     assert program.stages["cleanup"] == program.ir

@@ -109,7 +109,12 @@ def test_generate_refuses_in_one_line(capsys, hf_checkpoint, tmp_path):
         config = json.load(f)
     with open(biased / "config.json", "w") as f:
         json.dump(dict(config, attention_bias=True), f)
+    far_bos = tmp_path / "far-bos"      # a BOS id outside the vocabulary is refused where it is used
+    shutil.copytree(path, far_bos)
+    with open(far_bos / "config.json", "w") as f:
+        json.dump(dict(config, bos_token_id=600), f)
     for argv, words in [
+        ((far_bos, ), "config.json bos_token_id (the default prompt): token id 600 is outside the vocabulary"),
         ((path, "--prompt", "hello"), "has no tokenizer.json; give the prompt as --prompt-ids"),
         ((path, "--prompt-ids", "3,512"), "--prompt-ids: token id 512 is outside the vocabulary (size 512)"),
         ((path, "--prompt-ids", "1,-2"), "argument --prompt-ids: expected one or more token ids >= 0"),

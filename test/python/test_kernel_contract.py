@@ -209,6 +209,9 @@ def test_fia_mla_decode_and_mtp(matmuls, form, layout):
                     scale_value=1 / math.sqrt(192), input_layout=layout, softmax_lse_flag=True)
         call["value"] = call["key"]
         call["key_rope"] = as_cache(kr, form, 1)
+        if form == "BSND" and layout == "BSH":       # the op's tensor-list form, as programs pass it
+            call.update(key=[call["key"]], key_rope=[call["key_rope"]])
+            call["value"] = call["key"]
         if layout == "BSH":
             call.update(query=q.reshape(batch, q_seq, -1), query_rope=qr.reshape(batch, q_seq, -1))
         elif layout == "TND":
@@ -372,6 +375,9 @@ def test_primitives(matmuls):
     check("mla.quant_matmul", x=x8, w=w8, x_scale=rng.random(6).astype(np.float32),
           w_scale=rng.random(96).astype(np.float32))
     check("mla.rms_norm", x=x, gamma=rnd(rng, (256,)), epsilon=1e-6)
+    # rows whose width is not a multiple of 16 (the compiled glue's masked tail), float32 rows
+    check("mla.rms_norm", x=rnd(rng, (5, 100)), gamma=rnd(rng, (100,)), epsilon=1e-5)
+    check("mla.rms_norm", x=rnd(rng, (3, 40)).astype(np.float32), gamma=rnd(rng, (40,)), epsilon=1e-5)
     check("mla.rope", x=rnd(rng, (6, 4, 64)), cos=rnd(rng, (6, 1, 64)), sin=rnd(rng, (6, 1, 64)))
     check("mla.rope", x=rnd(rng, (6, 4, 64)), cos=rnd(rng, (6, 1, 64)), sin=rnd(rng, (6, 1, 64)),
           mode="half")
@@ -379,6 +385,7 @@ def test_primitives(matmuls):
     check("mla.dynamic_quant", x=x, rounding="half_away")
     for op in ("mla.add", "mla.mul", "mla.div"):
         check(op, x=x, y=rnd(rng, (6, 256)))
+        check(op, x=rnd(rng, (6, 37)), y=np.abs(rnd(rng, (6, 1))) + np.float32(0.5).astype(BF16))   # one per row
     check("mla.mean", x=x)
     check("mla.rsqrt", x=np.abs(x) + np.float32(0.5).astype(BF16))
     cache = np.zeros((4, 16, 1, 512), BF16)
@@ -423,3 +430,67 @@ def test_kernels_before_the_contract_are_within_it(library, monkeypatch):
         ref = reference(op_name, operands)
         for name, (dtype, units) in errors(*run(kernels_before.get_kernel(op_name), operands), *ref).items():
             assert units <= BOUND.get(dtype, 0), f"{op_name} {name} ({library}): {units:.3g} units"
+
+
+# --------------------------------------------------------------------------------------------
+# no process-wide side effect
+# --------------------------------------------------------------------------------------------
+
+_SETTINGS = """
+import ctypes, json, os, sys
+import numpy as np
+import torch
+lib = ctypes.CDLL(os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so"))
+mode = getattr(lib, "mkl_serv_cbwr_get", None)
+if mode is not None:
+    mode.argtypes, mode.restype = [ctypes.c_int], ctypes.c_int
+def settings():
+    return dict(mkl_cbwr=None if mode is None else mode(-1), threads=torch.get_num_threads(),
+                interop=torch.get_num_interop_threads(), deterministic=torch.are_deterministic_algorithms_enabled())
+before = settings()
+sys.path.insert(0, sys.argv[1])
+import test_kernel_contract as t
+for name in ("numpy", "auto"):
+    os.environ["ASCEND_MLA_MATMUL"] = name
+    t.test_fia_mla_decode_and_mtp(name, "BSND", "BSND")
+    t.test_primitives(name)
+# the user's own float32 product after ours: MKL in the mode the user's process chose
+a, b = torch.randn(8, 576), torch.randn(576, 200)
+a @ b
+print(json.dumps(dict(before=before, after=settings())))
+"""
+
+
+def test_the_kernels_change_no_process_wide_setting(tmp_path):
+    """Running the kernels (FIA's float32 products, the compiled products and glue, torch's
+    elementwise ops) leaves torch's and MKL's process-wide settings as the user's process had
+    them: MKL's reproducibility mode (which MKL takes only before its first call, so it could
+    not be restored afterwards), torch's thread counts, its deterministic-algorithms switch."""
+    import subprocess
+    import sys
+    pytest.importorskip("torch")
+    here = os.path.dirname(os.path.abspath(__file__))
+    script = tmp_path / "settings.py"
+    script.write_text(_SETTINGS)
+    done = subprocess.run([sys.executable, str(script), here], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["after"] == seen["before"], seen
+
+
+def test_compiled_attention_in_batch_parts_gives_the_same_bits(monkeypatch):
+    """The compiled MLA attention splits a call whose scores would pass MAX_SCORES into batch
+    parts: each batch row's result is the same bits as in one call (rows are independent)."""
+    from ascend_mla.runtime.kernels import jit_attention
+    monkeypatch.setenv("ASCEND_MLA_MATMUL", "auto")
+    rng = np.random.default_rng(9)
+    lengths = (70, 33, 5)
+    kv, table = paged(rng, lengths, 16, HCKV)
+    kr, _ = paged(rng, lengths, 16, DR)
+    kv, kr = kv.reshape(kv.shape[0], 16, 1, HCKV), kr[:kv.shape[0]].reshape(kv.shape[0], 16, 1, DR)
+    q, qr = rnd(rng, (3, 2, 8, HCKV), 0.3), rnd(rng, (3, 2, 8, DR), 0.3)
+    whole = jit_attention.attention(q, qr, kv, kr, table, np.array(lengths), 0.07, 16, True)
+    monkeypatch.setattr(jit_attention, "MAX_SCORES", 1)
+    parts = jit_attention.attention(q, qr, kv, kr, table, np.array(lengths), 0.07, 16, True)
+    for a, b in zip(whole, parts):
+        assert same_bits(a, b) is None

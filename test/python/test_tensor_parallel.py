@@ -8,7 +8,6 @@ times out after 60 s, the test waits 180 s at most and kills what is left.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 
 pytest.importorskip("torch")
 sys.path.insert(0, str(Path(__file__).parent))
+import ranks  # noqa: E402
 import tp_worker  # noqa: E402
 
 import ascend_mla  # noqa: E402
@@ -25,34 +25,13 @@ from ascend_mla.models import deepseek  # noqa: E402
 from ascend_mla.runtime.distributed import CollectiveError  # noqa: E402
 
 WORKER = Path(__file__).with_name("tp_worker.py")
-DEADLINE_S = 180
+DEADLINE_S = ranks.DEADLINE_S
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def launch(tmp_path, mode, world=2):
-    """Start `world` ranks; return [(returncode, stderr)] in rank order."""
-    port = str(_free_port())
-    procs = []
-    for rank in range(world):
-        env = {**os.environ, "RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": str(world),
-               "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port, "TP_TIMEOUT": "60", "OMP_NUM_THREADS": "1"}
-        procs.append(subprocess.Popen([sys.executable, str(WORKER), str(tmp_path), mode], env=env,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    results = []
-    try:
-        for p in procs:
-            _, err = p.communicate(timeout=DEADLINE_S)
-            results.append((p.returncode, err))
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-    return results
+def launch(tmp_path, mode, world=2, port=None, **extra):
+    """Start `world` ranks of tp_worker.py (`extra`: more environment); return [(returncode,
+    stderr)] in rank order."""
+    return ranks.launch(WORKER, tmp_path, mode, world, env=extra, port=port)
 
 
 def test_two_ranks_on_gloo_give_the_block_of_one(tmp_path):
@@ -155,6 +134,58 @@ def test_two_ranks_of_a_w8a8_decoder(tmp_path):
     top2 = np.sort(tp1, axis=-1)[..., -2:]
     clear = (top2[..., 1] - top2[..., 0]) > 2 * error
     assert np.array_equal(tp2.argmax(-1)[clear], tp1.argmax(-1)[clear])
+
+
+# --- faults: every rank ends with one line, within the documented time --------------------------------
+
+@pytest.fixture(scope="module")
+def tiny_pair(tmp_path_factory):
+    """Two tiny checkpoints of one architecture, different weights (tiny_checkpoints.py)."""
+    from tiny_checkpoints import write_tiny
+    root = tmp_path_factory.mktemp("tp-tiny")
+    return write_tiny(root / "a", seed=0), write_tiny(root / "b", seed=1)
+
+
+def _one_line_each(results, words):
+    for rank, (code, err) in enumerate(results):
+        assert code == 1, (rank, results)
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"rank {rank}: error: CollectiveError: "), (rank, err)
+        assert words in lines[0], (rank, lines[0])
+
+
+DISAGREE = [("lm_batch", "the 2 ranks disagree on the arguments and checkpoint before the first collective: "
+                         "arguments.batch: rank 0 has 1, rank 1 has 2"),
+            ("lm_checkpoint", "disagree on the arguments and checkpoint before the first collective: checkpoint: "
+                              "rank 0 has"),
+            pytest.param("lm_prompt", "disagree on the arguments of generate before the first collective: ids: ",
+                         marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("mode,words", DISAGREE)
+def test_ranks_that_disagree_end_with_one_error_on_every_rank(tmp_path, tiny_pair, mode, words):
+    """A batch that differs between ranks killed rank 0 with SIGABRT inside gloo; ranks given
+    different checkpoints both exited 0 with mixed tokens. Now the ranks compare their
+    arguments and a fingerprint of the checkpoint before the first collective that depends on
+    them: one error on every rank, naming what differs."""
+    results = launch(tmp_path, mode, TP_CHECKPOINT=tiny_pair[0], TP_CHECKPOINT_1=tiny_pair[1])
+    _one_line_each(results, words)
+
+
+def test_a_master_port_held_by_a_silent_listener_ends_every_rank_in_time(tmp_path):
+    """MASTER_PORT held by a program that accepts connections and never answers: rank 0 cannot
+    serve the store there (address in use), rank 1's store client would wait forever (torch's
+    timeout does not apply to it): both end within TP_TIMEOUT (+5 s), saying why."""
+    import time
+    start = time.monotonic()
+    with tp_worker.silent_listener() as port:
+        results = launch(tmp_path, "ok", port=port, TP_TIMEOUT="10")
+    assert time.monotonic() - start < DEADLINE_S
+    (code0, err0), (code1, err1) = results
+    assert code0 == 1 and "rank 0 of 2: joining the process group (gloo) at 127.0.0.1:" in err0 \
+        and "address already in use" in err0 and err0.count("\n") == 1, err0
+    assert code1 == 1 and err1.count("\n") == 1 and "rank 1 of 2: joining the process group (gloo) at 127.0.0.1:" \
+        in err1 and "did not complete in 10 s: no answer from the rank-0 store" in err1, err1
 
 
 def test_a_world_of_one_runs_the_collective_as_the_identity():

@@ -1,15 +1,21 @@
 """One rank of a tensor-parallel attention block (test_tensor_parallel.py starts two of these
 with the environment torchrun gives its workers: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT).
 
-    python tp_worker.py OUT MODE        MODE: ok | bad_shard | die
+    python tp_worker.py OUT MODE        MODE: ok | bad_shard | die | decoder | decoder_w8a8 |
+                                              lm_same | lm_batch | lm_checkpoint | lm_prompt | lm_fault
 
 Every rank builds the same full random weights (seeded), takes its own slice (deepseek.build
 tp=WORLD_SIZE, rank=RANK), compiles and runs two decode steps; rank 0 saves the outputs to
 OUT/rank0.npz. bad_shard: rank 1's o_proj has the wrong width (its compile fails);
-die: rank 1 ends before the first collective. A failing rank prints one line and exits 1.
+die: rank 1 ends before the first collective. lm_*: CausalLM.from_pretrained(TP_CHECKPOINT,
+tp=2) and a generation, where rank 1 differs: its batch (lm_batch), its checkpoint
+(TP_CHECKPOINT_1, lm_checkpoint), its prompt (lm_prompt). A failing rank prints one line and
+exits 1.
 """
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import sys
 
@@ -70,6 +76,9 @@ def main(out_dir, mode):
         if world.rank == 0:
             np.savez(os.path.join(out_dir, "rank0.npz"), logits=logits, report=str(program.report()))
         return
+    if mode.startswith("lm_"):
+        run_lm(out_dir, mode, world)
+        return
     weights = full_weights()
     if mode == "bad_shard" and world.rank == 1:
         key = "model.layers.0.self_attn.o_proj.weight"
@@ -84,6 +93,62 @@ def main(out_dir, mode):
                  by_rows=gathered[0], by_columns=gathered[1])
 
 
+def run_lm(out_dir, mode, world):
+    """A CausalLM over tp 2, where rank 1 differs as `mode` says (lm_same: in nothing), or as
+    TP_FAULT says (lm_fault: a JSON object of the faulty rank's "batch", "prompt",
+    "max_new_tokens", "checkpoint" (TP_CHECKPOINT_1), "quant", or "die_at": the step after
+    which it ends without a word). Rank 0 saves the tokens."""
+    fault = {"lm_batch": {"batch": 2}, "lm_checkpoint": {"checkpoint": True}, "lm_prompt": {"prompt": [0, 5, 7]},
+             "lm_same": {}}.get(mode) or json.loads(os.environ.get("TP_FAULT", "{}"))
+    odd = world.rank == fault.get("rank", 1)
+    mine = fault if odd else {}
+    path = os.environ["TP_CHECKPOINT_1" if mine.get("checkpoint") else "TP_CHECKPOINT"]
+    batch = mine.get("batch", 1)
+    lm = deepseek.CausalLM.from_pretrained(path, tp=world.size, batch=batch, target="cpu", quant=mine.get("quant"))
+    prompt = [mine.get("prompt", [0, 5, 7, 9])] * batch
+    new = mine.get("max_new_tokens", 3)
+    if "die_at" not in mine:
+        tokens = lm.generate(prompt, max_new_tokens=new, eos_token_id=None)
+    else:                       # step by step, ending after step die_at
+        tokens = [np.asarray(lm(prompt))[:, -1].argmax(-1)[:, None]]
+        for step in range(new - 1):
+            if step == mine["die_at"]:
+                os._exit(3)
+            tokens.append(np.asarray(lm(tokens[-1]))[:, -1].argmax(-1)[:, None])
+    if world.rank == 0:
+        np.savez(os.path.join(out_dir, "rank0.npz"), tokens=np.asarray(tokens))
+
+
+@contextlib.contextmanager
+def silent_listener():
+    """A port held by a program that accepts connections and never answers (the port's number
+    inside the block)."""
+    import socket
+    import threading
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held, stop = [], threading.Event()
+
+    def accept():
+        listener.settimeout(0.5)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                pass
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join()
+        for c in held:
+            c.close()
+        listener.close()
+
+
 # each rank's (2, 3) block gathered along rows (HCCL's own layout) and along columns (the
 # rank axis moved next to dim 1: a permuted copy after the call)
 GATHER = """
@@ -95,9 +160,6 @@ func.func @f(%x: tensor<2x3xf32> {mla.name = "x"}) -> (tensor<4x3xf32>, tensor<2
 
 
 if __name__ == "__main__":
-    try:
-        main(sys.argv[1], sys.argv[2])
-    except Exception as e:
-        print(f"rank {os.environ.get('RANK')}: error: {type(e).__name__}: {str(e).splitlines()[0]}",
-              file=sys.stderr)
-        sys.exit(1)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from ranks import worker_main
+    worker_main(main)

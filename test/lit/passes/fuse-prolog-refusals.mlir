@@ -204,9 +204,12 @@ func.func @block_size_64(
 
 // -----
 
-// The query's RmsNorm result is also returned: the fused op does not produce it.
+// The query's RmsNorm result is also used (DeepSeek Sparse Attention's indexer reads it): not a
+// refusal any more, mla.prolog_v3 gives it as query_norm (c_q rounded to bf16, the same value).
 // CHECK-LABEL: func.func @c_q_escapes
-// CHECK-NOT: mla.prolog
+// CHECK: %[[V3:.*]]:7 = "mla.prolog_v3"
+// CHECK-SAME: query_norm_flag = true
+// CHECK: return {{.*}}, %[[V3]]#3 : {{.*}}, tensor<2x1536xbf16>
 ml_program.global private @"w_dq"(#ml_program.extern : tensor<7168x1536xbf16>) : tensor<7168x1536xbf16>
 ml_program.global private @"gamma_cq"(#ml_program.extern : tensor<1536xbf16>) : tensor<1536xbf16>
 ml_program.global private @"w_uq_qr"(#ml_program.extern : tensor<1536x384xbf16>) : tensor<1536x384xbf16>
@@ -243,7 +246,6 @@ func.func @c_q_escapes(
   %rms_norm_1 = "mla.rms_norm"(%slice_2, %gamma_ckv) : (tensor<2x512xbf16>, tensor<512xbf16>) -> (tensor<2x512xbf16>)
   %rope_1 = "mla.rope"(%slice_3, %cos, %sin) : (tensor<2x64xbf16>, tensor<2x64xbf16>, tensor<2x64xbf16>) -> (tensor<2x64xbf16>)
   %view_3 = tensor.expand_shape %rms_norm_1 [[0], [1, 2]] output_shape [2, 1, 512] : tensor<2x512xbf16> into tensor<2x1x512xbf16>
-  // expected-remark @+1 {{not fused: intermediate results (mla.rms_norm) also feed ops outside the subgraph}}
   %scatter_cache = "mla.scatter_cache"(%kv_cache, %slots, %view_3) {cache_mode = "PA_BSND"} : (tensor<4x16x1x512xbf16>, tensor<2xi64>, tensor<2x1x512xbf16>) -> (tensor<4x16x1x512xbf16>)
   %view_4 = tensor.expand_shape %rope_1 [[0], [1, 2]] output_shape [2, 1, 64] : tensor<2x64xbf16> into tensor<2x1x64xbf16>
   %scatter_cache_1 = "mla.scatter_cache"(%kr_cache, %slots, %view_4) {cache_mode = "PA_BSND"} : (tensor<4x16x1x64xbf16>, tensor<2xi64>, tensor<2x1x64xbf16>) -> (tensor<4x16x1x64xbf16>)
