@@ -275,16 +275,10 @@ def _fuse(m, scenario, v1: bool, log) -> Refusal | None:
               "dequant_scale_x": (t_eff, 1), "dequant_scale_w_dq": (1, hcq),
               "dequant_scale_w_uq_qr": (1, nq), "dequant_scale_w_dkv_kr": (1, hckv + dr),
               "quant_scale_ckv": (1, hckv), "quant_scale_ckr": (1, dr), "smooth_scales_cq": (1, hcq)}
-    nz = ("weight_dq", "weight_uq_qr", "weight_dkv_kr")
-    values = {name: m.value(name) for name in [o.name for o in opdef.operands] if name in m.pattern.inputs}
-    values = {k: v for k, v in values.items() if v is not None}
-    infos = {}
-    for name, v in values.items():
-        t = info(v)
-        shape = shapes.get(name, t.shape)
-        if math.prod(shape) != math.prod(t.shape):
-            return Refusal(SEMANTICS, f"{name}: {t} cannot be viewed as {TensorInfo(shape, t.dtype)}")
-        infos[name] = TensorInfo(shape, t.dtype, FRACTAL_NZ if name in nz else t.format)
+    operands = _operand_views(m, opdef, shapes)
+    if isinstance(operands, Refusal):
+        return operands
+    values, infos = operands
     key = attributes_of(root if "norm_ckv" not in m.pattern_ops else m.op("norm_ckv"))
     mode = attributes_of(root)["cache_mode"]
     attributes = {"rmsnorm_epsilon_cq": attributes_of(m.op("norm_cq"))["epsilon"],
@@ -305,14 +299,33 @@ def _fuse(m, scenario, v1: bool, log) -> Refusal | None:
         return Refusal("FUSE-002", "a user of the subgraph's results comes before one of its inputs is "
                                "defined, or before a reader of the caches it updates in place")
     build = Builder(ip, fused_location(m, PASS))
-    operands = {}
-    for name, v in values.items():
-        operands[name] = build.nz(v) if name in nz else build.reshape(v, infos[name].shape)
+    operands = {name: build.nz(v) if name in NZ_WEIGHTS else build.reshape(v, infos[name].shape)
+                for name, v in values.items()}
     fused = build.op(opdef, operands, attributes, [results[r] for r in opdef.result_names])
     new = dict(zip(opdef.result_names, fused.results))
     replace(m, {name: new[name] for name in m.pattern.outputs if name != QUERY_LATENT}, build)  # (T, N, D) viewed as (B, S, N, D)
     log.record_fused(opdef.name, where, scenario)
     return None
+
+
+# The weights the prologs read as FRACTAL_NZ.
+NZ_WEIGHTS = ("weight_dq", "weight_uq_qr", "weight_dkv_kr")
+
+
+def _operand_views(m, opdef, shapes):
+    """(values, infos) of the fused op's operands the match found: each value viewed in the shape
+    `shapes` gives it (else its own), the NZ weights as FRACTAL_NZ; a Refusal when a value cannot
+    be viewed so."""
+    values = {name: m.value(name) for name in [o.name for o in opdef.operands] if name in m.pattern.inputs}
+    values = {k: v for k, v in values.items() if v is not None}
+    infos = {}
+    for name, v in values.items():
+        t = info(v)
+        shape = shapes.get(name, t.shape)
+        if math.prod(shape) != math.prod(t.shape):
+            return Refusal(SEMANTICS, f"{name}: {t} cannot be viewed as {TensorInfo(shape, t.dtype)}")
+        infos[name] = TensorInfo(shape, t.dtype, FRACTAL_NZ if name in NZ_WEIGHTS else t.format)
+    return values, infos
 
 
 # --- the query latent also feeds something else: mla.prolog_v3 with query_norm ------------------
@@ -335,17 +348,11 @@ def _fuse_v3(m, scenario, log) -> Refusal | None:
     where = root.location
     tokens = info(m.value("token_x")).shape[:-1]
     dr = info(m.value("rope_cos")).shape[-1]
-    nz = ("weight_dq", "weight_uq_qr", "weight_dkv_kr")
     shapes = {"rope_sin": tokens + (dr,), "rope_cos": tokens + (dr,), "cache_index": tokens}
-    values = {name: m.value(name) for name in [o.name for o in PrologV3.operands] if name in m.pattern.inputs}
-    values = {k: v for k, v in values.items() if v is not None}
-    infos = {}
-    for name, v in values.items():
-        t = info(v)
-        shape = shapes.get(name, t.shape)
-        if math.prod(shape) != math.prod(t.shape):
-            return Refusal(SEMANTICS, f"{name}: {t} cannot be viewed as {TensorInfo(shape, t.dtype)}")
-        infos[name] = TensorInfo(shape, t.dtype, FRACTAL_NZ if name in nz else t.format)
+    operands = _operand_views(m, PrologV3, shapes)
+    if isinstance(operands, Refusal):
+        return operands
+    values, infos = operands
     key = attributes_of(root if "norm_ckv" not in m.pattern_ops else m.op("norm_ckv"))
     mode = attributes_of(root)["cache_mode"]
     attributes = {"rmsnorm_epsilon_cq": attributes_of(m.op("norm_cq"))["epsilon"],
@@ -360,7 +367,8 @@ def _fuse_v3(m, scenario, log) -> Refusal | None:
         return Refusal("FUSE-002", "a user of the subgraph's results comes before one of its inputs is "
                                    "defined, or before a reader of the caches it updates in place")
     build = Builder(ip, fused_location(m, PASS))
-    operands = {name: build.nz(v) if name in nz else build.reshape(v, infos[name].shape) for name, v in values.items()}
+    operands = {name: build.nz(v) if name in NZ_WEIGHTS else build.reshape(v, infos[name].shape)
+                for name, v in values.items()}
     fused = build.op(PrologV3, operands, attributes, [results[r] for r in PrologV3.result_names])
     new = dict(zip(PrologV3.result_names, fused.results), query_latent=fused.results[3])
     replace(m, {name: new[name] for name in m.pattern.outputs}, build)

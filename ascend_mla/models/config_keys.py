@@ -28,8 +28,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 INT, NUMBER, FLAG, TEXT, OBJECT, LIST, IDS = "int", "number", "flag", "text", "object", "list", "ids"
+TEXT_OR_LIST = "text or list"      # a key read either way (its reader checks the contents)
 _KIND_WORDS = {INT: "an integer", NUMBER: "a number", FLAG: "true or false", TEXT: "a string",
-               OBJECT: "an object", LIST: "a list", IDS: "a token id or a list of token ids"}
+               OBJECT: "an object", LIST: "a list", IDS: "a token id or a list of token ids",
+               TEXT_OR_LIST: "a string or a list"}
 
 MODEL, INERT = "model", "inert"      # a key the model reads / one that does not change inference
 
@@ -87,7 +89,7 @@ class Key:
             return None if self.nullable else f"expected {self._expected()}, got null"
         ok = {INT: _is_int, NUMBER: _is_number, FLAG: lambda v: isinstance(v, bool),
               TEXT: lambda v: isinstance(v, str), OBJECT: lambda v: isinstance(v, dict),
-              LIST: lambda v: isinstance(v, (list, tuple)),
+              LIST: lambda v: isinstance(v, (list, tuple)), TEXT_OR_LIST: lambda v: isinstance(v, (str, list, tuple)),
               IDS: lambda v: _is_int(v) or isinstance(v, (list, tuple)) and all(_is_int(e) for e in v)}[self.kind]
         if not ok(value):
             if self.kind == IDS and isinstance(value, (list, tuple)):

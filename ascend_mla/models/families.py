@@ -56,7 +56,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .config_keys import INERT, INT, LIST, Key, json_kind
+from .config_keys import INERT, INT, LIST, TEXT_OR_LIST, Key, json_kind
 
 # transformers' defaults (its *Config classes) for the keys a config.json may leave out.
 DEEPSEEK_V3 = dict(vocab_size=129280, hidden_size=7168, intermediate_size=18432, moe_intermediate_size=2048,
@@ -180,6 +180,7 @@ _DSA_KEYS = (
     Key("index_head_dim", INT, low=1, high=4096, meaning="the indexer's head dim"),
     Key("index_topk", INT, low=1, high=1 << 24, meaning="keys the indexer selects"),
     Key("indexer_types", LIST, nullable=True, meaning='per layer "full" or "shared"'),
+    Key("index_topk_pattern", TEXT_OR_LIST, nullable=True, meaning='per layer F or S ("full" or "shared")'),
     Key("index_topk_freq", INT, low=1, high=1 << 16, nullable=True, meaning="a full indexer every N layers"),
     Key("index_skip_topk_offset", INT, low=0, high=1 << 16, nullable=True, meaning="the first layers' offset"),
     Key("layer_types", LIST, nullable=True, role=INERT, meaning="transformers' attention kind per layer"),

@@ -14,6 +14,8 @@ decoder, decoder_w8a8: the whole small decoder (decoder() below) at ep = WORLD_S
     writes how long it ran to OUT/rank0.seconds.
 generate, generate_die: CausalLM.from_pretrained(EP_CHECKPOINT, ep=WORLD_SIZE).generate (below);
     generate_die: rank 1 ends before its third step of the first generation.
+disagree_batch, disagree_checkpoint: CausalLM.from_pretrained(EP_CHECKPOINT, ep=WORLD_SIZE) where
+    rank 1 asks for batch 2, or reads EP_CHECKPOINT_1.
 npu_double: the exchange on the NPU backend over the recording ACL/HCCL double (its calls
     logged to OUT/rank{r}.jsonl).
 A failing rank prints one line and exits 1.
@@ -126,6 +128,12 @@ def main(out_dir, mode):
     if mode in ("decoder", "decoder_w8a8", "die", "bad_experts"):
         program, logits = run_decoder(world.rank, world.size, quant="w8a8" if mode == "decoder_w8a8" else "bf16")
         np.savez(os.path.join(out_dir, f"rank{world.rank}.npz"), logits=logits, report=str(program.report()))
+        return
+    if mode.startswith("disagree"):
+        from ascend_mla.models import deepseek
+        odd = world.rank == 1
+        path = os.environ["EP_CHECKPOINT_1" if odd and mode == "disagree_checkpoint" else "EP_CHECKPOINT"]
+        deepseek.CausalLM.from_pretrained(path, ep=world.size, batch=2 if odd and mode == "disagree_batch" else 1)
         return
     if mode.startswith("generate"):
         np.savez(os.path.join(out_dir, f"rank{world.rank}.npz"), **generate(os.environ["EP_CHECKPOINT"], world.rank,

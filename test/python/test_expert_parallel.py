@@ -153,6 +153,23 @@ def test_a_failing_ep_rank_ends_every_rank_with_one_error(tmp_path, mode):
         assert "rank 1: error:" in err1 and "experts.down_proj" in err1, err1
 
 
+@pytest.mark.parametrize("mode,words", [
+    ("disagree_batch", "the 2 ranks disagree on the arguments and checkpoint before the first collective: "
+                       "arguments.batch: rank 0 has 1, rank 1 has 2"),
+    ("disagree_checkpoint", "disagree on the arguments and checkpoint before the first collective: checkpoint: "
+                            "rank 0 has")])
+def test_ep_ranks_that_disagree_end_with_one_error_on_every_rank(tmp_path, mode, words):
+    """Ranks given another batch (their exchanges would be sized apart) or another checkpoint
+    (each would compute with other weights): the agreement of from_pretrained before the first
+    exchange, as under tp (runtime.distributed.agree), one error on every rank."""
+    from tiny_checkpoints import write_tiny
+    env = {"EP_CHECKPOINT": write_tiny(tmp_path / "a", seed=0), "EP_CHECKPOINT_1": write_tiny(tmp_path / "b", seed=1)}
+    for rank, (code, err) in enumerate(ranks.launch(WORKER, tmp_path, mode, env=env)):
+        lines = err.strip().splitlines()
+        assert code == 1 and len(lines) == 1, (rank, err)
+        assert lines[0].startswith(f"rank {rank}: error: CollectiveError: ") and words in lines[0], (rank, err)
+
+
 def test_a_stalled_ep_rank_ends_the_other_at_the_timeout(tmp_path):
     """A rank alive but absent from the exchange (stuck elsewhere) ends the other at the job's
     timeout (TP_TIMEOUT, init_from_environment's timeout_s), with one error, not a hang."""

@@ -281,6 +281,9 @@ def test_a_familys_own_config_keys_are_not_unknown(tmp_path):
         cls = getattr(transformers, write_checkpoint.FAMILIES[name][0])
         (tmp_path / "config.json").write_text(json.dumps(dict(cls().to_dict(), model_type=name)))
         assert checkpoint.read_config(tmp_path).notes == (), name
+    raw = dict(transformers.DeepseekV32Config().to_dict(), model_type="deepseek_v32", index_topk_pattern="F" * 61)
+    (tmp_path / "config.json").write_text(json.dumps({k: v for k, v in raw.items() if k != "indexer_types"}))
+    assert checkpoint.read_config(tmp_path).notes == ()              # read, so not noted as unknown
 
 
 @pytest.mark.parametrize("key,value,words", [
@@ -290,7 +293,7 @@ def test_a_familys_own_config_keys_are_not_unknown(tmp_path):
     ("indexer_types", "full", "indexer_types: expected a list"),
     ("indexer_types", ["full", 1], "indexer_types: expected one of \"full\"/\"shared\" (F/S) per layer (61), got 1"),
     ("index_topk_pattern", "FX", "index_topk_pattern: expected one of \"full\"/\"shared\" (F/S) per layer (61), got 'X'"),
-    ("index_topk_pattern", 5, "index_topk_pattern: expected a string of F/S or a list"),
+    ("index_topk_pattern", 5, "index_topk_pattern: expected a string or a list (per layer F or S"),
 ])
 def test_dsa_indexer_keys_are_checked(key, value, words, tmp_path):
     """The DSA families' indexer keys (their own rows of the key table): one CKPT-CONFIG line,
