@@ -51,8 +51,16 @@ FOREIGN = ["../outside/model.safetensors", "/etc/passwd", "/dev/urandom", "", "s
 
 # --- the mutations ---------------------------------------------------------------------------------
 
+def _regular(path: str) -> str:
+    """`path`, if an earlier mutation left it a regular file (opening the FIFO or the device it
+    may have made instead would block or read forever: the mutation is skipped)."""
+    if not os.path.isfile(path):
+        raise OSError(f"{path} is no longer a regular file")
+    return path
+
+
 def _config(root, rng):
-    path = os.path.join(root, "config.json")
+    path = _regular(os.path.join(root, "config.json"))
     with open(path) as f:
         c = json.load(f)
     how = rng.randrange(6)
@@ -91,7 +99,7 @@ def _config(root, rng):
 
 
 def _index(root, rng):
-    path = os.path.join(root, INDEX)
+    path = _regular(os.path.join(root, INDEX))
     with open(path) as f:
         index = json.load(f)
     names = sorted(index["weight_map"])
