@@ -271,19 +271,21 @@ def test_dynamic_cache_refused_once():
     assert sum("TORCH-003" in m for m in fusion) == 1, fusion
 
 
-def test_deepseek_v2_runs():
+@pytest.mark.parametrize("kwargs", [{"cache_implementation": "static", "max_cache_len": 32},
+                                    pytest.param({}, marks=pytest.mark.slow)],     # DynamicCache: ~25 s more
+                         ids=["static", "dynamic"])
+def test_deepseek_v2_runs(kwargs):
     """DeepSeek-V2: complex RoPE (a complex64 freqs_cis crosses the graph), no q_lora. Its
     regions take complex values as (..., 2) float pairs; static and dynamic caches run and give
     eager's tokens."""
     model = build(tiny_config(version=2, **(SMALL | {"q_lora_rank": None})), 0)
-    for kwargs in ({"cache_implementation": "static", "max_cache_len": 32}, {}):
-        fresh_dynamo()
-        eager = generate(model, **kwargs)
-        backend = AscendBackend(inductor=False)
-        compiled = generate(model, torch.compile(model.forward, backend=backend), **kwargs)
-        assert compiled.sequences.tolist() == eager.sequences.tolist()
-        assert_logits_within(eager, compiled)
-        assert backend.reports
+    fresh_dynamo()
+    eager = generate(model, **kwargs)
+    backend = AscendBackend(inductor=False)
+    compiled = generate(model, torch.compile(model.forward, backend=backend), **kwargs)
+    assert compiled.sequences.tolist() == eager.sequences.tolist()
+    assert_logits_within(eager, compiled)
+    assert backend.reports
 
 
 @pytest.mark.slow              # a second model at the fused ops' dimensions: ~1 min of CPU
