@@ -81,7 +81,7 @@ def getitem(cx, node):
 
 # --- casts --------------------------------------------------------------------------------------
 
-@converts(aten._to_copy.default, aten.to.dtype)
+@converts(aten._to_copy.default, aten.to.dtype, aten.type_as.default)
 def to_copy(cx, node):
     x, t = cx.value(node.args[0]), cx.info(node)
     if x.dtype == t.dtype:
@@ -210,66 +210,60 @@ def cat(cx, node):
 # --- elementwise --------------------------------------------------------------------------------
 
 FLOATS = ("bf16", "f16", "f32", "f64")
+ARITHMETIC = ("bf16", "f16", "f32")  # what the dialect computes as torch does: float32, one rounding
+INTEGERS = ("i32", "i64")            # mla.add / mla.mul of one integer type: exact, wrapping
 
 
-def _operand(cx, arg, t: TensorInfo):
-    """A tensor operand, or a Python number as a splat constant of the result's type. The
-    dialect's arithmetic is on floats: integer arithmetic (positions, counters) stays PyTorch's."""
-    if t.dtype not in FLOATS or (isinstance(arg, torch.fx.Node) and cx.info(arg).dtype not in FLOATS):
-        cx.fail(f"arithmetic on {t.dtype if t.dtype not in FLOATS else cx.info(arg).dtype} tensors "
-                "(the dialect's elementwise ops are on floats)")
-    if isinstance(arg, (int, float)):
+def _operand(cx, arg, t: TensorInfo, integers: bool = False):
+    """A tensor operand, or a Python number as a splat constant, of the result's type `t`.
+    Float arithmetic is modelled for bf16, f16 and f32 (float32, one rounding: torch's CPU
+    kernels' order); float64 stays PyTorch's (float32 would round where torch does not).
+    Integer arithmetic (`integers`: add, sub, mul) is exact in the result's integer type; a
+    narrower integer operand is widened (arith.extsi, exact)."""
+    if t.dtype in INTEGERS and integers:
+        if isinstance(arg, bool) or not isinstance(arg, (int, torch.fx.Node)):
+            cx.fail(f"integer arithmetic with {arg!r}")
+        if isinstance(arg, int):
+            if not -2 ** (int(t.dtype[1:]) - 1) <= arg < 2 ** (int(t.dtype[1:]) - 1):
+                cx.fail(f"an integer constant {arg} out of the range of {t.dtype}")
+            return cx.g.constant(arg, TensorInfo((), t.dtype), "cst")
+        v = cx.value(arg)
+        if v.dtype not in INTEGERS or INTEGERS.index(v.dtype) > INTEGERS.index(t.dtype):
+            cx.fail(f"a {t.dtype} result of a {v.dtype} operand")
+        return v if v.dtype == t.dtype else cx.g.elementwise("arith.extsi", [v], TensorInfo(v.shape, t.dtype),
+                                                            f"{arg.name}_{t.dtype}")
+    if t.dtype not in ARITHMETIC or (isinstance(arg, torch.fx.Node) and cx.info(arg).dtype not in ARITHMETIC):
+        what = t.dtype if t.dtype not in ARITHMETIC else cx.info(arg).dtype
+        cx.fail(f"arithmetic on {what} tensors (the dialect computes bf16, f16 and f32 in float32"
+                + (", integers exactly in add, sub and mul)" if what in INTEGERS else ")"))
+    if isinstance(arg, (int, float)) and not isinstance(arg, bool):
         return cx.g.constant(float(arg), TensorInfo((), t.dtype), "cst")
+    if not isinstance(arg, torch.fx.Node):
+        cx.fail(f"an operand {arg!r}")
     return cx.value(arg)
 
 
-def _binary(opdef):
+def _scaled(cx, node, v, factor, t, name):
+    """v * factor (alpha, or -alpha for a subtraction) in t's type; v itself when factor is 1."""
+    if factor == 1:
+        return v
+    factor = int(factor) if t.dtype in INTEGERS else float(factor)
+    return cx.g.op(Mul, x=v, y=cx.g.constant(factor, TensorInfo((), t.dtype)), name=name,
+                   result={"z": TensorInfo(v.shape, t.dtype)})
+
+
+def _binary(opdef, integers=False):
     def convert(cx, node):
         t = cx.info(node)
         if cx.is_complex(node):
             cx.fail(f"{node.target} of complex tensors (only their product is converted)")
-        x, y = _operand(cx, node.args[0], t), _operand(cx, node.args[1], t)
-        alpha = node.kwargs.get("alpha", 1)
-        if alpha != 1:
-            y = cx.g.op(Mul, x=y, y=cx.g.constant(float(alpha), TensorInfo((), t.dtype)), name=node.name + "_alpha",
-                        result={"z": TensorInfo(y.shape, t.dtype)})
+        x, y = (_operand(cx, a, t, integers) for a in node.args[:2])
+        y = _scaled(cx, node, y, node.kwargs.get("alpha", 1), t, node.name + "_alpha")
         return cx.g.op(opdef, x=x, y=y, name=node.name, result={"z": t})
     return convert
 
 
-INTEGER_EXACT = 2 ** 24      # float32 holds every integer of smaller magnitude
-
-
-@converts(aten.add.Tensor, aten.add.Scalar)
-def add(cx, node):
-    t = cx.info(node)
-    if t.dtype in ("i32", "i64"):
-        return _integer_add(cx, node, t)
-    return _binary(Add)(cx, node)
-
-
-def _integer_add(cx, node, t):
-    """Integer x + alpha * y (positions: arange + a cache's length, the length + S): through
-    float32, exact for values below 2^24 in magnitude (positions and lengths of any cache),
-    since the dialect's arithmetic is on floats: sitofp, mla.add, fptosi."""
-    f32 = TensorInfo(t.shape, "f32")
-    operands = []
-    for arg in node.args[:2]:
-        if isinstance(arg, torch.fx.Node):
-            v = cx.value(arg)
-            if v.dtype not in ("i32", "i64"):
-                cx.fail(f"an integer sum with a {v.dtype} operand")
-            operands.append(cx.g.elementwise("arith.sitofp", [v], TensorInfo(v.shape, "f32"), node.name + "_f32"))
-        elif isinstance(arg, int) and abs(arg) < INTEGER_EXACT:
-            operands.append(cx.g.constant(float(arg), TensorInfo((), "f32"), "cst"))
-        else:
-            cx.fail(f"an integer sum with {arg!r}")
-    alpha = node.kwargs.get("alpha", 1)
-    if alpha != 1:
-        operands[1] = cx.g.op(Mul, x=operands[1], y=cx.g.constant(float(alpha), TensorInfo((), "f32")),
-                              name=node.name + "_alpha")
-    total = cx.g.op(Add, x=operands[0], y=operands[1], name=node.name, result={"z": f32})
-    return cx.g.elementwise("arith.fptosi", [total], t, node.name + "_int")
+converts(aten.add.Tensor, aten.add.Scalar)(_binary(Add, integers=True))
 converts(aten.div.Tensor, aten.div.Scalar)(_binary(Div))
 
 
@@ -277,7 +271,7 @@ converts(aten.div.Tensor, aten.div.Scalar)(_binary(Div))
 def mul(cx, node):
     if cx.is_complex(node):
         return _complex_product(cx, node)
-    return _binary(Mul)(cx, node)
+    return _binary(Mul, integers=True)(cx, node)
 
 
 def _negated(cx, v, name):
@@ -286,22 +280,23 @@ def _negated(cx, v, name):
 
 @converts(aten.neg.default)
 def neg(cx, node):
-    return _negated(cx, _operand(cx, node.args[0], cx.info(node)), node.name)
+    t = cx.info(node)
+    return _scaled(cx, node, _operand(cx, node.args[0], t, integers=True), -1, t, node.name)
 
 
 @converts(aten.sub.Tensor)
 def sub(cx, node):
-    """x - alpha * y as x + (-alpha) * y (the negation is exact: the same one rounding)."""
+    """x - alpha * y as x + (-alpha) * y (the negation is exact: the same one rounding; for
+    integers, exact and wrapping as torch's)."""
     t = cx.info(node)
-    x, y = _operand(cx, node.args[0], t), _operand(cx, node.args[1], t)
-    factor = -float(node.kwargs.get("alpha", 1))
-    y = cx.g.op(Mul, x=y, y=cx.g.constant(factor, TensorInfo((), y.dtype)), name=node.name + "_neg")
+    x, y = (_operand(cx, a, t, integers=True) for a in node.args[:2])
+    y = _scaled(cx, node, y, -node.kwargs.get("alpha", 1), t, node.name + "_neg")
     return cx.g.op(Add, x=x, y=y, name=node.name, result={"z": t})
 
 
 @converts(aten.pow.Tensor_Scalar)
 def pow_(cx, node):
-    x, exponent = cx.value(node.args[0]), node.args[1]
+    x, exponent = _float_operand(cx, node), node.args[1]
     if exponent == 1:
         return x
     if exponent != 2:
@@ -311,12 +306,12 @@ def pow_(cx, node):
 
 @converts(aten.rsqrt.default)
 def rsqrt(cx, node):
-    return cx.g.op(Rsqrt, x=cx.value(node.args[0]), name=node.name, result={"y": cx.info(node)})
+    return cx.g.op(Rsqrt, x=_float_operand(cx, node), name=node.name, result={"y": cx.info(node)})
 
 
 @converts(aten.mean.dim)
 def mean(cx, node):
-    x, dims = cx.value(node.args[0]), node.args[1]
+    x, dims = _float_operand(cx, node), node.args[1]
     keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
     if dims is None or [_axis(d, len(x.shape)) for d in dims] != [len(x.shape) - 1]:
         cx.fail(f"mean over dims {dims} (the mean over the last axis is converted)")
@@ -329,8 +324,8 @@ def mean(cx, node):
 
 def _float_operand(cx, node):
     x = cx.value(node.args[0])
-    if x.dtype not in ("bf16", "f16", "f32"):
-        cx.fail(f"{x.dtype} operands (float tensors are converted)")
+    if x.dtype not in ARITHMETIC:
+        cx.fail(f"{x.dtype} operands (bf16, f16 and f32 tensors are converted)")
     return x
 
 
@@ -518,24 +513,33 @@ PAGE_SIZES = (128, 16)      # the block sizes mla.prolog_v2 and FIA's MLA mode t
 def _token_axis_copy(cx, node, target, dim, index, source):
     """cache (B, 1, L, H).index_copy(2, positions (S,), x (B, 1, S, H)): the rows of batch b
     are b * L + position, contiguous (one head), so the cache is a paged cache read in place:
-    (B * L / BlockSize, BlockSize, 1, H) with BlockSize 128 or 16 when one divides L (else L),
-    and the slots b * L + positions[s] are gathered from a constant table (the dialect has
-    no integer arithmetic; the lookup is exact)."""
+    (B * L / BlockSize, BlockSize, 1, H) with BlockSize 128 or 16 when one divides L, and the
+    slots b * L + positions[s] are gathered from a constant table (the lookup is exact).
+    When neither divides L, each batch's rows are padded to whole 16-row pages (a copy of the
+    cache with zero rows after each batch's L, written and then sliced back: the fused ops
+    read pages; the caller's tensor gets the L real rows), slots b * Lp + position."""
     shape = cx.shape(target)
     if len(shape) != 4 or dim != 2 or shape[1] != 1:
         cx.fail(f"index_copy along axis {dim} of a {shape} tensor (along axis 0, or along the tokens "
                 "of a (B, 1, L, H) cache are converted)")
-    if cx.info(target).dtype not in ("bf16", "f16", "i8"):
-        cx.fail(f"a write into a {cx.info(target).dtype} tensor (caches of bf16, f16 or i8 are converted)")
+    t = cx.info(target)
+    if t.dtype not in ("bf16", "f16", "i8"):
+        cx.fail(f"a write into a {t.dtype} tensor (caches of bf16, f16 or i8 are converted)")
     batch, length, width = shape[0], shape[2], shape[3]
     if cx.info(index).dtype not in ("i32", "i64") or cx.rank(index) != 1:
         cx.fail("index_copy with an index that is not a 1-D integer tensor")
-    block = next((b for b in PAGE_SIZES if length % b == 0), length)
-    cache = cx.reshape(cx.value(target), (batch * length // block, block, 1, width), node.name + "_paged")
+    block = next((b for b in PAGE_SIZES if length % b == 0), PAGE_SIZES[-1])
+    padded = -(-length // block) * block
+    rows = cx.value(target)
+    if padded != length:
+        rows = cx.reshape(rows, (batch, length, width), node.name + "_rows")
+        zeros = cx.splat(0, TensorInfo((batch, padded - length, width), t.dtype), node.name + "_pad")
+        rows = cx.concat([rows, zeros], 1, node.name + "_padded")
+    cache = cx.reshape(rows, (batch * padded // block, block, 1, width), node.name + "_paged")
     steps = cx.shape(index)[0]
-    key = ("slots", index, batch, length)
+    key = ("slots", index, batch, padded)
     if key not in cx.memo:        # one slot mapping for every cache written at these positions
-        table = cx.g.integers([[b * length + position for b in range(batch)] for position in range(length)],
+        table = cx.g.integers([[b * padded + position for b in range(batch)] for position in range(length)],
                               TensorInfo((length, batch), "i64"), node.name + "_rows")     # the prolog's cache_index is i64
         picked = cx.g.op(Gather, table=table, indices=cx.value(index), name=node.name + "_picked",
                          result={"out": TensorInfo((steps, batch), "i64")})
@@ -544,6 +548,9 @@ def _token_axis_copy(cx, node, target, dim, index, source):
     slots = cx.memo[key]
     update = cx.reshape(cx.value(source), (batch * steps, 1, width), node.name + "_update")
     out = cx.g.op(ScatterCache, cache=cache, slot_mapping=slots, update=update, name=node.name)
+    if padded != length:
+        out = cx.slice(cx.reshape(out, (batch, padded, width), node.name + "_written"), 1, 0, length,
+                       node.name + "_unpadded")
     return cx.reshape(out, shape, node.name + "_view")
 
 
@@ -646,7 +653,8 @@ def dense_attention(cx, node):
 def scaled_dot_product_attention(cx, node):
     """SDPA over BNSD query (B, N, S, D), key (B, Nkv, L, D), value (B, Nkv, L, Dv):
     - attn_mask a boolean (B or 1, 1, S, L) (True: attend), as transformers' masks for a static
-      cache: mla.paged_attention over the key and value read as B blocks of L rows (block table
+      cache, or an additive float one (0: attend; eager attention's, rewritten to SDPA by
+      frontend/canonicalize.py): mla.paged_attention over the key and value read as B blocks of L rows (block table
       [[0], [1], ...]), with per-batch lengths that the caller computes from the mask at each
       call (Importer.mask_lengths: the keys the last query row sees). This is exact when the
       mask is the causal mask of those lengths (row s sees keys [0, length - S + s]), which the
@@ -675,9 +683,9 @@ def scaled_dot_product_attention(cx, node):
         if causal:
             cx.fail("attention with both a mask and is_causal")
         m = cx.info(mask)
-        if m.dtype != "i1" or len(m.shape) != 4 or m.shape[1] != 1 or m.shape[2:] != (s_len, length) \
-                or m.shape[0] not in (1, b):
-            cx.fail(f"an attention mask {m} (a boolean (B, 1, S, L) mask is converted)")
+        if m.dtype not in ("i1",) + ARITHMETIC or len(m.shape) != 4 or m.shape[1] != 1 \
+                or m.shape[2:] != (s_len, length) or m.shape[0] not in (1, b):
+            cx.fail(f"an attention mask {m} (a boolean or additive (B, 1, S, L) mask is converted)")
         lengths = cx.mask_lengths(mask, b)
         blocks = cx.g.integers([[i] for i in range(b)], TensorInfo((b, 1), "i32"), node.name + "_blocks")
         out = cx.g.op(PagedAttention, query=q, key_cache=k, value_cache=v, block_table=blocks,

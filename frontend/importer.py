@@ -309,12 +309,22 @@ MASK_RULE = "TORCH-001"      # the mask is not causal over per-batch lengths: th
 
 
 def mask_lengths(mask: torch.Tensor, batch: int | None = None):
-    """The kv lengths (B,) int32 of a boolean SDPA mask (B or 1, 1, S, L) (True: attend) when it
-    is the causal mask of those lengths -- row s of batch b sees exactly keys [0, length[b] - S + s]
-    -- which is what mla.paged_attention computes; else None (left padding, a sliding window,
-    a mask that hides a cached key). Cheap next to the attention: B * S * L comparisons."""
-    if mask.dtype != torch.bool or mask.dim() != 4:
+    """The kv lengths (B,) int32 of an SDPA mask (B or 1, 1, S, L) when it is the causal mask of
+    those lengths -- row s of batch b sees exactly keys [0, length[b] - S + s] -- which is what
+    mla.paged_attention computes; else None (left padding, a sliding window, a mask that hides a
+    cached key). A boolean mask attends where True; an additive float mask (eager attention's)
+    where 0, and must hide the rest with at most half its type's lowest value (transformers
+    writes finfo.min, -inf is fine): exp of such a score is 0 in float32, as the fused
+    attention's skipped key. Cheap next to the attention: B * S * L comparisons."""
+    if mask.dim() != 4:
         return None
+    if mask.dtype != torch.bool:
+        if not mask.is_floating_point():
+            return None
+        attend = mask == 0
+        if not bool((attend | (mask <= torch.finfo(mask.dtype).min / 2)).all()):
+            return None
+        mask = attend
     s_len, length = mask.shape[2], mask.shape[3]
     lengths = mask[:, 0, -1, :].sum(dim=-1)                                   # keys of the last row
     expected = torch.arange(length, device=mask.device)[None, None, :] < \

@@ -23,19 +23,7 @@ Three steps:
    passes (raise-rms-norm, raise-rope) make mla.rms_norm and mla.rope of the written-out forms
    before fuse-prolog and fuse-attention run: imported and hand-written IR meet the same passes.
 
-Why a direct FX walk and not torch-mlir's importer (measured here with torch-mlir 20261001 and
-torch 2.13 on the reference module, DeepSeek-V3 tp=16): `torch_mlir.fx.export_and_import` to the
-"torch" dialect fails on the reference module (its torch-backend pipeline rejects
-`torch.aten.index_copy_` on a view of an input, and non-persistent buffers are rejected by
-`import_frozen_program`); the "raw" output imports in 4.4 s to 104 MB of text because every
-parameter is inlined as a `dense_resource` literal, scalars and lists are separate
-`torch.constant.*` / `torch.prim.ListConstruct` ops (105 `torch.constant.int` for one layer), and
-the `!torch.vtensor` types are opaque in our MLIR context (torch-mlir carries its own MLIR
-bindings; the text must be printed and re-parsed as unregistered ops). Each converter would
-then have to chase constant ops and parse type strings to learn what an FX node states
-directly (`node.args`, `node.meta["val"]`), and weights would have to be recovered from blobs
-instead of being named by `graph_signature`. The FX graph is the same ATen graph torch-mlir
-starts from, so the walk loses nothing and adds no 80 MB dependency.
+The import step and why it is a direct FX walk: frontend/importer.py.
 """
 from __future__ import annotations
 

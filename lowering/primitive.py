@@ -44,6 +44,7 @@ from ..dialect.aclnn_functions import (
     TRIU,
 )
 from ..dialect.primitive import (
+    INDEX_TYPES,
     Add,
     Amax,
     CausalMask,
@@ -227,8 +228,11 @@ def quantize(op, b):
 @lowers(Add)
 def add(op, b):
     """torch.add(x, y) -> aclnnAdd(self, other, alpha=1, out) (AddKernelNpuOpApi.cpp); type
-    promotion to float32 and one rounding to out, as the kernel."""
-    return b.call_bound(ADD, given={"alpha": b.host(A.SCALAR, ("f32", 1.0))})
+    promotion to float32 and one rounding to out, as the kernel; integers exactly, alpha an
+    integer of their type."""
+    dtype = info(op.operands[0]).dtype
+    alpha = (dtype, 1) if dtype in INDEX_TYPES else ("f32", 1.0)
+    return b.call_bound(ADD, given={"alpha": b.host(A.SCALAR, alpha)})
 
 
 @lowers(Mul)

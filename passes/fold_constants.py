@@ -4,7 +4,9 @@ The pass computes, once, every value that depends on constants only and is consu
 that does not (a transposed weight, W_uk sliced from kv_b_proj, a FRACTAL_NZ-packed weight, the
 causal mask template) and replaces it with a new global holding the result: a compiled program
 packs each weight once, and the same computation on the same weight (a weight two ops use)
-gives one global. Its inputs (PassInputs): the weight table (`weights`, the values of the
+gives one global. A value an op writes in place (a cache the graph itself made: torch.zeros,
+padded by a concat) is state, not a constant: it is computed at run time, into a buffer of
+its own, never folded into a read-only global that every call would share. Its inputs (PassInputs): the weight table (`weights`, the values of the
 globals; the folded values are added to it) and the op evaluator (`evaluate`, the runtime's
 CPU evaluation of one op, wired in by the API layer and mla-opt). Without either, or for a
 value computed from a weight the table has no value for, there is nothing to evaluate and the
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..dialect.dialect import is_pure, symbol_text
+from ..dialect.dialect import is_pure, is_reshape, opdef_of, symbol_text
 from .pattern import defining_op, is_constant
 from .registry import UNCHANGED, ModulePass, register_pass
 from .weights import bodies, declare_global, ops_of, symbols
@@ -98,6 +100,24 @@ def _leaf(op) -> bool:
     return op.name == "ml_program.global_load_const"
 
 
+def _written_in_place(block) -> set:
+    """The values of `block` an op writes in place (its in-place trait's operands), with every
+    value they are reshapes of."""
+    written = set()
+    for op in ops_of(block):
+        opdef = opdef_of(op)
+        if opdef is None or not opdef.inplace:
+            continue
+        groups = dict(zip((o.name for o in opdef.operands), opdef.operand_groups(op)))
+        for operand in opdef.inplace.values():
+            for v in groups.get(operand, ()):
+                while v is not None:
+                    written.add(v)
+                    owner = defining_op(v)
+                    v = owner.operands[0] if owner is not None and is_reshape(owner) else None
+    return written
+
+
 def _has_values(value, table, memo) -> bool:
     """Every weight `value` is computed from has a value in the table."""
     if value not in memo:
@@ -121,9 +141,10 @@ class FoldConstants(ModulePass):
             return UNCHANGED
         evaluator, taken, folded, structures, memo, known = _Values(evaluate, table), symbols(module), {}, {}, {}, {}
         for block in bodies(module):
+            written = _written_in_place(block)
             for op in ops_of(block):
                 if _leaf(op) or not op.results or not is_pure(op) or \
-                        not all(is_constant(r, memo) for r in op.results):
+                        not all(is_constant(r, memo) and r not in written for r in op.results):
                     continue
                 for r in op.results:
                     outside = [u for u in r.uses if not all(is_constant(x, memo) for x in u.owner.results)

@@ -6,15 +6,17 @@ from ..registry import MLA
 from ..rules import RuleSet, shape_text
 from ..traits import PURE
 from ..types import TensorInfo
-from .checks import FLOAT_TYPES, broadcast, dtype_in, nd_only, rank_at_least, result_is
+from .checks import FLOAT_TYPES, INDEX_TYPES, broadcast, dtype_in, nd_only, rank_at_least, result_is
 
 # --- elementwise: mla.add, mla.mul, mla.div ----------------------------------------------------
-# NumPy broadcasting, float32 arithmetic, one rounding to the result type.
+# NumPy broadcasting, float32 arithmetic, one rounding to the result type. mla.add and mla.mul
+# also take two integer operands of one type (i32, i64: positions, lengths, counters) and then
+# compute exactly in that type, wrapping on overflow as torch and aclnnAdd/aclnnMul do.
 
-def _elementwise(name, formula):
+def _elementwise(name, formula, integers=()):
     rules = RuleSet()
-    rules.rule("EW-001", "x")(dtype_in("x", FLOAT_TYPES))
-    rules.rule("EW-001", "y")(dtype_in("y", FLOAT_TYPES))
+    rules.rule("EW-001", "x")(dtype_in("x", FLOAT_TYPES + integers))
+    rules.rule("EW-001", "y")(dtype_in("y", FLOAT_TYPES + integers))
 
     @rules.rule("EW-002", "y")
     def operands_broadcast(op, s):
@@ -23,15 +25,28 @@ def _elementwise(name, formula):
 
     rules.rule("EW-003", "x")(nd_only("x"))
     rules.rule("EW-003", "y")(nd_only("y"))
-    rules.rule("EW-004", "z")(result_is("z", lambda op, s: broadcast(op.x.shape, op.y.shape), FLOAT_TYPES))
+
+    rules.rule("EW-004", "z")(result_is("z", lambda op, s: broadcast(op.x.shape, op.y.shape), FLOAT_TYPES + integers))
+    if integers:
+        @rules.rule("EW-005", "y")
+        def one_kind(op, s):
+            if (op.x.dtype in integers or op.y.dtype in integers) and op.x.dtype != op.y.dtype:
+                return f"expected {op.x.dtype} (integer operands have one type), got {op.y.dtype}"
+
+        @rules.rule("EW-006", "z")
+        def integer_result(op, s):
+            if (op.x.dtype in integers) != (op.z.dtype in integers) or (op.x.dtype in integers and op.z.dtype != op.x.dtype):
+                return f"expected {op.x.dtype if op.x.dtype in integers else 'a float type'} (integer arithmetic " \
+                       f"stays in its type, float arithmetic in floats), got {op.z.dtype}"
     return MLA.add(OpDef(
         name, traits=(PURE,), operands=[operand("x"), operand("y")], results=["z"], rules=rules,
         infer_results=lambda op, s: {"z": TensorInfo(broadcast(op.x.shape, op.y.shape), op.x.dtype)},
-        summary=f"{formula} with NumPy broadcasting, float32 arithmetic, one rounding"))
+        summary=f"{formula} with NumPy broadcasting, float32 arithmetic, one rounding"
+                + (" (integers: exact, in their type)" if integers else "")))
 
 
-Add = _elementwise("mla.add", "x + y")
-Mul = _elementwise("mla.mul", "x * y")
+Add = _elementwise("mla.add", "x + y", INDEX_TYPES)
+Mul = _elementwise("mla.mul", "x * y", INDEX_TYPES)
 Div = _elementwise("mla.div", "x / y")
 
 

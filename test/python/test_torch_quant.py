@@ -198,7 +198,7 @@ def test_w8a8_with_the_rotate_half_rope_fuses_too():
 @pytest.mark.parametrize("forward, message", [
     (lambda x: x.amax(0), r"aten.amax is not supported: the maximum over dims \[0\]"),
     (lambda x: x.max(-1).indices.float(), r"aten._to_copy is not supported: the value of getitem_\d+ is used, but it has none"),
-    (lambda x: x.to(torch.int32).clamp(0, 5), r"aten.clamp is not supported: i32 operands \(float tensors are converted\)"),
+    (lambda x: x.to(torch.int32).clamp(0, 5), r"aten.clamp is not supported: i32 operands \(bf16, f16 and f32 tensors are converted\)"),
     (lambda x: x.to(torch.int32).abs(), r"aten.abs is not supported: i32 operands"),
     (lambda x: x.to(torch.uint8), r"aten._to_copy is not supported: a cast from f32 to ui8"),
     (lambda x: x.to(torch.int32).to(torch.int8), r"aten._to_copy is not supported: a cast from i32 to i8"),

@@ -39,3 +39,23 @@ func.func @extern_weight(%x: tensor<4x3xf32>) -> tensor<4x2xf32> {
   %y = "mla.matmul"(%x, %wt) : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>
 }
+
+// -----
+
+// A cache the function makes itself (zeros padded to whole pages by a concat: what the PyTorch
+// importer writes for a cache transformers allocates inside the graph) is written in place: it
+// is state, computed at run time into a buffer of its own, not folded into a read-only global
+// that every call would share.
+// CHECK-LABEL: func.func @written_in_place
+// CHECK-NOT: global_load_const
+// CHECK: %[[PAD:.*]] = tensor.concat
+// CHECK: %[[PAGED:.*]] = tensor.expand_shape %[[PAD]]
+// CHECK: "mla.scatter_cache"(%[[PAGED]],
+func.func @written_in_place(%slots: tensor<2x1xi64>, %rows: tensor<2x1x1x512xbf16>) -> tensor<2x16x1x512xbf16> {
+  %z = arith.constant dense<0.0> : tensor<2x13x512xbf16>
+  %pad = arith.constant dense<0.0> : tensor<2x3x512xbf16>
+  %p = tensor.concat dim(1) %z, %pad : (tensor<2x13x512xbf16>, tensor<2x3x512xbf16>) -> tensor<2x16x512xbf16>
+  %paged = tensor.expand_shape %p [[0], [1], [2, 3]] output_shape [2, 16, 1, 512] : tensor<2x16x512xbf16> into tensor<2x16x1x512xbf16>
+  %c = "mla.scatter_cache"(%paged, %slots, %rows) : (tensor<2x16x1x512xbf16>, tensor<2x1xi64>, tensor<2x1x1x512xbf16>) -> tensor<2x16x1x512xbf16>
+  return %c : tensor<2x16x1x512xbf16>
+}
