@@ -107,12 +107,12 @@ def run_lm(out_dir, mode, world):
     lm = deepseek.CausalLM.from_pretrained(path, tp=world.size, batch=batch, target="cpu", quant=mine.get("quant"))
     prompt = [mine.get("prompt", [0, 5, 7, 9])] * batch
     new = mine.get("max_new_tokens", 3)
-    if "die_at" not in mine:
+    if "die_at" not in fault:
         tokens = lm.generate(prompt, max_new_tokens=new, eos_token_id=None)
-    else:                       # step by step, ending after step die_at
+    else:                       # every rank step by step (the same calls), the faulty one ending after step die_at
         tokens = [np.asarray(lm(prompt))[:, -1].argmax(-1)[:, None]]
         for step in range(new - 1):
-            if step == mine["die_at"]:
+            if step == mine.get("die_at"):
                 os._exit(3)
             tokens.append(np.asarray(lm(tokens[-1]))[:, -1].argmax(-1)[:, None])
     if world.rank == 0:
