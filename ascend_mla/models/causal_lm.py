@@ -97,8 +97,15 @@ class GreedyStop:
         return bool(self.eos.size) and bool(self.finished.all())
 
     def next(self, logits) -> np.ndarray:
-        """(rows, 1) int64 tokens from the last position's logits (rows, vocab)."""
-        token = np.asarray(logits).argmax(-1).astype(np.int64)
+        """(rows, 1) int64 tokens from the last position's logits (rows, vocab). Non-finite logits
+        of a row still generating raise FloatingPointError: argmax over NaN would pick token 0
+        and the generation would go on silently wrong (finite weights can still overflow)."""
+        logits = np.asarray(logits)
+        bad = np.flatnonzero(~self.finished & ~np.isfinite(logits).all(-1))
+        if bad.size:
+            raise FloatingPointError(f"logits: row {int(bad[0])} holds NaN or Inf (the model's arithmetic "
+                                     f"overflowed or its weights are not finite): no token is chosen from them")
+        token = logits.argmax(-1).astype(np.int64)
         if self.eos.size:
             token = np.where(self.finished, self.pad, token)
             self.finished |= np.isin(token, self.eos)

@@ -187,6 +187,17 @@ def test_greedy_stop_pads_finished_rows_and_ends_with_the_last():
     assert not never.done
 
 
+def test_greedy_stop_refuses_non_finite_logits_of_a_row_still_generating():
+    """argmax over NaN picks token 0: generate would go on silently wrong. A finished row's
+    logits are not read (its token is the pad), so they may be anything."""
+    from ascend_mla.models.causal_lm import GreedyStop
+    stop = GreedyStop((2,), pad=0, rows=2)
+    assert stop.next(np.array([[0, 0, 1, 0], [1, 0, 0, 0]], np.float32)).tolist() == [[2], [0]]
+    assert stop.next(np.array([[np.nan, 0, 0, 0], [0, 0, 0, 1]], np.float32)).tolist() == [[0], [3]]
+    with pytest.raises(FloatingPointError, match="logits: row 1 holds NaN or Inf"):
+        stop.next(np.array([[0, 0, 0, 0], [0, np.inf, 0, 0]], np.float32))
+
+
 @pytest.mark.slow       # a second model (~15 s); the attention's rope modes are also in test_checkpoint.py
 def test_rope_half_moe_layer_equals_transformers(hf_checkpoint, hf_model):
     """rope_interleave false (Llama-style rotate-half RoPE) on a one-layer model whose only
