@@ -279,21 +279,37 @@ def _fuse(m, scenario, v1: bool, log) -> Refusal | None:
     if isinstance(operands, Refusal):
         return operands
     values, infos = operands
-    key = attributes_of(root if "norm_ckv" not in m.pattern_ops else m.op("norm_ckv"))
-    mode = attributes_of(root)["cache_mode"]
-    attributes = {"rmsnorm_epsilon_cq": attributes_of(m.op("norm_cq"))["epsilon"],
-                  "rmsnorm_epsilon_ckv": key["epsilon"],
-                  "cache_mode": CLIENT_CACHE_MODES.get(mode, mode)}
+    attributes = _prolog_attributes(m, root)
     query = info(m.output("query"))
     results = {"query": TensorInfo(op_tokens + (n, hckv), query.dtype),
                "query_rope": TensorInfo(op_tokens + (n, dr), info(m.output("query_rope")).dtype),
                "kv_cache_out": infos["kv_cache"], "kr_cache_out": infos["kr_cache"]}
     if opdef is PrologV2:
         results["dequant_scale_q_nope"] = TensorInfo((t_eff, n, 1) if scenario == FQ_KVQ else (1,), "f32")
+    built = _build(m, opdef, values, infos, attributes, results)
+    if isinstance(built, Refusal):
+        return built
+    fused, build = built
+    new = dict(zip(opdef.result_names, fused.results))
+    replace(m, {name: new[name] for name in m.pattern.outputs if name != QUERY_LATENT}, build)  # (T, N, D) viewed as (B, S, N, D)
+    log.record_fused(opdef.name, where, scenario)
+    return None
+
+
+def _prolog_attributes(m, root) -> dict:
+    """The epsilons and cache mode every prolog version takes from the matched graph."""
+    key = attributes_of(root if "norm_ckv" not in m.pattern_ops else m.op("norm_ckv"))
+    mode = attributes_of(root)["cache_mode"]
+    return {"rmsnorm_epsilon_cq": attributes_of(m.op("norm_cq"))["epsilon"],
+            "rmsnorm_epsilon_ckv": key["epsilon"], "cache_mode": CLIENT_CACHE_MODES.get(mode, mode)}
+
+
+def _build(m, opdef, values, infos, attributes, results):
+    """(the fused op, its builder), or the refusal: the op would not verify, or no place in the
+    block comes after its inputs and before the readers of the caches it writes in place."""
     finding = legality(opdef, infos, attributes, results)
     if finding:
         return Refusal.of(finding, opdef.name)
-
     ip = insertion_point(list(values.values()), m, after_users_of=(values["kv_cache"], values["kr_cache"]))
     if ip is None:
         return Refusal("FUSE-002", "a user of the subgraph's results comes before one of its inputs is "
@@ -301,11 +317,7 @@ def _fuse(m, scenario, v1: bool, log) -> Refusal | None:
     build = Builder(ip, fused_location(m, PASS))
     operands = {name: build.nz(v) if name in NZ_WEIGHTS else build.reshape(v, infos[name].shape)
                 for name, v in values.items()}
-    fused = build.op(opdef, operands, attributes, [results[r] for r in opdef.result_names])
-    new = dict(zip(opdef.result_names, fused.results))
-    replace(m, {name: new[name] for name in m.pattern.outputs if name != QUERY_LATENT}, build)  # (T, N, D) viewed as (B, S, N, D)
-    log.record_fused(opdef.name, where, scenario)
-    return None
+    return build.op(opdef, operands, attributes, [results[r] for r in opdef.result_names]), build
 
 
 # The weights the prologs read as FRACTAL_NZ.
@@ -353,23 +365,12 @@ def _fuse_v3(m, scenario, log) -> Refusal | None:
     if isinstance(operands, Refusal):
         return operands
     values, infos = operands
-    key = attributes_of(root if "norm_ckv" not in m.pattern_ops else m.op("norm_ckv"))
-    mode = attributes_of(root)["cache_mode"]
-    attributes = {"rmsnorm_epsilon_cq": attributes_of(m.op("norm_cq"))["epsilon"],
-                  "rmsnorm_epsilon_ckv": key["epsilon"], "cache_mode": CLIENT_CACHE_MODES.get(mode, mode),
-                  "query_norm_flag": True}
+    attributes = {**_prolog_attributes(m, root), "query_norm_flag": True}
     results = PrologV3.result_infos(PrologV3.snapshot_from_parts(infos, attributes))
-    finding = legality(PrologV3, infos, attributes, results)
-    if finding:
-        return Refusal.of(finding, PrologV3.name)
-    ip = insertion_point(list(values.values()), m, after_users_of=(values["kv_cache"], values["kr_cache"]))
-    if ip is None:
-        return Refusal("FUSE-002", "a user of the subgraph's results comes before one of its inputs is "
-                                   "defined, or before a reader of the caches it updates in place")
-    build = Builder(ip, fused_location(m, PASS))
-    operands = {name: build.nz(v) if name in NZ_WEIGHTS else build.reshape(v, infos[name].shape)
-                for name, v in values.items()}
-    fused = build.op(PrologV3, operands, attributes, [results[r] for r in PrologV3.result_names])
+    built = _build(m, PrologV3, values, infos, attributes, results)
+    if isinstance(built, Refusal):
+        return built
+    fused, build = built
     new = dict(zip(PrologV3.result_names, fused.results), query_latent=fused.results[3])
     replace(m, {name: new[name] for name in m.pattern.outputs}, build)
     log.record_fused(PrologV3.name, where, f"{scenario}, query_norm")
